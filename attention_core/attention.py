@@ -1,0 +1,235 @@
+"""Scaled dot-product attention, with every intermediate kept.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
+
+In the per-token notation of the lesson, for query token i and key token j:
+
+    α_ij  = q_i · k_j                      (``scores``, any real number)
+    α_ij / √d_k                            (``scaled``)
+    α̂_ij  = exp(α_ij/√d_k) / Σ_j' exp(...)  (``weights``, in [0, 1], rows sum to 1)
+    b_i   = Σ_j α̂_ij v_j                   (``outputs``)
+
+Row i of each matrix is query token i; column j is key token j.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _frozen(x: np.ndarray) -> np.ndarray:
+    """Return ``x`` as a read-only float array (a trace must not change under a page)."""
+    x = np.array(x, dtype=np.float64)
+    x.flags.writeable = False
+    return x
+
+
+def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+    """Numerically stable softmax along ``axis``, at a given temperature.
+
+    softmax(x)_j = exp((x_j - m) / T) / Σ_j' exp((x_j' - m) / T), with m the row maximum.
+    Subtracting m changes nothing mathematically but keeps every exponent ≤ 0, so no
+    overflow and never NaN or inf for finite input, even for x = ±1e4 and T = 0.01.
+    Entries of -inf (masked) get weight 0. A row that is -inf everywhere (nothing
+    allowed) gets all-zero weights rather than NaN.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n)
+        Scores. May contain -inf; must not contain NaN or +inf.
+    axis : int
+        The axis that sums to 1.
+    temperature : float
+        T > 0. Small T sharpens towards the maximum, large T flattens towards uniform.
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``x``, entries in [0, 1].
+
+    Examples
+    --------
+    >>> softmax([1.0, 2.0, 3.0]).round(4)
+    array([0.09  , 0.2447, 0.6652])
+    >>> softmax([0.0, -np.inf])
+    array([1., 0.])
+    >>> softmax([1e4, -1e4], temperature=0.01)
+    array([1., 0.])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if not temperature > 0 or not np.isfinite(temperature):
+        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
+    if np.isnan(x).any() or np.isposinf(x).any():
+        raise ValueError("softmax input contains NaN or +inf; scores must be finite or -inf (masked)")
+    m = np.max(x, axis=axis, keepdims=True)  # (..., 1)
+    m = np.where(np.isfinite(m), m, 0.0)  # a fully masked row has max -inf
+    exps = np.exp((x - m) / temperature)  # (..., n), every exponent <= 0
+    total = exps.sum(axis=axis, keepdims=True)  # (..., 1), >= 1 unless fully masked
+    safe_total = np.where(total > 0, total, 1.0)
+    return exps / safe_total
+
+
+@dataclass(frozen=True)
+class AttentionTrace:
+    """Every quantity of one attention computation, read-only.
+
+    Attributes
+    ----------
+    q : (..., T_q, d_k)   queries
+    k : (..., T_k, d_k)   keys
+    v : (..., T_k, d_v)   values
+    scores : (..., T_q, T_k)   α = q·k, raw
+    scaled : (..., T_q, T_k)   α × scale; masked entries are -inf
+    weights : (..., T_q, T_k)  α̂ = softmax(scaled) over keys; rows sum to 1
+                               (a row with no allowed key is all zeros)
+    outputs : (..., T_q, d_v)  b = weights @ v
+    scale : float              the factor applied to the scores (1/√d_k by default)
+    mask : (..., T_q, T_k) bool or None   True where query i may attend to key j
+    """
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    scores: np.ndarray
+    scaled: np.ndarray
+    weights: np.ndarray
+    outputs: np.ndarray
+    scale: float
+    mask: np.ndarray | None = None
+
+    @property
+    def d_k(self) -> int:
+        """Dimension of queries and keys (what √d_k refers to)."""
+        return int(self.q.shape[-1])
+
+    def head(self, h: int) -> AttentionTrace:
+        """The trace of head ``h`` of a multi-head trace (leading axis = heads).
+
+        >>> rng = np.random.default_rng(0)
+        >>> t = scaled_dot_product_attention(*(rng.normal(size=(2, 3, 4)) for _ in range(3)))
+        >>> t.head(1).weights.shape
+        (3, 3)
+        """
+        if self.scores.ndim < 3:
+            raise ValueError(f"head() needs a trace with a head axis; weights have shape {self.weights.shape}")
+        n = self.scores.shape[0]
+        if not 0 <= h < n:
+            raise ValueError(f"head must be in 0..{n - 1}, got {h}")
+
+        mask = None
+        if self.mask is not None:
+            mask = np.broadcast_to(self.mask, self.scores.shape)[h]
+        lead = self.scores.shape[:-2]
+        return AttentionTrace(
+            q=_frozen(np.broadcast_to(self.q, lead + self.q.shape[-2:])[h]),
+            k=_frozen(np.broadcast_to(self.k, lead + self.k.shape[-2:])[h]),
+            v=_frozen(np.broadcast_to(self.v, lead + self.v.shape[-2:])[h]),
+            scores=_frozen(self.scores[h]),
+            scaled=_frozen(self.scaled[h]),
+            weights=_frozen(self.weights[h]),
+            outputs=_frozen(self.outputs[h]),
+            scale=self.scale,
+            mask=None if mask is None else np.array(mask),
+        )
+
+
+def _check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if x.ndim < 2:
+            raise ValueError(f"{name} must have shape (..., T, d) with at least 2 dimensions, got shape {x.shape}")
+        if x.shape[-2] == 0 or x.shape[-1] == 0:
+            raise ValueError(f"{name} is empty (shape {x.shape}): attention needs at least one token and one dimension")
+        if not np.isfinite(x).all():
+            raise ValueError(f"{name} contains NaN or inf")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must share d_k: q has d_k={q.shape[-1]} (shape {q.shape}), k has d_k={k.shape[-1]} (shape {k.shape})"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"k and v must have the same number of tokens T_k: k has {k.shape[-2]} (shape {k.shape}), "
+            f"v has {v.shape[-2]} (shape {v.shape})"
+        )
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"leading dimensions (heads, batch) do not broadcast: q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+
+
+def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = None) -> AttentionTrace:
+    """Attention(Q, K, V) = softmax(Q Kᵀ · scale) V, keeping every intermediate.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., T_q, d_k)
+    k : array_like, shape (..., T_k, d_k)
+    v : array_like, shape (..., T_k, d_v)
+        Leading dimensions (heads, batch) broadcast against each other.
+    mask : array_like of bool, broadcastable to (..., T_q, T_k), optional
+        True where query i may attend to key j. Disallowed scores become -inf before the
+        softmax, so their weights are exactly 0. A query row with no allowed key gets
+        all-zero weights and a zero output — unlike PyTorch, which returns NaN there.
+    scale : float, optional
+        Factor on the raw scores. None means 1/√d_k (the Transformer's choice);
+        1.0 gives plain, unscaled dot-product attention.
+
+    Returns
+    -------
+    AttentionTrace
+        q, k, v, scores, scaled, weights, outputs (see the class), all read-only.
+
+    Examples
+    --------
+    Two tokens, d_k = 2: token 0 matches key 0 more strongly than key 1.
+
+    >>> q = k = v = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> t = scaled_dot_product_attention(q, k, v, scale=1.0)
+    >>> t.scores
+    array([[1., 0.],
+           [0., 1.]])
+    >>> t.weights.round(4)
+    array([[0.7311, 0.2689],
+           [0.2689, 0.7311]])
+    >>> t.outputs.round(4)
+    array([[0.7311, 0.2689],
+           [0.2689, 0.7311]])
+    """
+    q = np.asarray(q, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    _check_qkv(q, k, v)
+    d_k = q.shape[-1]
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k)
+    scale = float(scale)
+    if not np.isfinite(scale):
+        raise ValueError(f"scale must be finite, got {scale!r}")
+
+    scores = q @ k.swapaxes(-1, -2)  # (..., T_q, T_k)   α_ij = q_i · k_j
+    scaled = scores * scale  # (..., T_q, T_k)   α_ij / √d_k
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool:
+            raise ValueError(f"mask must be boolean (True = may attend), got dtype {mask.dtype}")
+        try:
+            mask = np.broadcast_to(mask, scores.shape)  # (..., T_q, T_k)
+        except ValueError:
+            raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}") from None
+        scaled = np.where(mask, scaled, -np.inf)  # (..., T_q, T_k)
+        mask = np.array(mask)
+    weights = softmax(scaled, axis=-1)  # (..., T_q, T_k)   α̂_ij, rows sum to 1
+    outputs = weights @ v  # (..., T_q, d_v)   b_i = Σ_j α̂_ij v_j
+    return AttentionTrace(
+        q=_frozen(q),
+        k=_frozen(k),
+        v=_frozen(v),
+        scores=_frozen(scores),
+        scaled=_frozen(scaled),
+        weights=_frozen(weights),
+        outputs=_frozen(outputs),
+        scale=scale,
+        mask=mask,
+    )
