@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _frozen(x: np.ndarray) -> np.ndarray:
-    """Return ``x`` as a read-only float array (a trace must not change under a page)."""
-    x = np.array(x, dtype=np.float64)
+def _frozen(x: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """Return a read-only copy of ``x`` (a trace must not change under a page)."""
+    x = np.array(x, dtype=dtype)
     x.flags.writeable = False
     return x
 
@@ -130,7 +130,7 @@ class AttentionTrace:
             weights=_frozen(self.weights[h]),
             outputs=_frozen(self.outputs[h]),
             scale=self.scale,
-            mask=None if mask is None else np.array(mask),
+            mask=None if mask is None else _frozen(mask, dtype=bool),
         )
 
 
@@ -208,8 +208,14 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
     if not np.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale!r}")
 
-    scores = q @ k.swapaxes(-1, -2)  # (..., T_q, T_k)   α_ij = q_i · k_j
-    scaled = scores * scale  # (..., T_q, T_k)   α_ij / √d_k
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = q @ k.swapaxes(-1, -2)  # (..., T_q, T_k)   α_ij = q_i · k_j
+        scaled = scores * scale  # (..., T_q, T_k)   α_ij / √d_k
+    if not np.isfinite(scaled).all():
+        raise ValueError(
+            f"q·k overflowed float64 (largest |q| = {np.abs(q).max():.3g}, |k| = {np.abs(k).max():.3g}, "
+            f"scale = {scale:.3g}): rescale the inputs"
+        )
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype != bool:
@@ -219,7 +225,7 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
         except ValueError:
             raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}") from None
         scaled = np.where(mask, scaled, -np.inf)  # (..., T_q, T_k)
-        mask = np.array(mask)
+        mask = _frozen(mask, dtype=bool)
     weights = softmax(scaled, axis=-1)  # (..., T_q, T_k)   α̂_ij, rows sum to 1
     outputs = weights @ v  # (..., T_q, d_v)   b_i = Σ_j α̂_ij v_j
     return AttentionTrace(

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import regex
+
 MAX_CHARS = 1000
 """Longest sentence the app accepts; the text input enforces it too."""
 
@@ -22,7 +24,10 @@ _CJK = (
     r"\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf"
     r"\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff"
 )
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+(?:['’][^\W{_CJK}]+)*|\S", re.UNICODE)
+_WORD_CHAR = rf"(?:(?![{_CJK}])[\w\p{{M}}])"
+# One CJK character, or a word (letters, digits, combining marks; inner apostrophes), or any
+# other single user-perceived character (\X keeps ❤️ and 👍🏽 whole).
+_TOKEN = regex.compile(rf"[{_CJK}]|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*|\X")
 
 
 def clean_text(text: str) -> str:
@@ -35,7 +40,11 @@ def clean_text(text: str) -> str:
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     text = unicodedata.normalize("NFC", text)
     text = _INVISIBLE.sub("", text)
-    text = "".join(" " if unicodedata.category(c).startswith("C") else c for c in text)
+    # Format characters (soft hyphen, joiners) vanish; other controls become spaces.
+    text = "".join(
+        "" if unicodedata.category(c) == "Cf" else " " if unicodedata.category(c).startswith("C") else c
+        for c in text
+    )
     return " ".join(text.split())
 
 
@@ -56,4 +65,4 @@ def simple_tokenize(text: str) -> list[str]:
     >>> simple_tokenize("我爱猫 ok")
     ['我', '爱', '猫', 'ok']
     """
-    return _TOKEN.findall(clean_text(text))
+    return [t for t in _TOKEN.findall(clean_text(text)) if not t.isspace()]

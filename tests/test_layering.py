@@ -1,0 +1,112 @@
+"""The core's place in the architecture, and its doctests.
+
+* ``import attention_core`` in a fresh interpreter loads none of the UI or model stacks
+  (streamlit, plotly, torch, transformers, sentence_transformers) — nor scipy: the core
+  is NumPy only (GUIDE §3).
+* No module of the core imports streamlit or plotly anywhere, not even lazily.
+* Every docstring example in the core runs and prints what it shows, as part of a plain
+  ``pytest`` run.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "attention_core"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+HEAVY = ["streamlit", "plotly", "torch", "transformers", "sentence_transformers", "scipy"]
+NEVER_IN_CORE = {"streamlit", "plotly"}
+CORE_MODULES = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
+
+
+def test_core_files_exist():
+    for name in ("attention", "explain", "similarity", "projections", "positional", "masks",
+                 "multihead", "text", "embeddings"):
+        assert name in CORE_MODULES, name
+
+
+def _fresh_import(statement: str) -> dict:
+    code = (
+        "import json, sys\n"
+        f"{statement}\n"
+        f"heavy = {HEAVY!r}\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
+        "print(json.dumps(loaded))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_import_attention_core_loads_no_heavy_package():
+    loaded = _fresh_import("import attention_core")
+    assert loaded == [], f"import attention_core pulled in {loaded}"
+
+
+def test_the_check_itself_can_see_a_heavy_import():
+    """Guard against a vacuous check: importing numpy's neighbour scipy is detected."""
+    loaded = _fresh_import("import attention_core, scipy.special")
+    assert "scipy" in loaded
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
+def test_each_core_module_alone_loads_no_heavy_package(module):
+    loaded = _fresh_import(f"import attention_core.{module}")
+    # model.py (the real model) may import torch lazily, inside its functions only
+    assert loaded == [], f"import attention_core.{module} pulled in {loaded}"
+
+
+@pytest.mark.parametrize("module", CORE_MODULES + ["__init__"])
+def test_no_streamlit_or_plotly_import_anywhere_in_the_core(module):
+    tree = ast.parse((CORE / f"{module}.py").read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in NEVER_IN_CORE]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] in NEVER_IN_CORE:
+                found.append(node.module)
+    assert not found, f"attention_core/{module}.py imports {found}"
+
+
+# --------------------------------------------------------------------------- doctests
+
+
+def _run_doctests(module_name: str) -> tuple[int, int, str]:
+    module = importlib.import_module(module_name)
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = io.StringIO()
+    for test in finder.find(module, module_name, globs={}):
+        test.globs = dict(module.__dict__)  # what pytest --doctest-modules would give
+        runner.run(test, out=out.write)
+    return runner.failures, runner.tries, out.getvalue()
+
+
+@pytest.mark.parametrize("module", ["attention_core"] + [f"attention_core.{m}" for m in CORE_MODULES])
+def test_doctests(module):
+    failures, tries, report = _run_doctests(module)
+    assert failures == 0, report
+
+
+def test_doctests_exist_for_the_core():
+    total = sum(_run_doctests(f"attention_core.{m}")[1] for m in CORE_MODULES)
+    # every module of the core documents its public functions with examples
+    for m in CORE_MODULES:
+        assert _run_doctests(f"attention_core.{m}")[1] > 0, f"attention_core.{m} has no doctest example"
+    assert total >= 30
