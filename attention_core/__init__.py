@@ -13,6 +13,7 @@ the real model's functions import torch only when called.
 from .attention import AttentionTrace, scaled_dot_product_attention, softmax
 from .embeddings import Embedder, Embedding, ToyEmbedder
 from .explain import TokenExplanation, explain
+from .lesson import Lesson, LessonSettings, build_lesson
 from .masks import causal_mask
 from .multihead import MultiHeadResult, merge_heads, multi_head_attention, split_heads
 from .positional import sinusoidal_encoding
@@ -40,6 +41,7 @@ __all__ = [
     "AttentionTrace", "scaled_dot_product_attention", "softmax",
     "Embedder", "Embedding", "ToyEmbedder",
     "TokenExplanation", "explain",
+    "Lesson", "LessonSettings", "build_lesson",
     "causal_mask",
     "MultiHeadResult", "merge_heads", "multi_head_attention", "split_heads",
     "sinusoidal_encoding",

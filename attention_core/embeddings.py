@@ -72,10 +72,10 @@ class ToyEmbedder:
         self.name = f"toy-{dim}d"
 
     def vector(self, token: str) -> np.ndarray:
-        """The (dim,) vector of one token, entries N(0, 1)."""
+        """The (dim,) vector of one token, entries N(0, 1/dim) (|x| ≈ 1, like a learned table)."""
         digest = hashlib.blake2b(token.lower().encode("utf-8"), digest_size=8).digest()
         rng = np.random.default_rng(int.from_bytes(digest, "little"))
-        return rng.normal(0.0, 1.0, size=self.dim)  # (dim,)
+        return rng.normal(0.0, 1.0 / np.sqrt(self.dim), size=self.dim)  # (dim,)
 
     def embed(self, text: str) -> Embedding:
         tokens = simple_tokenize(text)
