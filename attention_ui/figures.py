@@ -1,0 +1,107 @@
+"""Plotly figure builders: arrays in, go.Figure out. They draw; they never compute attention.
+
+Heatmaps use integer positions with tick labels (Plotly would merge repeated category
+labels such as "the … the"), row 0 at the top, and the colour-blind-safe Cividis scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .safe import escape_label, token_labels
+
+COLORSCALE = "Cividis"
+DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
+MAX_CELL_TEXT = 16  # print values in cells up to this many rows and columns
+
+
+def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
+    return [["−∞" if np.isneginf(x) else f"{x:.{digits}f}" for x in row] for row in z]
+
+
+def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title: str = "",
+            diverging: bool = False, zmin=None, zmax=None, digits: int = 2, height: int | None = None) -> go.Figure:
+    """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
+
+    Labels are escaped here; pass raw text. Cell values are printed while the matrix is
+    small enough to read; -inf (masked) cells show "−∞" and are left blank in colour.
+    """
+    z = np.asarray(z, dtype=np.float64)  # (rows, cols)
+    n_rows, n_cols = z.shape
+    shown = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
+    if diverging and zmin is None and zmax is None and np.isfinite(shown).any():
+        bound = float(np.nanmax(np.abs(shown))) or 1.0
+        zmin, zmax = -bound, bound
+    trace = go.Heatmap(
+        z=shown,
+        x=list(range(n_cols)),
+        y=list(range(n_rows)),
+        colorscale=DIVERGING if diverging else COLORSCALE,
+        zmin=zmin,
+        zmax=zmax,
+        hovertemplate="row %{y}, column %{x}: %{z:.4f}<extra></extra>",
+    )
+    if n_rows <= MAX_CELL_TEXT and n_cols <= MAX_CELL_TEXT:
+        trace.text = _finite_text(z, digits)
+        trace.texttemplate = "%{text}"
+        trace.textfont = {"size": 13}
+    fig = go.Figure(trace)
+    fig.update_layout(
+        title=title,
+        height=height or max(260, 48 + 34 * n_rows),
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    )
+    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
+                     title=x_title, side="top", tickangle=0 if n_cols <= 8 else -45)
+    fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
+                     title=y_title, autorange="reversed")
+    return fig
+
+
+def token_matrix(z, tokens_q, tokens_k, *, title: str, **kw) -> go.Figure:
+    """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
+    return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title,
+                   y_title="query token i (row)", x_title="key token j (column)", **kw)
+
+
+def vectors_matrix(z, tokens, *, title: str, symbol: str, **kw) -> go.Figure:
+    """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs)."""
+    d = np.asarray(z).shape[1]
+    return heatmap(z, _raw_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title,
+                   y_title="token", diverging=True, **kw)
+
+
+def _raw_labels(tokens):
+    # token_labels escapes; heatmap escapes again, so build "i: token" unescaped here
+    return [f"{i}: {t}" for i, t in enumerate(tokens)]
+
+
+def weights_bar(weights, tokens, *, title: str, highlight: int | None = None, percent: bool = True) -> go.Figure:
+    """One value per key token j as a bar: α̂_ij as percentages, or raw/scaled scores."""
+    w = np.asarray(weights, dtype=np.float64)  # (T_k,)
+    colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
+    text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
+    fig = go.Figure(go.Bar(x=list(range(len(w))), y=w, text=text, textposition="outside",
+                           marker_color=colors, hovertemplate="key %{x}: %{y:.4f}<extra></extra>"))
+    yaxis = {"range": [0, max(1.0, float(w.max()) * 1.15)], "title": "α̂"} if percent else {"title": "score"}
+    fig.update_layout(title=title, height=340, yaxis=yaxis, margin={"l": 10, "r": 10, "t": 50, "b": 10})
+    fig.update_xaxes(tickvals=list(range(len(w))), ticktext=token_labels(tokens), title="key token j")
+    return fig
+
+
+def contributions_bar(contributions, tokens, output, *, title: str) -> go.Figure:
+    """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j."""
+    c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
+    d_v = c.shape[1]
+    fig = go.Figure()
+    for j, label in enumerate(token_labels(tokens)):
+        fig.add_trace(go.Bar(x=list(range(d_v)), y=c[j], name=label,
+                             hovertemplate="%{fullData.name}: %{y:.4f}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=list(range(d_v)), y=np.asarray(output), mode="markers+text", name="b_i",
+                             text=[f"{x:.3f}" for x in output], textposition="top center",
+                             marker={"symbol": "diamond", "size": 12, "color": "black"}))
+    fig.update_layout(barmode="relative", title=title, height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      legend={"orientation": "h", "y": -0.2})
+    fig.update_xaxes(tickvals=list(range(d_v)), ticktext=[f"b[{c_}]" for c_ in range(d_v)])
+    return fig

@@ -1,0 +1,35 @@
+"""Showing learner-typed text safely: never as HTML, never as Markdown or LaTeX."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every Markdown/LaTeX-active character so text shows literally.
+
+    >>> escape_markdown("**hi** $x$")
+    '\\\\*\\\\*hi\\\\*\\\\* \\\\$x\\\\$'
+    """
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def escape_label(text: str) -> str:
+    """Escape text for a Plotly label (Plotly renders a subset of HTML).
+
+    >>> escape_label("<b>x</b>")
+    '&lt;b&gt;x&lt;/b&gt;'
+    """
+    return html.escape(text, quote=False)
+
+
+def token_labels(tokens: list[str]) -> list[str]:
+    """Axis labels "i: token", so repeated words stay distinguishable, escaped for Plotly.
+
+    >>> token_labels(["the", "<cat>", "the"])
+    ['0: the', '1: &lt;cat&gt;', '2: the']
+    """
+    return [f"{i}: {escape_label(t)}" for i, t in enumerate(tokens)]
