@@ -26,9 +26,10 @@ def fmt_vec(x, digits: int = 3) -> str:
     return "[" + ",\\ ".join(cells) + "]"
 
 
-def _terms(values, fmt: str, n_max: int = 6) -> str:
+def _terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
+    """Join one formatted term per key j (a list with commas, or a sum with sep=" + ")."""
     items = [fmt.format(j=j, v=v) for j, v in enumerate(values)]
-    return " + ".join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
+    return sep.join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
 
 
 def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
@@ -38,11 +39,12 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
         st.markdown(f"The sentence is cut into **{len(lesson.tokens)} tokens** (x₁ … x_T). "
                     "Attention works on tokens, not letters: each becomes one vector in the next step.")
     elif step == 1:
-        pe = "+ PE_i" if lesson.settings.positional else "(positional encoding off)"
+        pe = ("and the positional encoding PE_i is added" if lesson.settings.positional
+              else "(positional encoding is off in the sidebar)")
         st.latex(rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}} + PE_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
                  if lesson.settings.positional else
                  rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}")
-        st.markdown(f"Each token's word vector x_i is scaled by √d_model = {lesson.embed_scale:.2f} {pe}. "
+        st.markdown(f"Each token's word vector x_i is multiplied by √d_model = {lesson.embed_scale:.2f} {pe}. "
                     "Attention alone ignores word order; the positional encoding gives each place its own pattern, "
                     "so the same word at two places gets two different inputs a_i.")
     elif step == 2:
@@ -72,7 +74,7 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
                     "(Subtracting the largest score m changes nothing but avoids overflow.)")
     elif step == 6:
         st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
-                 + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}") + rf" = {fmt_vec(e.output)}")
+                 + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + ") + rf" = {fmt_vec(e.output)}")
         st.markdown(f"The output is a blend of every token's value, mixed by the weights: b_{i} now carries "
                     "information from the whole sentence. One row of the matrix α̂V is exactly this sum.")
 
