@@ -50,30 +50,62 @@ NAV = [
     ("pages/home.py", "Home", "🏠"),
     ("pages/step_by_step.py", "Step by step", "👣"),
     ("pages/matrices.py", "Attention matrices", "🧮"),
+    ("pages/why_scaling.py", "Why √d_k", "📏"),
+    ("pages/real_model.py", "Real model heads", "🤖"),
 ]
 
 
-def sidebar() -> tuple[str, str, LessonSettings]:
-    """Draw the shared sidebar; return (sentence, source, settings)."""
+DEFAULTS = {"sentence": DEFAULT_SENTENCE, "toy": False, "identity": False, "d_k": 4, "seed": 0,
+            "scaled": True, "positional": True}
+"""The shared settings and their defaults; each is bound to the URL parameter of its name."""
+
+
+def _carry_over_settings(page: str) -> None:
+    """Keep the shared settings when another page opens.
+
+    Streamlit forgets a page's widget state when another page opens, so every run stores
+    the values under "_keep_<key>"; the first run of a newly opened page puts them back
+    before its widgets are created.
+    """
+    state = st.session_state
+    if state.get("_page") != page:
+        for key in DEFAULTS:
+            if f"_keep_{key}" in state:
+                state[key] = state[f"_keep_{key}"]
+    state["_page"] = page
+
+
+def sidebar(page: str) -> tuple[str, str, LessonSettings]:
+    """Draw the shared sidebar for ``page``; return (sentence, source, settings)."""
+    _carry_over_settings(page)
     with st.sidebar:
-        for path, label, icon in NAV:
-            st.page_link(path, label=label, icon=icon)
+        nav = st.container()  # filled last, once the widgets have put their values in the URL
         st.header("Your sentence")
-        sentence = st.text_input("Sentence", value=DEFAULT_SENTENCE, max_chars=MAX_CHARS, key="sentence",
-                                 bind="query-params", help="Press Enter to apply. Up to "
-                                 f"{MAX_TOKENS} tokens are shown.")
+        sentence = st.text_input("Sentence", max_chars=MAX_CHARS, key="sentence", bind="query-params",
+                                 help=f"Press Enter to apply. Up to {MAX_TOKENS} tokens are shown.",
+                                 value=DEFAULTS["sentence"])
         st.header("Settings")
-        toy = st.toggle("Toy embedder (8-d, illustrative) instead of the real model", value=False, key="toy",
-                        bind="query-params", help="The real model is all-MiniLM-L6-v2, bundled and offline.")
-        source = "toy" if toy else "model"
-        identity = st.toggle("Identity W^Q, W^K, W^V (q = k = v = a)", value=False, key="identity",
-                             bind="query-params")
-        d_k = st.slider("d_k (size of q and k)", *D_K_RANGE, value=4, key="d_k", bind="query-params",
-                        disabled=identity)
-        seed = st.number_input("Random seed for W^Q, W^K, W^V", 0, 10_000, value=0, step=1, key="seed",
-                               bind="query-params", disabled=identity)
-        scaled = st.toggle("Divide scores by √d_k", value=True, key="scaled", bind="query-params")
-        positional = st.toggle("Add positional encoding", value=True, key="positional", bind="query-params")
+        toy = st.toggle("Toy embedder (8-d, illustrative) instead of the real model", key="toy",
+                        bind="query-params", help="The real model is all-MiniLM-L6-v2, bundled and offline.",
+                        value=DEFAULTS["toy"])
+        identity = st.toggle("Identity W^Q, W^K, W^V (q = k = v = a)", key="identity", bind="query-params",
+                             value=DEFAULTS["identity"])
+        d_k = st.slider("d_k (size of q and k)", *D_K_RANGE, key="d_k", bind="query-params", disabled=identity,
+                        value=DEFAULTS["d_k"])
+        seed = st.number_input("Random seed for W^Q, W^K, W^V", 0, 10_000, step=1, key="seed",
+                               bind="query-params", disabled=identity, value=DEFAULTS["seed"])
+        scaled = st.toggle("Divide scores by √d_k", key="scaled", bind="query-params", value=DEFAULTS["scaled"])
+        positional = st.toggle("Add positional encoding", key="positional", bind="query-params",
+                               value=DEFAULTS["positional"])
+    values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
+              "scaled": scaled, "positional": positional}
+    for key, value in values.items():
+        st.session_state[f"_keep_{key}"] = value
+    shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
+    with nav:
+        for path, label, icon in NAV:
+            st.page_link(path, label=label, icon=icon, query_params=shared)
+    source = "toy" if toy else "model"
     settings = LessonSettings(d_k=int(d_k), projection="identity" if identity else "random", seed=int(seed),
                               scaled=bool(scaled), positional=bool(positional), max_tokens=MAX_TOKENS)
     return sentence or "", source, settings
@@ -86,7 +118,7 @@ def page_start(title: str) -> tuple[Lesson | None, str]:
     sentence cannot be used.
     """
     st.set_page_config(page_title=f"{title} · Attention Lab", page_icon="🔎", layout="wide")
-    sentence, source, settings = sidebar()
+    sentence, source, settings = sidebar(title)
     embedder, warning = get_embedder(source)
     if warning:
         st.warning(warning)
