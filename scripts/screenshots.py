@@ -1,0 +1,101 @@
+"""Full-page screenshots of every page of the app, for the README.
+
+    python scripts/screenshots.py              # English, plus Chinese (?lang=zh) when the app has it
+    python scripts/screenshots.py --out DIR    # somewhere else than docs/screenshots/
+
+Starts its own server (the same helper as the browser tests, tests/browser/harness.py),
+drives Debian's Chromium (/usr/bin/chromium, or $CHROMIUM_PATH) at 1400 px wide and saves
+docs/screenshots/<page>.png, and <page>.zh.png for the Chinese UI. The page list is read
+from the app's sidebar links, so a new page is photographed without editing this file.
+A language the app does not offer yet is skipped with a note, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from harness import VIEWPORT, launch_browser, streamlit_server, wait_for_app  # noqa: E402
+
+# Extra query parameters per page, so each picture shows something worth seeing.
+PAGE_PARAMS = {"step_by_step": "token=1&step=5"}
+FALLBACK_PAGES = ["", "step_by_step", "matrices"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def page_paths(page, base: str) -> list[str]:
+    """The url paths of the app's pages, from the sidebar's page links."""
+    page.goto(base)
+    wait_for_app(page)
+    hrefs = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stPageLink"] a')]
+                  .map(a => a.getAttribute('href') || '')"""
+    )
+    paths = []
+    for href in hrefs:
+        path = href.split("?", 1)[0].replace(base, "").strip("/")
+        if path not in paths:
+            paths.append(path)
+    return paths or FALLBACK_PAGES
+
+
+def shoot(page, url: str, out: Path) -> None:
+    """Load ``url`` and save a full-page PNG; the viewport grows to the page's height.
+
+    Streamlit scrolls inside its main element, not the document, so Playwright's
+    full_page alone would cut the picture at the window's height.
+    """
+    page.set_viewport_size(VIEWPORT)
+    page.goto(url)
+    wait_for_app(page)
+    height = page.evaluate(
+        """() => Math.max(...['stMain', 'stSidebarContent'].map(id => {
+              const el = document.querySelector(`[data-testid="${id}"]`);
+              return el ? el.scrollHeight : 0;
+           }), window.innerHeight)"""
+    )
+    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(height)})
+    wait_for_app(page)  # charts re-lay out to the new size
+    page.screenshot(path=str(out), full_page=True)
+    print(f"saved {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} ({VIEWPORT['width']}×{height})")
+
+
+def has_chinese_ui(page) -> bool:
+    """True when the page in front of us speaks Chinese (its title or sidebar)."""
+    text = page.locator('[data-testid="stSidebar"]').inner_text() + page.locator("h1").first.inner_text()
+    return bool(CJK.search(text))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    with streamlit_server() as server, launch_browser() as browser:
+        context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+        page = context.new_page()
+        paths = page_paths(page, server.url)
+        for lang in ("en", "zh"):
+            for path in paths:
+                name = path or "home"
+                params = "&".join(p for p in (PAGE_PARAMS.get(path, ""), "" if lang == "en" else f"lang={lang}") if p)
+                url = server.url + path + (f"?{params}" if params else "")
+                if lang != "en":
+                    page.goto(url)
+                    wait_for_app(page)
+                    if not has_chinese_ui(page):
+                        print(f"skipped {lang}: the app shows no {lang} UI for ?lang={lang} (on {name}) yet")
+                        break
+                shoot(page, url, args.out / (f"{name}.png" if lang == "en" else f"{name}.{lang}.png"))
+        context.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

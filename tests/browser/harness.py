@@ -1,0 +1,207 @@
+"""Drive the real app: start a Streamlit server, launch Debian's Chromium, read the page.
+
+Shared by ``tests/browser/conftest.py`` and ``scripts/screenshots.py``; it imports neither
+pytest nor the app. Playwright is imported only by ``launch_browser`` so that this module
+loads (and the conftest can say what is missing) on a machine without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1400, "height": 900}
+SERVER_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+}
+# The toy embedder in a URL. The app binds its "toy" toggle to ?toy=; ?source=toy is the
+# name in the original page contract. Unknown query params are harmless, so send both.
+TOY = "toy=true&source=toy"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    url: str  # base URL, with a trailing slash
+    process: subprocess.Popen
+    log_path: Path
+
+    def log(self, tail: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-tail:]
+        except OSError:
+            return ""
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the server's whole process group: SIGTERM, then SIGKILL after 10 s."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextlib.contextmanager
+def streamlit_server(timeout: float = 120.0, app: str = "app.py") -> Iterator[Server]:
+    """Start ``streamlit run app.py`` from the repo root on a free port; yield a Server.
+
+    Polls /_stcore/health until it answers 200 (raises RuntimeError with the server log
+    if it does not within ``timeout`` seconds or the process dies). At exit the process
+    group is killed.
+    """
+    port = free_port()
+    log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", app,
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **SERVER_ENV}, stdout=log,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    server = Server(url=f"http://127.0.0.1:{port}/", process=proc, log_path=Path(log.name))
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{server.log()}")
+            try:
+                with urllib.request.urlopen(server.url + "_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer /_stcore/health in {timeout:.0f} s:\n{server.log()}")
+            time.sleep(0.25)
+        yield server
+    finally:
+        _stop(proc)
+        log.close()
+        with contextlib.suppress(OSError):
+            os.unlink(log.name)
+
+
+@contextlib.contextmanager
+def launch_browser():
+    """Debian's Chromium through Playwright's sync API (never ``playwright install``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# The app is idle when the script is not running, no element is still stale from the last
+# run or a lazy-loading skeleton, and every Plotly chart container holds a drawn figure.
+_IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  for (const c of charts) {
+    const plot = c.querySelector('.js-plotly-plot');
+    if (!plot || !plot.data || !plot._fullLayout) return false;
+  }
+  return true;
+}"""
+
+
+def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
+    """Wait for Streamlit's app root, then until the script run is over and the page drawn.
+
+    Checks twice, ``settle`` ms apart, so a rerun that starts right after a click or an
+    Enter (the attribute may still read "notRunning" for a moment) is waited for too.
+    """
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    for _ in range(2):
+        page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
+        page.wait_for_timeout(settle)
+    page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
+
+
+def plotly_data(page) -> list[dict]:
+    """Every Plotly figure on the page, top to bottom: {"title", "data", "layout"} as JSON.
+
+    ``data`` is the figure's traces (z, x, y, text, customdata, ... as plain lists);
+    ``layout`` keeps the title and the x/y axes (tickvals, ticktext, title).
+    """
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => {
+          const axis = a => a ? {tickvals: a.tickvals ?? null, ticktext: a.ticktext ?? null,
+                                 title: (a.title && a.title.text) ?? null} : null;
+          const title = el.layout && el.layout.title;
+          // Streamlit sends arrays base64-encoded ({dtype, bdata, shape}); Plotly decodes
+          // them into typed arrays under _inputArray. Give plain nested lists back.
+          const clean = v => (v && ArrayBuffer.isView(v)) ? Array.from(v)
+                        : Array.isArray(v) ? v.map(clean)
+                        : (v && typeof v === 'object' && 'bdata' in v) ? clean(v._inputArray)
+                        : v;
+          return {
+            title: ((title && (title.text ?? title)) || '').replace(/<[^>]*>/g, ''),
+            data: (el.data || []).map(t => {
+              const out = {};
+              for (const k of ['type', 'name', 'z', 'x', 'y', 'text', 'customdata']) {
+                if (t[k] !== undefined) out[k] = clean(t[k]);
+              }
+              return out;
+            }),
+            layout: {xaxis: axis(el.layout && el.layout.xaxis), yaxis: axis(el.layout && el.layout.yaxis)},
+          };
+        })"""
+    )
+
+
+def exception_texts(page) -> list[str]:
+    """The text of every Streamlit exception box on the page."""
+    return page.locator('[data-testid="stException"]').all_inner_texts()
+
+
+def no_exception(page) -> None:
+    """Assert the page shows no Streamlit exception box."""
+    boxes = exception_texts(page)
+    assert not boxes, "the app shows an exception:\n" + "\n---\n".join(boxes)
+
+
+fresh_server = streamlit_server
+"""Start a NEW server whose very first request is yours: ``with fresh_server() as srv:``."""

@@ -1,0 +1,201 @@
+"""The real app in a real browser: Streamlit server + Debian's Chromium through Playwright.
+
+What AppTest cannot see is checked here: the page the browser actually draws, the Plotly
+figures as Plotly holds them, the URL as a shared link, a fresh server's first request.
+Most tests use the toy embedder (fast); the home and sentence tests use the real model.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+HTML_SENTENCE = "<b>bold</b><script>window.__pwned=1</script>"
+
+
+def sidebar_link(page, label: str):
+    return page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').filter(has_text=label)
+
+
+def sentence_input(page):
+    return page.locator('[data-testid="stSidebar"]').get_by_label("Sentence", exact=True)
+
+
+def type_sentence(page, text: str) -> None:
+    box = sentence_input(page)
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(page)
+
+
+def token_choice(page, label: str):
+    """One option of the token picker (st.segmented_control: buttons with role="radio")."""
+    return page.locator('[data-testid="stButtonGroup"] button').filter(has_text=re.compile(f"^{re.escape(label)}$"))
+
+
+def weights_figure(page) -> dict:
+    figures = plotly_data(page)
+    found = [f for f in figures if f["title"].startswith("Weights")]
+    assert found, f"no weights heatmap among {[f['title'] for f in figures]}"
+    return found[0]
+
+
+def heading(page) -> str:
+    return page.locator('[data-testid="stMain"] h1').first.inner_text()
+
+
+def query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def step_indicator(page) -> tuple[int, int]:
+    text = page.locator('[data-testid="stProgress"]').inner_text()
+    m = re.search(r"Step (\d+) of (\d+)", text)
+    assert m, f"no step indicator in {text!r}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def assert_rows_sum_to_one(z: list[list[float]]) -> None:
+    for i, row in enumerate(z):
+        assert abs(sum(row) - 1.0) < 1e-6, f"row {i} of the weights sums to {sum(row)}"
+
+
+def test_home_renders_with_the_real_model(open_app):
+    page = open_app("")
+    no_exception(page)
+    assert "Attention Lab" in heading(page)
+    assert page.get_by_text("Page not found").count() == 0
+    captions = page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+    assert any("all-MiniLM-L6-v2" in c for c in captions), captions  # the real model, not a fallback
+    assert not page.js_errors, page.js_errors
+
+
+def test_every_page_in_the_sidebar_opens_without_exception(open_app):
+    """Whatever pages the app lists (new ones too), each one opens from its link."""
+    page = open_app(f"?{TOY}")
+    links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+    labels = [" ".join(t.split()) for t in links.all_inner_texts()]
+    assert len(labels) >= 3, labels
+    for n, label in enumerate(labels):
+        links.nth(n).click()
+        wait_for_app(page)
+        no_exception(page)
+        assert page.get_by_text("Page not found").count() == 0, label
+        assert heading(page), f"{label!r} has no title"
+        assert query(page).get("toy") == ["true"], f"{label!r} lost the settings in the URL: {page.url}"
+
+
+def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app):
+    """Real model: type a sentence, press Enter, open the matrices page from the sidebar."""
+    page = open_app("")
+    type_sentence(page, "the dog chased the cat")
+    assert query(page).get("sentence") == ["the dog chased the cat"]  # shareable link
+    sidebar_link(page, "Attention matrices").click()
+    wait_for_app(page)
+    assert urlparse(page.url).path.rstrip("/").endswith("matrices")
+    no_exception(page)
+
+    fig = weights_figure(page)
+    z = fig["data"][0]["z"]
+    assert len(z) == 5 and all(len(row) == 5 for row in z)
+    assert_rows_sum_to_one(z)
+    ticks = fig["layout"]["yaxis"]
+    assert ticks["tickvals"] == [0, 1, 2, 3, 4], ticks  # integer positions, not categories
+    labels = ticks["ticktext"]
+    the_rows = [t for t in labels if t.split(": ", 1)[-1] == "the"]
+    assert len(the_rows) == 2 and len(set(the_rows)) == 2, labels  # "the … the" stay two rows
+    drawn = page.locator('.js-plotly-plot').nth(plotly_data(page).index(fig)).locator(".ytick text")
+    assert drawn.count() == 5
+
+
+def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):
+    page = open_app(f"step_by_step?sentence=the+dog+chased+the+cat&{TOY}")
+    no_exception(page)
+    choice = token_choice(page, "2: chased")
+    choice.click()
+    wait_for_app(page)
+    assert choice.get_attribute("aria-checked") == "true"
+    assert query(page).get("token") == ["2"]
+    step, total = step_indicator(page)
+    assert step == 1 and total > 1
+    next_button = page.get_by_role("button", name=re.compile("Next"))
+    seen = [step]
+    while step < total:
+        next_button.click()
+        wait_for_app(page)
+        no_exception(page)
+        step, _ = step_indicator(page)
+        assert step == seen[-1] + 1, f"Next went from step {seen[-1]} to {step}"
+        seen.append(step)
+        assert query(page).get("step") == [str(step - 1)]  # 0-based in the URL
+        assert query(page).get("token") == ["2"], "the picked token is kept"
+    assert next_button.is_disabled()
+    titles = [f["title"] for f in plotly_data(page)]
+    assert any(t.startswith("b_2") for t in titles), f"the last step charts b_2 for the picked token: {titles}"
+
+
+def test_html_sentence_is_shown_as_literal_text(open_app):
+    page = open_app(f"step_by_step?{TOY}")
+    type_sentence(page, HTML_SENTENCE)
+    no_exception(page)
+    assert page.evaluate("() => window.__pwned") is None
+    injected = page.evaluate(
+        """() => [...document.querySelectorAll('b, strong, script')]
+                  .filter(e => /bold|__pwned/.test(e.textContent)).map(e => e.outerHTML)"""
+    )
+    assert injected == [], injected
+    picker = page.locator('[data-testid="stButtonGroup"]').inner_text()
+    assert "<" in picker and ">" in picker, picker  # the angle brackets are shown, not parsed
+
+    sidebar_link(page, "Attention matrices").click()
+    wait_for_app(page)
+    no_exception(page)
+    assert page.evaluate("() => window.__pwned") is None
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('b, script')].filter(e => /bold|__pwned/.test(e.textContent)).length"
+    ) == 0
+    ticks = " ".join(page.locator(".js-plotly-plot .ytick text").all_text_contents())
+    assert "<" in ticks and "script" in ticks, ticks
+    fig = weights_figure(page)
+    assert_rows_sum_to_one(fig["data"][0]["z"])
+
+
+def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
+    """A hosted app waking from sleep gets exactly this request (GUIDE §5)."""
+    page = app_page
+    with fresh_server() as srv:
+        page.goto(srv.url + "matrices?sentence=hello+world+hello&" + TOY)
+        wait_for_app(page)
+        no_exception(page)
+        assert page.get_by_text("Page not found").count() == 0
+        assert "matrices" in heading(page).lower()
+        assert sentence_input(page).input_value() == "hello world hello"
+        fig = weights_figure(page)
+        z = fig["data"][0]["z"]
+        assert len(z) == 3
+        assert_rows_sum_to_one(z)
+        assert fig["layout"]["yaxis"]["ticktext"] == ["0: hello", "1: world", "2: hello"]
+        sidebar_link(page, "Step by step").click()  # and the app around it works
+        wait_for_app(page)
+        no_exception(page)
+        assert "step" in heading(page).lower()
+
+
+@pytest.mark.parametrize("path", ["step_by_step", "matrices", ""])
+def test_bad_url_parameters_give_a_working_page(open_app, path):
+    page = open_app(f"{path}?token=999&d_k=-3&step=77&source=xx&toy=maybe&seed=1e99")
+    no_exception(page)
+    assert page.get_by_text("Page not found").count() == 0
+    assert heading(page)
+    if path == "step_by_step":
+        step, total = step_indicator(page)
+        assert 1 <= step <= total
+        assert int(query(page)["token"][0]) >= 0
+    if path == "matrices":
+        assert_rows_sum_to_one(weights_figure(page)["data"][0]["z"])
