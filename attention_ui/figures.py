@@ -13,7 +13,8 @@ from .safe import escape_label, token_labels
 
 COLORSCALE = "Cividis"
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
-MAX_CELL_TEXT = 16  # print values in cells up to this many rows and columns
+MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
+MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
 
 
 def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
@@ -42,10 +43,10 @@ def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title
         zmax=zmax,
         hovertemplate="row %{y}, column %{x}: %{z:.4f}<extra></extra>",
     )
-    if n_rows <= MAX_CELL_TEXT and n_cols <= MAX_CELL_TEXT:
+    if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
         trace.text = _finite_text(z, digits)
         trace.texttemplate = "%{text}"
-        trace.textfont = {"size": 13}
+        trace.textfont = {"size": 13 if n_cols <= 6 else 10}
     fig = go.Figure(trace)
     fig.update_layout(
         title=title,
@@ -53,7 +54,7 @@ def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
-                     title=x_title, side="top", tickangle=0 if n_cols <= 8 else -45)
+                     title=x_title, side="bottom", tickangle=0 if n_cols <= 8 else -45)
     fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
                      title=y_title, autorange="reversed")
     return fig
