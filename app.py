@@ -8,6 +8,8 @@ PAGES = [
     st.Page("pages/home.py", title="Home", icon="🏠", url_path="home", default=True),
     st.Page("pages/step_by_step.py", title="Step by step", icon="👣", url_path="step_by_step"),
     st.Page("pages/matrices.py", title="Attention matrices", icon="🧮", url_path="matrices"),
+    st.Page("pages/why_scaling.py", title="Why √d_k", icon="📏", url_path="why_scaling"),
+    st.Page("pages/real_model.py", title="Real model heads", icon="🤖", url_path="real_model"),
 ]
 
 st.navigation(PAGES, position="hidden").run()

@@ -1,0 +1,82 @@
+"""Figures of the "Real model heads" page: arrays in, go.Figure out. They draw; they never
+compute attention (the weights come from attention_core.model).
+
+The single-head matrices reuse ``figures.token_matrix`` / ``figures.weights_bar``; this
+module only adds the overview of every head of every layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .figures import COLORSCALE
+
+SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
+THUMB_PX = 74  # height of one thumbnail row, in pixels
+
+
+def _domains(n: int, gap: float) -> list[tuple[float, float]]:
+    """n equal intervals of [0, 1] with ``gap`` between neighbours, left (or top) first."""
+    size = (1.0 - gap * (n - 1)) / n
+    return [(round(k * (size + gap), 6), round(min(1.0, k * (size + gap) + size), 6)) for k in range(n)]
+
+
+def heads_grid(weights, *, title: str, selected: tuple[int, int] | None = None) -> go.Figure:
+    """Every head's (T, T) weight matrix as a small heatmap: one row per layer, one column per head.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_layers, n_heads, T, T)
+        weights[l, h, i, j]: query token i (row, top to bottom) attends to key token j (column).
+    title : str
+    selected : (layer, head), optional
+        Framed in orange.
+
+    Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
+    the hover names the layer, head, query i, key j and the weight. Trace ``n`` is layer
+    ``n // n_heads``, head ``n % n_heads``. Thumbnails carry float32 (a colour needs no more;
+    it halves what the browser receives); the single-head matrices carry full precision.
+
+    The axes are laid out by hand rather than with plotly.subplots.make_subplots, which
+    takes about a second for 72 subplots — on every rerun of the page.
+    """
+    w = np.asarray(weights, dtype=np.float64)  # (L, H, T, T)
+    if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
+        raise ValueError(f"weights must have shape (n_layers, n_heads, T, T), got {w.shape}")
+    n_layers, n_heads, t, _ = w.shape
+    columns = _domains(n_heads, 0.008)  # x domain of each head
+    rows = _domains(n_layers, 0.03)  # y domain of each layer, from the top
+    traces, layout = [], {}
+    for layer in range(n_layers):
+        y1, y0 = 1.0 - rows[layer][0], max(0.0, round(1.0 - rows[layer][1], 6))
+        for h in range(n_heads):
+            n = layer * n_heads + h + 1
+            suffix = "" if n == 1 else str(n)
+            traces.append({  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
+                "type": "heatmap",
+                "z": w[layer, h].astype(np.float32),  # (T, T)
+                "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                "colorscale": COLORSCALE, "zmin": 0.0, "zmax": 1.0, "showscale": n == 1,
+                "hovertemplate": (f"layer {layer}, head {h}<br>query i = %{{y}}, key j = %{{x}}"
+                                  "<br>α̂ = %{z:.3f}<extra></extra>"),
+            })
+            axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
+            layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
+            layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
+    labels = [{"text": f"head {h}", "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
+              for h, (x0, x1) in enumerate(columns)]
+    labels += [{"text": f"layer {layer}", "x": 0.0, "xanchor": "right", "y": 1.0 - (top + bottom) / 2}
+               for layer, (top, bottom) in enumerate(rows)]
+    layout["annotations"] = [{"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 12}, **label}
+                             for label in labels]
+    if selected is not None:
+        layer, h = selected
+        n = layer * n_heads + h + 1
+        suffix = "" if n == 1 else str(n)
+        layout["shapes"] = [{"type": "rect", "xref": f"x{suffix} domain", "yref": f"y{suffix} domain",
+                             "x0": -0.07, "x1": 1.07, "y0": -0.07, "y1": 1.07,
+                             "line": {"color": SELECTED, "width": 3}}]
+    traces[0]["colorbar"] = {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01}
+    layout.update(title=title, height=90 + THUMB_PX * n_layers, margin={"l": 60, "r": 40, "t": 80, "b": 10})
+    return go.Figure(data=traces, layout=layout)

@@ -1,0 +1,108 @@
+"""AppTest for the "Real model heads" page: it renders, and its numbers are the core's.
+
+Every expected value comes from attention_core.model for the same text, layer and head; the
+page must show exactly those arrays. The model loads once per test process.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from attention_core import MAX_TOKENS, explain
+from attention_core.model import model_all_weights, model_attention
+from attention_ui import shell
+from tests.test_pages import ROOT, _decode, charts, run_page
+
+PAGE = "pages/real_model.py"
+SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"
+
+
+def figure(at, prefix: str) -> dict:
+    found = [spec for title, spec in charts(at).items() if title.startswith(prefix)]
+    assert found, f"no figure titled {prefix!r}… among {list(charts(at))}"
+    return found[0]
+
+
+def difference_shown(at) -> float:
+    metric = next(m for m in at.metric if m.label.startswith("Largest difference"))
+    return float(metric.value)
+
+
+def test_page_is_registered_in_app_and_sidebar():
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert re.search(r'st\.Page\("pages/real_model\.py".*url_path="real_model"', app), \
+        'add st.Page("pages/real_model.py", title="Real model heads", icon="🤖", url_path="real_model") to app.py'
+    assert PAGE in [path for path, _, _ in shell.NAV], "add the page to attention_ui.shell.NAV"
+
+
+def test_page_renders_with_the_real_model_and_checks_itself():
+    at = run_page(PAGE, SENTENCE)
+    assert not at.exception, at.exception
+    assert at.title and "Real model" in at.title[0].value
+    assert any("[CLS]" in c.value and "[SEP]" in c.value for c in at.caption)
+    assert difference_shown(at) < 1e-5
+    tokens, weights = model_all_weights(SENTENCE)  # (6, 12, T, T)
+    grid = figure(at, "Weights α̂ of every head")
+    assert len(grid["data"]) == 6 * 12
+    shown = np.stack([_decode(trace["z"]) for trace in grid["data"]]).reshape(weights.shape)
+    np.testing.assert_allclose(shown, weights, rtol=0, atol=1e-7)  # thumbnails carry float32
+    assert {trace["colorscale"][0][1] for trace in grid["data"]} == {figure(at, "Weights α̂ = softmax")["data"][0]
+                                                                     ["colorscale"][0][1]}  # Cividis everywhere
+    assert all(trace["zmin"] == 0 and trace["zmax"] == 1 for trace in grid["data"])
+
+
+def test_layer_and_head_from_the_url_show_that_head():
+    at = run_page(PAGE, SENTENCE, layer="3", head="5")
+    assert not at.exception, at.exception
+    tokens, trace = model_attention(SENTENCE, 3, 5)
+    weights = figure(at, "Weights α̂ = softmax, layer 3 head 5")
+    np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
+    ticks = weights["layout"]["yaxis"]["ticktext"]
+    assert len(ticks) == len(tokens) and ticks[0] == "0: [CLS]" and ticks[-1] == f"{len(tokens) - 1}: [SEP]"
+    for prefix, expected in [("Scores", trace.scores), ("Scaled", trace.scaled), ("Outputs", trace.outputs)]:
+        np.testing.assert_allclose(_decode(figure(at, prefix)["data"][0]["z"]), expected, rtol=0, atol=1e-12)
+    row = figure(at, "α̂_1j")  # the default query token is 1, the first word after [CLS]
+    np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
+    assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
+    assert difference_shown(at) < 1e-5
+    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+
+    at.button_group(key="head_picker").set_value(7)  # the learner picks another head
+    at.run()
+    assert not at.exception, at.exception
+    _, trace7 = model_attention(SENTENCE, 3, 7)
+    weights7 = figure(at, "Weights α̂ = softmax, layer 3 head 7")
+    np.testing.assert_allclose(_decode(weights7["data"][0]["z"]), trace7.weights, rtol=0, atol=1e-12)
+    assert at.query_params["head"] == "7"
+
+
+@pytest.mark.parametrize("params", [{"layer": "99", "head": "-1"}, {"layer": "abc", "head": "1e9", "model_token": "500"}],
+                         ids=["out of range", "not integers"])
+def test_bad_url_parameters_give_a_working_page(params):
+    at = run_page(PAGE, SENTENCE, **params)
+    assert not at.exception, at.exception
+    _, trace = model_attention(SENTENCE, 0, 0)
+    weights = figure(at, "Weights α̂ = softmax, layer 0 head 0")
+    np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
+    assert at.query_params["layer"] == "0" and at.query_params["head"] == "0"
+
+
+@pytest.mark.parametrize("sentence", ["word " * 100, "注意力机制很重要" * 30], ids=["100 words", "240 CJK, no spaces"])
+def test_long_sentences_are_cut_with_a_message(sentence):
+    at = run_page(PAGE, sentence)
+    assert not at.exception, at.exception
+    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])
+    assert weights.shape[0] <= MAX_TOKENS + 2  # the word pieces shown, plus [CLS] and [SEP]
+    assert any("first" in box.value for box in at.info)
+    assert difference_shown(at) < 1e-5
+
+
+def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTENTION_LAB_MODEL", str(tmp_path / "no-model-here"))
+    at = run_page(PAGE, SENTENCE, toy="true")
+    assert not at.exception, at.exception
+    assert any("not available" in w.value for w in at.warning)
+    assert not at.get("plotly_chart")
