@@ -19,9 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _frozen(x: np.ndarray, dtype=np.float64) -> np.ndarray:
-    """Return a read-only copy of ``x`` (a trace must not change under a page)."""
-    x = np.array(x, dtype=dtype)
+def _frozen(x: np.ndarray, dtype=np.float64, copy: bool = True) -> np.ndarray:
+    """Return ``x`` read-only (a trace must not change under a page).
+
+    Arrays the caller passed in are copied (their owner may still write to them); arrays
+    computed here and owned by nobody else are frozen in place (``copy=False``), which
+    saves a full copy of every T×T matrix.
+    """
+    x = np.array(x, dtype=dtype) if copy or x.dtype != dtype or not x.flags.owndata else x
     x.flags.writeable = False
     return x
 
@@ -60,14 +65,18 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     if not temperature > 0 or not np.isfinite(temperature):
         raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
-    if np.isnan(x).any() or np.isposinf(x).any():
+    if not (x < np.inf).all():  # one pass catches NaN and +inf
         raise ValueError("softmax input contains NaN or +inf; scores must be finite or -inf (masked)")
     m = np.max(x, axis=axis, keepdims=True)  # (..., 1)
-    m = np.where(np.isfinite(m), m, 0.0)  # a fully masked row has max -inf
-    exps = np.exp((x - m) / temperature)  # (..., n), every exponent <= 0
+    m[~np.isfinite(m)] = 0.0  # a fully masked row has max -inf
+    exps = np.subtract(x, m)  # (..., n), every entry <= 0
+    if temperature != 1.0:
+        exps /= temperature
+    np.exp(exps, out=exps)
     total = exps.sum(axis=axis, keepdims=True)  # (..., 1), >= 1 unless fully masked
-    safe_total = np.where(total > 0, total, 1.0)
-    return exps / safe_total
+    total[total == 0] = 1.0  # fully masked row: all weights stay 0
+    exps /= total
+    return exps
 
 
 @dataclass(frozen=True)
@@ -232,10 +241,10 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
         q=_frozen(q),
         k=_frozen(k),
         v=_frozen(v),
-        scores=_frozen(scores),
-        scaled=_frozen(scaled),
-        weights=_frozen(weights),
-        outputs=_frozen(outputs),
+        scores=_frozen(scores, copy=scaled is scores),
+        scaled=_frozen(scaled, copy=False),
+        weights=_frozen(weights, copy=False),
+        outputs=_frozen(outputs, copy=False),
         scale=scale,
         mask=mask,
     )
