@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from .figures import COLORSCALE
 
 SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
-THUMB_PX = 74  # height of one thumbnail row, in pixels
+THUMB_PX = 66  # height of one thumbnail row, in pixels
 
 
 def _domains(n: int, gap: float) -> list[tuple[float, float]]:

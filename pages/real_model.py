@@ -113,13 +113,15 @@ if unknown:
 
 st.subheader("✅ Check: our numbers are the model's")
 c_metric, c_text = st.columns([1, 3])
-c_metric.metric("Largest difference, ours vs. the model's", f"{difference:.1e}",
+c_metric.metric("Largest difference", f"{difference:.1e}",
                 help="max |our α̂ − the model's α̂| over every layer, head, query i and key j")
 c_text.markdown(
     f"**Largest difference between our recomputed weights and the model's own: {difference:.1e}.** "
     f"We compared all {info.n_layers} × {info.n_heads} × {T} × {T} attention weights α̂ that our code computes "
-    "with the probabilities the model computes itself. They agree to about seven decimal places: the model "
-    "calculates in 32-bit floats, we in 64-bit, and what is left is rounding — the formula is the same."
+    "with the probabilities the model computes itself. "
+    + ("A difference this small is rounding: the model calculates in 32-bit floats, we in 64-bit. A wrong formula "
+       "(no ÷√d_k, a missing bias, a transposed W) would be off by 0.01 or more." if difference < 1e-5 else
+       "⚠️ That is more than rounding (under 1e-5): our recomputation and the model disagree here.")
 )
 
 st.subheader(f"All {info.n_layers * info.n_heads} heads at a glance")
@@ -152,31 +154,37 @@ with c_formulas:
     st.markdown(f"**Layer {layer}, head {head}.** Its inputs a_i are {source}: {T} vectors of size {d_model}. "
                 "Its own learned matrices and biases turn them into queries, keys and values:")
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")
-    st.latex(rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},"
-             rf"\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}")
+    st.latex(rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
+             rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
+             rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}")
     st.latex(rf"\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{{d_k}}}}}\right)V,"
              rf"\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
     st.markdown(f"The {info.n_heads} heads of a layer each produce a {d_v}-number output per token; the model "
-                f"joins them side by side ({info.n_heads} × {d_v} = {info.n_heads * d_v}) and mixes them with "
+                f"joins them side by side ({info.n_heads} × {d_v} = {info.d_model}) and mixes them with "
                 "one more learned matrix before the next layer.")
 
 with st.expander(f"q, k and v of every token ({T} × {d_k})"):
-    c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(vectors_matrix(trace.q, tokens, title="Q (queries)", symbol="q"), key="fig_q")
-    c2.plotly_chart(vectors_matrix(trace.k, tokens, title="K (keys)", symbol="k"), key="fig_k")
-    c3.plotly_chart(vectors_matrix(trace.v, tokens, title="V (values)", symbol="v"), key="fig_v")
+    for tab, matrix, name, symbol in zip(st.tabs(["Q (queries)", "K (keys)", "V (values)"]),
+                                         (trace.q, trace.k, trace.v), ("Q (queries)", "K (keys)", "V (values)"),
+                                         "qkv"):
+        tab.plotly_chart(vectors_matrix(matrix, tokens, title=f"{name}, layer {layer} head {head}", symbol=symbol),
+                         key=f"fig_{symbol}")
 
-st.caption("In every attention matrix: **rows = query token i, columns = key token j.**")
-c1, c2 = st.columns(2)
-c1.plotly_chart(token_matrix(trace.scores, tokens, tokens, title="Scores α = QKᵀ", diverging=True), key="fig_scores")
-c2.plotly_chart(token_matrix(trace.scaled, tokens, tokens, title=f"Scaled α / √{d_k} (× {trace.scale:.4f})",
-                             diverging=True), key="fig_scaled")
-c1, c2 = st.columns(2)
-c1.plotly_chart(token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0,
-                             title=f"Weights α̂ = softmax, layer {layer} head {head} (each row sums to 1)"),
-                key="fig_weights")
-c2.plotly_chart(vectors_matrix(trace.outputs, tokens, title=f"Outputs B = α̂ V ({T} × {d_v})", symbol="b"),
-                key="fig_outputs")
+st.caption("In every attention matrix: **rows = query token i, columns = key token j.** The tabs follow the formula "
+           "from left to right.")
+tab_scores, tab_scaled, tab_weights, tab_outputs = st.tabs(
+    ["1 · Scores α = QKᵀ", f"2 · Scaled ÷ √{d_k}", "3 · Weights α̂ = softmax", "4 · Outputs B = α̂V"])
+tab_scores.plotly_chart(token_matrix(trace.scores, tokens, tokens, diverging=True,
+                                     title=f"Scores α = QKᵀ, layer {layer} head {head}"), key="fig_scores")
+tab_scaled.plotly_chart(token_matrix(trace.scaled, tokens, tokens, diverging=True,
+                                     title=f"Scaled α / √{d_k} (× {trace.scale:.4f}), layer {layer} head {head}"),
+                        key="fig_scaled")
+tab_weights.plotly_chart(token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0,
+                                      title=f"Weights α̂ = softmax, layer {layer} head {head} (each row sums to 1)"),
+                         key="fig_weights")
+tab_outputs.plotly_chart(vectors_matrix(trace.outputs, tokens, symbol="b",
+                                        title=f"Outputs B = α̂ V ({T} × {d_v}), layer {layer} head {head}"),
+                         key="fig_outputs")
 
 st.subheader("One query token's row")
 i = picker("Query token i (the token whose attention we follow)", "model_token", T,
