@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson
+from attention_ui.i18n import LANGS, choose_lang, t
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
 D_K_RANGE = (2, 16)
@@ -18,16 +19,17 @@ D_K_RANGE = (2, 16)
 
 @st.cache_resource(show_spinner=False)
 def _model_embedder():
-    """Load the bundled model once per server. Returns (embedder, None) or (None, reason)."""
+    """Load the bundled model once per server. Returns (embedder, None) or (None, reason), the
+    reason being ModelUnavailable's code (missing, checksum, load, memory, attentions)."""
     from attention_core.model import ModelEmbedder, ModelUnavailable, load_model
 
     try:
         load_model()
         return ModelEmbedder(), None
     except ModelUnavailable as exc:
-        return None, str(exc)
+        return None, exc.reason
     except MemoryError:
-        return None, "not enough memory to load the model"
+        return None, "memory"
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,21 +40,56 @@ def _toy_embedder():
 def get_embedder(source: str):
     """The embedder for ``source`` ("model" or "toy"), and a message if it had to fall back."""
     if source == "model":
-        with st.spinner("Loading the real model (all-MiniLM-L6-v2) — only the first time, a few seconds…"):
+        with st.spinner(t("shell.loading_model")):
             embedder, problem = _model_embedder()
         if embedder is not None:
             return embedder, None
-        return _toy_embedder(), f"The real model could not be loaded ({problem}); showing the toy embedder instead."
+        return _toy_embedder(), t("shell.model_fallback", problem=t(f"shell.problem_{problem}"))
     return _toy_embedder(), None
 
 
 NAV = [
-    ("pages/home.py", "Home", "🏠"),
-    ("pages/step_by_step.py", "Step by step", "👣"),
-    ("pages/matrices.py", "Attention matrices", "🧮"),
-    ("pages/why_scaling.py", "Why √d_k", "📏"),
-    ("pages/real_model.py", "Real model heads", "🤖"),
+    ("home", "🏠"),
+    ("step_by_step", "👣"),
+    ("matrices", "🧮"),
+    ("why_scaling", "📏"),
+    ("real_model", "🤖"),
 ]
+"""The pages in menu order: (page id, icon). Page ``id`` lives in ``pages/<id>.py``, its URL
+is ``/<id>`` and its menu label is ``t("shell.nav_<id>")``."""
+
+
+def init_lang() -> str:
+    """Fix the session's language on its first run (URL ``?lang=``, else the browser's) and
+    keep it in the URL. Safe to call more than once per run."""
+    state = st.session_state
+    if state.get("lang") not in LANGS:
+        state["lang"] = choose_lang(st.query_params.get("lang"), st.context.locale)
+    st.query_params["lang"] = state["lang"]
+    return state["lang"]
+
+
+def navigation_pages() -> list:
+    """The st.Page list app.py hands to st.navigation, built from NAV."""
+    init_lang()
+    return [st.Page(f"pages/{page}.py", title=t(f"shell.nav_{page}"), icon=icon, url_path=page,
+                    default=page == NAV[0][0]) for page, icon in NAV]
+
+
+def _set_lang() -> None:
+    chosen = st.session_state.get("lang_picker")
+    if chosen in LANGS:
+        st.session_state["lang"] = chosen
+        st.query_params["lang"] = chosen
+
+
+def language_switch() -> str:
+    """The English / 中文 switch at the top of the sidebar; returns the language."""
+    lang = init_lang()
+    st.session_state["lang_picker"] = lang  # widget state is dropped on page change: set it each run
+    st.segmented_control(t("shell.language"), list(LANGS), format_func=LANGS.get, key="lang_picker",
+                         on_change=_set_lang, label_visibility="collapsed")
+    return lang
 
 
 DEFAULTS = {"sentence": DEFAULT_SENTENCE, "toy": False, "identity": False, "d_k": 4, "seed": 0,
@@ -79,72 +116,70 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     """Draw the shared sidebar for ``page``; return (sentence, source, settings)."""
     _carry_over_settings(page)
     with st.sidebar:
+        lang = language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
-        st.header("Your sentence")
-        sentence = st.text_input("Sentence", max_chars=MAX_CHARS, key="sentence", bind="query-params",
-                                 help=f"Press Enter to apply. Up to {MAX_TOKENS} tokens are shown.",
+        st.header(t("shell.your_sentence"))
+        sentence = st.text_input(t("shell.sentence"), max_chars=MAX_CHARS, key="sentence", bind="query-params",
+                                 help=t("shell.sentence_help", max_tokens=MAX_TOKENS),
                                  value=DEFAULTS["sentence"])
-        st.header("Settings")
-        toy = st.toggle("Toy embedder (8-d, illustrative) instead of the real model", key="toy",
-                        bind="query-params", help="The real model is all-MiniLM-L6-v2, bundled and offline.",
+        st.header(t("shell.settings"))
+        toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"),
                         value=DEFAULTS["toy"])
-        identity = st.toggle("Identity W^Q, W^K, W^V (q = k = v = a)", key="identity", bind="query-params",
+        identity = st.toggle(t("shell.identity"), key="identity", bind="query-params",
                              value=DEFAULTS["identity"])
-        d_k = st.slider("d_k (size of q and k)", *D_K_RANGE, key="d_k", bind="query-params", disabled=identity,
+        d_k = st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=identity,
                         value=DEFAULTS["d_k"])
-        seed = st.number_input("Random seed for W^Q, W^K, W^V", 0, 10_000, step=1, key="seed",
+        seed = st.number_input(t("shell.seed"), 0, 10_000, step=1, key="seed",
                                bind="query-params", disabled=identity, value=DEFAULTS["seed"])
-        scaled = st.toggle("Divide scores by √d_k", key="scaled", bind="query-params", value=DEFAULTS["scaled"])
-        positional = st.toggle("Add positional encoding", key="positional", bind="query-params",
+        scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
+        positional = st.toggle(t("shell.positional"), key="positional", bind="query-params",
                                value=DEFAULTS["positional"])
     values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
               "scaled": scaled, "positional": positional}
     for key, value in values.items():
         st.session_state[f"_keep_{key}"] = value
     shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
+    shared["lang"] = lang
     with nav:
-        for path, label, icon in NAV:
-            st.page_link(path, label=label, icon=icon, query_params=shared)
+        for page_id, icon in NAV:
+            st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=shared)
     source = "toy" if toy else "model"
     settings = LessonSettings(d_k=int(d_k), projection="identity" if identity else "random", seed=int(seed),
                               scaled=bool(scaled), positional=bool(positional), max_tokens=MAX_TOKENS)
     return sentence or "", source, settings
 
 
-def page_start(title: str) -> tuple[Lesson | None, str]:
-    """Page config, sidebar and the lesson for the current sentence.
+def page_start(page: str) -> tuple[Lesson | None, str]:
+    """Page config, sidebar and the lesson for the current sentence, for page id ``page``
+    (an id of NAV, e.g. "step_by_step").
 
     Returns (lesson, source); lesson is None (and a friendly message is shown) when the
     sentence cannot be used.
     """
-    st.set_page_config(page_title=f"{title} · Attention Lab", page_icon="🔎", layout="wide")
-    sentence, source, settings = sidebar(title)
+    init_lang()
+    st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎",
+                       layout="wide")
+    sentence, source, settings = sidebar(page)
     embedder, warning = get_embedder(source)
     if warning:
         st.warning(warning)
     try:
         lesson = build_lesson(sentence, embedder, settings)
     except ValueError as exc:
-        st.info(f"Type a sentence in the sidebar to begin ({exc}).")
+        st.info(t("shell.no_sentence"))
         return None, source
     if lesson.truncated:
-        st.info(f"Your sentence has {lesson.n_tokens} tokens; the first {len(lesson.tokens)} are shown "
-                "so every number stays readable.")
+        st.info(t("shell.tokens_shown", total=lesson.n_tokens, shown=len(lesson.tokens)))
     return lesson, source
 
 
 def honesty_banner(lesson: Lesson) -> None:
     """Say which numbers are real and which are illustrative."""
-    if lesson.real_embeddings:
-        words = "**Real:** the learned word embeddings of all-MiniLM-L6-v2 and the formula. "
-    else:
-        words = "**Illustrative:** the toy embedder's word vectors carry no meaning. **Real:** the formula. "
-    proj = ("**Illustrative:** W^Q, W^K, W^V are seeded random matrices, not trained ones."
-            if lesson.projections.kind == "random" else "W^Q = W^K = W^V = I: the inputs themselves are q, k and v.")
-    st.caption("ℹ️ " + words + proj)
+    words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
+    proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
+    st.caption("ℹ️ " + words + " " + proj)
     if lesson.unknown:
-        st.warning(f"{len(lesson.unknown)} of {len(lesson.tokens)} tokens are [UNK]: the model does not know them "
-                   "(the bundled model's vocabulary is English). Try the toy embedder for Chinese text.")
+        st.warning(t("shell.unknown_tokens", unknown=len(lesson.unknown), total=len(lesson.tokens)))
 
 
 def url_int(name: str, count: int, default: int = 0) -> int:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention_ui.shell import honesty_banner, page_start
 
-lesson, _ = page_start("Home")
+lesson, _ = page_start("home")
 st.title("🔎 Attention Lab")
 st.markdown(
     "Attention lets every word of a sentence look at every other word and decide how much of each to "

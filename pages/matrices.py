@@ -5,7 +5,7 @@ import streamlit as st
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.shell import honesty_banner, page_start
 
-lesson, _ = page_start("Attention matrices")
+lesson, _ = page_start("matrices")
 st.title("🧮 Attention matrices")
 if lesson is not None:
     honesty_banner(lesson)

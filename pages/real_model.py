@@ -71,7 +71,7 @@ def picker(label: str, name: str, count: int, fmt, default: int = 0) -> int:
     return value
 
 
-lesson, _ = page_start("Real model heads")
+lesson, _ = page_start("real_model")
 st.title("🤖 Real model heads")
 if lesson is None:
     st.stop()

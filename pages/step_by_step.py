@@ -9,7 +9,7 @@ from attention_ui.safe import escape_markdown
 from attention_ui.shell import honesty_banner, page_start, url_int
 from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula
 
-lesson, _ = page_start("Step by step")
+lesson, _ = page_start("step_by_step")
 st.title("👣 Step by step")
 if lesson is not None:
     honesty_banner(lesson)

@@ -17,7 +17,7 @@ from attention_ui.scaling_figures import (
 )
 from attention_ui.shell import get_embedder, honesty_banner, page_start
 
-lesson, source = page_start("Why √d_k")
+lesson, source = page_start("why_scaling")
 st.title("📏 Why divide by √d_k?")
 st.markdown(
     "Attention divides every score $q \\cdot k$ by $\\sqrt{d_k}$ before the softmax. Here is an experiment "

@@ -6,7 +6,6 @@ page must show exactly those arrays. The model loads once per test process.
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pytest
@@ -32,10 +31,8 @@ def difference_shown(at) -> float:
 
 
 def test_page_is_registered_in_app_and_sidebar():
-    app = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert re.search(r'st\.Page\("pages/real_model\.py".*url_path="real_model"', app), \
-        'add st.Page("pages/real_model.py", title="Real model heads", icon="🤖", url_path="real_model") to app.py'
-    assert PAGE in [path for path, _, _ in shell.NAV], "add the page to attention_ui.shell.NAV"
+    assert "real_model" in [page for page, _ in shell.NAV], "add the page to attention_ui.shell.NAV"
+    assert (ROOT / PAGE).is_file()
 
 
 def test_page_renders_with_the_real_model_and_checks_itself():

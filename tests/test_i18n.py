@@ -1,0 +1,95 @@
+"""The two catalogs (attention_ui/locales/en and zh) hold the same keys with the same
+placeholders, every template formats, and the language is chosen as documented."""
+
+from __future__ import annotations
+
+import pytest
+
+from attention_ui.i18n import LANGS, LOCALES, catalog, choose_lang, placeholders, translate
+
+
+def test_every_language_has_the_same_files():
+    files = {lang: sorted(p.name for p in (LOCALES / lang).glob("*.toml")) for lang in LANGS}
+    assert files["en"], "the English catalog is empty"
+    for lang, names in files.items():
+        assert names == files["en"], f"{lang} has files {names}, English has {files['en']}"
+
+
+@pytest.mark.parametrize("lang", [code for code in LANGS if code != "en"])
+def test_same_keys_in_every_language(lang):
+    en, other = catalog("en"), catalog(lang)
+    missing = sorted(set(en) - set(other))
+    extra = sorted(set(other) - set(en))
+    assert not missing, f"in English but not in {lang}: {missing}"
+    assert not extra, f"in {lang} but not in English: {extra}"
+
+
+@pytest.mark.parametrize("lang", [code for code in LANGS if code != "en"])
+def test_same_placeholders_in_every_language(lang):
+    en, other = catalog("en"), catalog(lang)
+    wrong = {key: (placeholders(en[key]), placeholders(other[key]))
+             for key in en if key in other and placeholders(en[key]) != placeholders(other[key])}
+    assert not wrong, f"placeholders differ (en, {lang}): {wrong}"
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_every_template_formats_and_is_not_blank(lang):
+    for key, template in catalog(lang).items():
+        assert isinstance(template, str) and template.strip(), f"{lang}:{key} is blank"
+        text = translate(lang, key, **{name: 7 for name in placeholders(template)})
+        assert "{" not in text.replace("{{", ""), f"{lang}:{key} left a field unfilled: {text!r}"
+
+
+def test_chinese_catalog_is_chinese():
+    """A key copied over untranslated shows up here: every Chinese string has a CJK character
+    unless it is the same symbol-only string in both languages (e.g. a formula label)."""
+    en, zh = catalog("en"), catalog("zh")
+    untranslated = [key for key, text in zh.items()
+                    if not any("\u4e00" <= ch <= "\u9fff" for ch in text) and any(c.isalpha() and c.isascii()
+                                                                                   for c in text.replace("d_k", ""))
+                    and text == en.get(key) and len(text.split()) > 2]
+    assert not untranslated, f"not translated: {untranslated}"
+
+
+def test_placeholders_and_fallbacks():
+    assert placeholders("{n} of {total}, {{literal}}") == {"n", "total"}
+    assert translate("xx", "shell.nav_home") == translate("en", "shell.nav_home")
+    with pytest.raises(KeyError):
+        translate("en", "shell.no_such_key")
+
+
+@pytest.mark.parametrize("url, browser, expected", [
+    ("zh", "en-US", "zh"), ("en", "zh-CN", "en"), (None, "zh-TW", "zh"), ("xx", None, "en"),
+    ("", "fr-FR", "en"), ("<script>", "ZH", "zh"),
+])
+def test_choose_lang(url, browser, expected):
+    assert choose_lang(url, browser) == expected
+
+
+def test_language_switch_in_the_app():
+    """?lang=zh gives the Chinese sidebar and keeps lang in the URL; the switch goes back."""
+    from streamlit.testing.v1 import AppTest
+
+    from attention_ui.i18n import translate as tr
+
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params["lang"] = "zh"
+    at.query_params["toy"] = "true"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="sentence").label == tr("zh", "shell.sentence")
+    assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
+    at.button_group(key="lang_picker").set_value("en").run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="sentence").label == tr("en", "shell.sentence")
+
+
+def test_invalid_lang_in_url_falls_back():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../app.py", default_timeout=120)
+    at.query_params["lang"] = "xx"
+    at.query_params["toy"] = "true"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["lang"] == "en"
