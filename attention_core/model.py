@@ -312,6 +312,7 @@ def load_model(name: str | os.PathLike | None = None):
 def clear_caches() -> None:
     """Forget the loaded models and the cached forward passes (for tests, or to free memory)."""
     _load_cached.cache_clear()
+    _word_table_cached.cache_clear()
     _forward.cache_clear()
 
 
@@ -395,6 +396,95 @@ def _read_only(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the word embeddings
 
 
+@dataclass(frozen=True)
+class WordTable:
+    """A model's tokenizer and its word-embedding table, read straight from the files.
+
+    Attributes
+    ----------
+    tokenizer : tokenizers.Tokenizer   the model's own fast tokenizer (tokenizer.json),
+                                       without padding or truncation
+    table : (vocab_size, d_model) float32, read-only   embeddings.word_embeddings.weight
+    unk_id : int | None                the id of [UNK]
+    """
+
+    tokenizer: object
+    table: np.ndarray
+    unk_id: int | None
+
+
+_TOKENIZER_FILE = "tokenizer.json"
+
+
+def _read_word_table(directory: Path) -> WordTable:
+    """Read tokenizer.json and the word-embedding tensor of model.safetensors: no torch.
+
+    safetensors opens the file lazily, so only the one (vocab_size, d_model) tensor is read.
+    """
+    try:
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+    except ImportError as err:
+        raise ModelUnavailable(f"reading the model needs safetensors and tokenizers ({err}); "
+                               "`pip install -r requirements.txt`", reason="missing") from err
+    try:
+        tokenizer = Tokenizer.from_file(str(directory / _TOKENIZER_FILE))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        with safe_open(str(directory / WEIGHTS_FILE), framework="np") as f:
+            names = [key for key in f.keys() if key.endswith("word_embeddings.weight")]
+            if len(names) != 1:
+                raise ModelUnavailable(f"{directory / WEIGHTS_FILE} has {len(names)} word-embedding tensors, "
+                                       "expected one (a BERT-shaped model)", reason="load")
+            table = f.get_tensor(names[0])  # (vocab_size, d_model)
+    except ModelUnavailable:
+        raise
+    except MemoryError as err:
+        raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
+    except Exception as err:  # noqa: BLE001 - a damaged file becomes one clear error
+        raise ModelUnavailable(f"the model files in {directory} could not be read: {type(err).__name__}: {err}",
+                               reason="load") from err
+    return WordTable(tokenizer=tokenizer, table=_read_only(np.asarray(table)), unk_id=tokenizer.token_to_id("[UNK]"))
+
+
+@functools.lru_cache(maxsize=4)
+def _word_table_cached(resolved: str) -> WordTable | None:
+    path = Path(os.path.expanduser(resolved))
+    if not path.is_dir():
+        if _looks_like_path(resolved) or path.exists():
+            raise ModelUnavailable(f"no model directory at {resolved}: the path does not exist or is not a directory",
+                                   reason="missing")
+        return None  # a hub id: only the full model knows where its files are
+    if not (path / _TOKENIZER_FILE).is_file() or not (path / WEIGHTS_FILE).is_file():
+        return None  # an older layout (vocab.txt, pytorch_model.bin): use the full model
+    if _is_bundled(path):
+        verify_weights(path)
+    return _read_word_table(path)
+
+
+def word_table(name: str | os.PathLike | None = None) -> WordTable | None:
+    """The tokenizer and word-embedding table of a local model directory, once per process.
+
+    This is all the main lesson needs from the model, and it loads in a fraction of a second
+    without torch. None when ``name`` is not a local directory with tokenizer.json and
+    model.safetensors (then ``ModelEmbedder`` uses the full model instead).
+
+    Raises
+    ------
+    ModelUnavailable
+        "missing", "checksum" (the bundled weights' SHA-256), "load" or "memory".
+        Failures are not cached.
+
+    Examples
+    --------
+    >>> word_table().table.shape
+    (30522, 384)
+    """
+    resolved = resolve_model_name(name)
+    with _LOAD_LOCK:
+        return _word_table_cached(resolved)
+
+
 class ModelEmbedder:
     """The model's own tokenizer and word-embedding table, as an ``Embedder``.
 
@@ -404,10 +494,13 @@ class ModelEmbedder:
     lacks become [UNK] (most Chinese characters, for the bundled English model); their
     indices are in ``Embedding.unknown``.
 
+    For a local model directory both come straight from its files (``word_table``: no
+    torch, a fraction of a second); otherwise from the loaded SentenceTransformer.
+
     Parameters
     ----------
     name : str or path, optional
-        See ``resolve_model_name``. The model loads on the first ``embed`` (or ``dim``).
+        See ``resolve_model_name``. The files are read on ``load`` or the first ``embed``.
 
     Examples
     --------
@@ -425,10 +518,17 @@ class ModelEmbedder:
     def __init__(self, name: str | os.PathLike | None = None):
         self.name = resolve_model_name(name)
 
+    def load(self) -> ModelEmbedder:
+        """Read the model now (so a failure shows at start-up); raises ModelUnavailable."""
+        if word_table(self.name) is None:
+            load_model(self.name)
+        return self
+
     @property
     def dim(self) -> int:
         """d_model of the word vectors (384 for the bundled model)."""
-        return model_info(self.name).d_model
+        table = word_table(self.name)
+        return int(table.table.shape[1]) if table is not None else model_info(self.name).d_model
 
     def __repr__(self) -> str:
         return f"ModelEmbedder(name={self.name!r})"
@@ -436,18 +536,25 @@ class ModelEmbedder:
     def embed(self, text: str) -> Embedding:
         """Tokens (no [CLS]/[SEP]) and their word-embedding rows, shape (T, d_model), float64."""
         _check_text(text)
-        import torch
-
-        model = load_model(self.name)
-        tokenizer = model.tokenizer
-        ids = list(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+        files = word_table(self.name)
+        if files is not None:
+            encoding = files.tokenizer.encode(text, add_special_tokens=False)
+            ids, tokens, unk_id = list(encoding.ids), list(encoding.tokens), files.unk_id
+        else:
+            tokenizer = load_model(self.name).tokenizer
+            ids = list(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+            tokens, unk_id = list(tokenizer.convert_ids_to_tokens(ids)), tokenizer.unk_token_id
         if not ids:
             raise ValueError(f"the tokenizer found no tokens in {text!r}: expected at least one word")
-        tokens = list(tokenizer.convert_ids_to_tokens(ids))
-        table = _bert(model).embeddings.word_embeddings.weight  # (vocab_size, d_model)
-        with torch.inference_mode():
-            vectors = table[torch.tensor(ids)].double().numpy()  # (T, d_model)
-        unknown = tuple(i for i, token_id in enumerate(ids) if token_id == tokenizer.unk_token_id)
+        if files is not None:
+            vectors = files.table[ids].astype(np.float64)  # (T, d_model)
+        else:
+            import torch
+
+            table = _bert(load_model(self.name)).embeddings.word_embeddings.weight  # (vocab_size, d_model)
+            with torch.inference_mode():
+                vectors = table[torch.tensor(ids)].double().numpy()  # (T, d_model)
+        unknown = tuple(i for i, token_id in enumerate(ids) if token_id == unk_id)
         return Embedding(tokens=tokens, vectors=vectors, unknown=unknown)
 
 

