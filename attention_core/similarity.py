@@ -10,6 +10,8 @@ confidence — a longer query gives sharper weights.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
@@ -62,3 +64,67 @@ SIMILARITIES = {
     "scaled_dot": scaled_dot_similarity,
     "cosine": cosine_similarity,
 }
+
+
+@dataclass(frozen=True)
+class SimilarityComparison:
+    """The three measures on the same pairs a_i, b_j, and the lengths that tell them apart.
+
+    dot = |a_i| |b_j| cosine, and scaled_dot = dot / √d: the dot products carry the lengths,
+    the cosine does not. Dividing by √d > 0 keeps the order of every row, so dot and scaled
+    dot always rank the keys the same way; the cosine can rank them differently.
+
+    Attributes
+    ----------
+    cosine, dot, scaled_dot : (T_a, T_b)
+    norms_a : (T_a,)   |a_i|
+    norms_b : (T_b,)   |b_j|
+    d : int            the dimension (d_k for queries and keys)
+    """
+
+    cosine: np.ndarray
+    dot: np.ndarray
+    scaled_dot: np.ndarray
+    norms_a: np.ndarray
+    norms_b: np.ndarray
+    d: int
+
+    def measure(self, name: str) -> np.ndarray:
+        """The matrix of one measure by its name in ``SIMILARITIES``."""
+        if name not in SIMILARITIES:
+            raise ValueError(f"unknown similarity {name!r}; choose one of {sorted(SIMILARITIES)}")
+        return getattr(self, name)
+
+    def best_key(self, name: str, i: int) -> int:
+        """The j with the largest similarity to a_i under measure ``name``."""
+        return int(np.argmax(self.measure(name)[i]))
+
+
+def compare_similarities(a, b) -> SimilarityComparison:
+    """Cosine, dot and scaled dot of every a_i with every b_j, plus the lengths |a_i|, |b_j|.
+
+    >>> c = compare_similarities([[1.0, 0.0]], [[2.0, 0.0], [0.0, 1.0]])
+    >>> c.cosine, c.dot, c.scaled_dot.round(4), c.norms_b
+    (array([[1., 0.]]), array([[2., 0.]]), array([[1.4142, 0.    ]]), array([2., 1.]))
+    """
+    a, b = _pair(a, b)
+    return SimilarityComparison(
+        cosine=cosine_similarity(a, b),  # (T_a, T_b)
+        dot=dot_similarity(a, b),  # (T_a, T_b)
+        scaled_dot=scaled_dot_similarity(a, b),  # (T_a, T_b)
+        norms_a=np.linalg.norm(a, axis=-1),  # (T_a,)
+        norms_b=np.linalg.norm(b, axis=-1),  # (T_b,)
+        d=int(a.shape[-1]),
+    )
+
+
+def polar_vector(angle_degrees: float, length: float) -> np.ndarray:
+    """The 2-D vector with this direction (degrees, counter-clockwise from the x axis) and length.
+
+    >>> polar_vector(90.0, 2.0).round(12)
+    array([0., 2.])
+    """
+    if not (np.isfinite(angle_degrees) and np.isfinite(length)) or length < 0:
+        raise ValueError(f"need a finite angle and a finite length >= 0, got {angle_degrees!r}, {length!r}")
+    theta = np.deg2rad(angle_degrees)
+    return length * np.array([np.cos(theta), np.sin(theta)])  # (2,)

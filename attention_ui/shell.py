@@ -52,7 +52,9 @@ NAV = [
     ("step_by_step", "👣"),
     ("matrices", "🧮"),
     ("why_scaling", "📏"),
+    ("similarity", "📐"),
     ("real_model", "🤖"),
+    ("code", "💻"),
 ]
 """The pages in menu order: (page id, icon). Page ``id`` lives in ``pages/<id>.py``, its URL
 is ``/<id>`` and its menu label is ``t("shell.nav_<id>")``."""

@@ -1,0 +1,117 @@
+"""Figures of the "Similarity measures" page: arrays in, go.Figure out. They draw; they never
+compute a similarity or a softmax (the numbers come from attention_core.similarity / softmax).
+
+Every word they draw arrives from the page, already translated. One colour per measure on
+every chart (Okabe–Ito, safe for colour-blind readers): green = cosine, orange = dot
+product (the same orange as "without ÷√d_k" on the Why √d_k page), blue = scaled dot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .figures import COLORSCALE, DIVERGING
+from .safe import escape_label
+
+COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
+"""The colour of each measure, by its name in attention_core.SIMILARITIES."""
+QUERY_COLOR, KEY_COLOR = "#D55E00", "#0072B2"
+MAX_CELL_COLS = 8  # a third of the page is narrow: print cell values up to this many columns
+_MARGIN = {"l": 10, "r": 10, "t": 56, "b": 10}
+_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
+
+
+def matrix_heatmap(z, row_labels, col_labels, *, title: str, x_title: str, y_title: str, hover: str,
+                   zmin: float | None = None, zmax: float | None = None, diverging: bool = True,
+                   digits: int = 2) -> go.Figure:
+    """One (T_q, T_k) similarity or weight matrix; rows = query i (top to bottom), columns = key j.
+
+    Integer positions with tick labels (Plotly would merge repeated tokens); labels are
+    escaped here, pass raw text. ``hover`` is a Plotly hover template for one cell. A
+    diverging matrix without bounds gets symmetric ones, so 0 is always the middle colour.
+    """
+    z = np.asarray(z, dtype=np.float64)  # (T_q, T_k)
+    n_rows, n_cols = z.shape
+    if diverging and zmin is None and zmax is None:
+        bound = float(np.abs(z).max()) or 1.0
+        zmin, zmax = -bound, bound
+    trace = go.Heatmap(z=z, x=list(range(n_cols)), y=list(range(n_rows)), zmin=zmin, zmax=zmax,
+                       colorscale=DIVERGING if diverging else COLORSCALE, hovertemplate=hover,
+                       colorbar={"thickness": 12, "len": 0.9})
+    if n_cols <= MAX_CELL_COLS:
+        trace.text = [[f"{x:.{digits}f}" for x in row] for row in z]
+        trace.texttemplate = "%{text}"
+        trace.textfont = {"size": 12 if n_cols <= 6 else 10}
+    fig = go.Figure(trace)
+    fig.update_layout(title=title, height=max(300, 90 + 30 * n_rows), margin=_MARGIN)
+    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
+                     title=x_title, side="bottom", tickangle=-45 if n_cols > 4 else 0)
+    fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
+                     title=y_title, autorange="reversed")
+    return fig
+
+
+def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
+    """One query's row under each measure, side by side: one panel per measure, its own y scale.
+
+    rows : list of (measure name, panel title, values (T_k,)); the name picks the colour.
+    """
+    fig = make_subplots(rows=1, cols=len(rows), subplot_titles=[panel for _, panel, _ in rows],
+                        horizontal_spacing=0.06)
+    keys = list(range(len(key_labels)))
+    labels = [escape_label(label) for label in key_labels]
+    for col, (name, panel, values) in enumerate(rows, start=1):
+        values = np.asarray(values, dtype=np.float64)  # (T_k,)
+        fig.add_trace(go.Bar(x=keys, y=values, name=panel, marker_color=COLORS[name], customdata=labels,
+                             text=[f"{x:.2f}" for x in values], textposition="outside", cliponaxis=False,
+                             hovertemplate="%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"),
+                      row=1, col=col)
+        top = float(np.abs(values).max()) or 1.0
+        fig.update_yaxes(range=[min(0.0, float(values.min())) - 0.18 * top, max(0.0, float(values.max())) + 0.18 * top],
+                         zeroline=True, zerolinecolor="#888", row=1, col=col)
+        fig.update_xaxes(tickvals=keys, ticktext=labels, tickangle=-45 if len(keys) > 3 else 0, row=1, col=col)
+    fig.update_xaxes(title_text=x_title, row=1, col=(len(rows) + 1) // 2)
+    fig.update_layout(title=title, height=380, showlegend=False, margin=_MARGIN)
+    return fig
+
+
+def weight_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) -> go.Figure:
+    """One query's softmax weights under each measure as grouped bars on one [0, 1] axis.
+
+    weights : list of (measure name, legend name, weights (T_k,)).
+    """
+    keys = list(range(len(key_labels)))
+    labels = [escape_label(label) for label in key_labels]
+    fig = go.Figure()
+    for name, legend, values in weights:
+        values = np.asarray(values, dtype=np.float64)  # (T_k,)
+        fig.add_trace(go.Bar(x=keys, y=values, name=legend, marker_color=COLORS[name], customdata=labels,
+                             hovertemplate="%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=title, barmode="group", height=400, margin={**_MARGIN, "t": 90},
+                      legend={**_LEGEND, "y": 1.02})
+    fig.update_xaxes(title=x_title, tickvals=keys, ticktext=labels, tickangle=-45 if len(keys) > 6 else 0)
+    fig.update_yaxes(title=y_title, range=[0, 1.05])
+    return fig
+
+
+def vectors_2d(q, k, *, title: str, q_name: str, k_name: str, limit: float = 3.2) -> go.Figure:
+    """Two 2-D vectors drawn as arrows from the origin on square, equal axes.
+
+    The arrow tips are also a scatter trace (``data[0]``: x, y of q then k), so a test can
+    read what is drawn.
+    """
+    q = np.asarray(q, dtype=np.float64)  # (2,)
+    k = np.asarray(k, dtype=np.float64)  # (2,)
+    fig = go.Figure(go.Scatter(x=[q[0], k[0]], y=[q[1], k[1]], mode="markers+text", text=[q_name, k_name],
+                               textposition="top center", textfont={"size": 18},
+                               marker={"color": [QUERY_COLOR, KEY_COLOR], "size": 10},
+                               hovertemplate="(%{x:.2f}, %{y:.2f})<extra>%{text}</extra>"))
+    for vec, color in ((q, QUERY_COLOR), (k, KEY_COLOR)):
+        fig.add_annotation(x=vec[0], y=vec[1], ax=0, ay=0, xref="x", yref="y", axref="x", ayref="y", text="",
+                           showarrow=True, arrowhead=3, arrowsize=1.4, arrowwidth=3, arrowcolor=color)
+    axis = {"range": [-limit, limit], "zeroline": True, "zerolinecolor": "#999", "dtick": 1, "fixedrange": True}
+    fig.update_layout(title=title, height=440, showlegend=False, margin=_MARGIN,
+                      xaxis=axis, yaxis={**axis, "scaleanchor": "x", "scaleratio": 1})
+    return fig

@@ -1,0 +1,150 @@
+"""The code: our own attention_core functions' real source, next to what they return for the
+learner's sentence, and the same attention in PyTorch for comparison."""
+
+import pandas as pd
+import streamlit as st
+
+from attention_core import (
+    cosine_similarity,
+    dot_similarity,
+    explain,
+    project,
+    scaled_dot_product_attention,
+    scaled_dot_similarity,
+    self_attention,
+    softmax,
+)
+from attention_core.reference import compare_with_torch, source_of, torch_attention
+from attention_ui.i18n import t
+from attention_ui.safe import escape_markdown
+from attention_ui.shell import honesty_banner, page_start, url_int
+
+SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
+    "project": (project, self_attention),
+    "attention": (scaled_dot_product_attention,),
+    "softmax": (softmax,),
+    "explain": (explain,),
+    "similarity": (dot_similarity, scaled_dot_similarity, cosine_similarity),
+    "torch": (torch_attention,),
+}
+NUMBER = st.column_config.NumberColumn(format="%.4f")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def torch_comparison(q, k, v, scale):
+    """PyTorch on the same q, k, v (torch is imported on the first call only); None without torch."""
+    return compare_with_torch(scaled_dot_product_attention(q, k, v, scale=scale))
+
+
+def table(columns: dict, *, index=None, key: str) -> None:
+    """A read-only table of numbers at 4 decimals (the full values are in the data)."""
+    frame = pd.DataFrame(columns, index=index)
+    st.dataframe(frame, key=key, column_config={c: NUMBER for c in frame.columns if frame[c].dtype.kind == "f"})
+
+
+def matrix(x, row_labels, symbol: str, *, key: str) -> None:
+    """A (rows, d) array as a table with columns symbol[0], symbol[1], ..."""
+    table({f"{symbol}[{c}]": x[:, c] for c in range(x.shape[1])}, index=row_labels, key=key)
+
+
+def shapes(arrays: dict, *, key: str) -> None:
+    st.dataframe({t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]},
+                 hide_index=True, key=key)
+
+
+def section(name: str):
+    """Header, plain words, and the source of the section's functions on the left; returns the right column."""
+    st.subheader(t(f"code.header_{name}"))
+    st.markdown(t(f"code.about_{name}"))
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        for fn in SHOWN[name]:
+            src = source_of(fn)
+            st.caption(t("code.source_at", file=src.file, line=src.first_line))
+            st.code(src.text, language="python")
+    right.markdown(f"**{t('code.on_your_sentence')}**")
+    return right
+
+
+lesson, _ = page_start("code")
+st.title(t("code.title"))
+st.markdown(t("code.intro"))
+if lesson is None:
+    st.info(t("code.no_sentence"))
+    st.stop()
+honesty_banner(lesson)
+tokens = lesson.tokens
+T = len(tokens)
+labels = [f"{n}: {token}" for n, token in enumerate(tokens)]
+trace = lesson.trace
+i = url_int("token", T)
+chosen = st.segmented_control(t("code.token_picker"), list(range(T)), default=i, key="code_token_picker",
+                              format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}")
+if chosen is not None and chosen != i:
+    st.session_state["token"] = i = int(chosen)
+    st.query_params["token"] = str(i)
+scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
+
+# --------------------------------------------------------------------------- where q, k, v come from
+with section("project"):
+    a = lesson.inputs  # (T, d_model)
+    q, k, v = project(a, lesson.projections)  # (T, d_k), (T, d_k), (T, d_v)
+    st.code(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})", language="python")
+    shapes({"a": a, "W^Q": lesson.projections.w_q, "W^K": lesson.projections.w_k, "W^V": lesson.projections.w_v,
+            "q": q, "k": k, "v": v}, key="shapes_project")
+    st.markdown(t("code.q_table"))
+    matrix(q, labels, "q", key="table_q")
+
+# --------------------------------------------------------------------------- the whole matrix form
+with section("attention"):
+    result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
+    st.code(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})", language="python")
+    st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V"
+             rf"\quad T = {T},\ d_k = {result.d_k}")
+    shapes({name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
+           key="shapes_attention")
+    st.markdown(t("code.weights_table"))
+    table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
+    st.markdown(t("code.row_sums"))
+    table({t("code.col_row_sum"): result.weights.sum(axis=-1)}, index=labels, key="table_row_sums")
+    st.markdown(t("code.outputs_table"))
+    matrix(result.outputs, labels, "b", key="table_outputs")
+
+# --------------------------------------------------------------------------- one row's softmax
+with section("softmax"):
+    row = softmax(trace.scaled[i])  # (T,)
+    st.code(f"softmax(trace.scaled[{i}])", language="python")
+    table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels, key="table_softmax")
+    st.metric(t("code.sum_label"), f"{row.sum():.12f}")
+
+# --------------------------------------------------------------------------- one token's arithmetic
+with section("explain"):
+    e = explain(trace, i)
+    st.code(f"e = explain(trace, {i})", language="python")
+    table({"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights}, index=labels,
+          key="table_explain")
+    st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
+    table({f"b[{c}]": [e.output[c]] for c in range(e.output.shape[0])}, index=[f"b_{i}"], key="table_explain_output")
+
+# --------------------------------------------------------------------------- the similarity measures
+with section("similarity"):
+    q_i = trace.q[i : i + 1]  # (1, d_k)
+    st.code(f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
+            "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)", language="python")
+    table({"dot": dot_similarity(q_i, trace.k)[0], "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
+           "cosine": cosine_similarity(q_i, trace.k)[0]}, index=labels, key="table_similarity")
+
+# --------------------------------------------------------------------------- PyTorch
+with section("torch"):
+    st.code(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})", language="python")
+    with st.spinner(t("code.torch_running")):
+        comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
+    if comparison is None:
+        st.info(t("code.no_torch"))
+    else:
+        st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
+        st.dataframe({t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
+                      t("code.col_difference"): [f"{x:.1e}" for x in (comparison.weights, comparison.outputs,
+                                                                       comparison.builtin_outputs)]},
+                     hide_index=True, key="table_torch")
+        st.caption(t("code.torch_caption", version=comparison.torch_version))

@@ -1,0 +1,113 @@
+"""Similarity measures: cosine, dot and scaled dot on the same vectors, in 2-D and on the sentence."""
+
+import streamlit as st
+
+from attention_core import softmax
+from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
+from attention_ui.i18n import t
+from attention_ui.safe import escape_label, escape_markdown
+from attention_ui.shell import honesty_banner, page_start, url_int
+from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
+
+ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
+DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2-D demo's start
+
+lesson, _ = page_start("similarity")
+st.title(t("similarity.title"))
+st.markdown(t("similarity.intro"))
+st.latex(r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
+         r"\qquad q \cdot k = \sum_{c=1}^{d_k} q_c k_c = \lVert q\rVert\,\lVert k\rVert \cos\theta"
+         r"\qquad \frac{q \cdot k}{\sqrt{d_k}}")
+for column, name in zip(st.columns(3), ORDER):
+    with column.container(border=True):
+        st.markdown(f"**{t(f'similarity.name_{name}')}** — {t(f'similarity.what_{name}')}")
+
+# --------------------------------------------------------------------------- 2-D demo
+st.subheader(t("similarity.demo_header"))
+st.markdown(t("similarity.demo_intro"))
+controls, plot, numbers = st.columns([1.1, 1.5, 1.0], gap="large")
+with controls:
+    q_angle = st.slider(t("similarity.q_angle"), 0, 355, DEMO["q_angle"], step=5, key="q_angle",
+                        bind="query-params", format="%d°")
+    q_length = st.slider(t("similarity.q_length"), 0.1, 3.0, DEMO["q_length"], step=0.1, key="q_length",
+                         bind="query-params", format="%.1f")
+    k_angle = st.slider(t("similarity.k_angle"), 0, 355, DEMO["k_angle"], step=5, key="k_angle",
+                        bind="query-params", format="%d°")
+    k_length = st.slider(t("similarity.k_length"), 0.1, 3.0, DEMO["k_length"], step=0.1, key="k_length",
+                         bind="query-params", format="%.1f")
+q2 = polar_vector(q_angle, q_length)  # (2,)
+k2 = polar_vector(k_angle, k_length)  # (2,)
+pair = compare_similarities(q2, k2)  # every matrix (1, 1)
+plot.plotly_chart(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_name="q", k_name="k"),
+                  key="fig_vectors_2d")
+with numbers:
+    for name in ORDER:
+        st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
+    st.latex(rf"q \cdot k = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f} \times {pair.cosine[0, 0]:.3f}"
+             rf" = {pair.dot[0, 0]:.3f}")
+st.info(t("similarity.demo_try"))
+
+# --------------------------------------------------------------------------- the sentence
+st.subheader(t("similarity.sentence_header"))
+if lesson is None:
+    st.info(t("similarity.no_sentence"))
+    st.stop()
+honesty_banner(lesson)
+tokens = lesson.tokens
+labels = [f"{n}: {token}" for n, token in enumerate(tokens)]
+vectors = st.segmented_control(t("similarity.vectors"), ["qk", "inputs"], default="qk", required=True,
+                               format_func=lambda v: t(f"similarity.vectors_{v}"), key="sim_vectors",
+                               bind="query-params")
+if vectors == "inputs":
+    a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
+else:
+    a, b, d_name = lesson.trace.q, lesson.trace.k, "d_k"
+comp = compare_similarities(a, b)  # (T, T) each
+st.markdown(t(f"similarity.sentence_intro_{vectors}", d=comp.d, t=len(tokens)))
+
+axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"),
+        "hover": t("similarity.hover_cell", row="%{y}", column="%{x}") + ": %{z:.4f}<extra></extra>"}
+for column, name in zip(st.columns(3), ORDER):
+    bounds = {"zmin": -1.0, "zmax": 1.0} if name == "cosine" else {}
+    column.plotly_chart(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds,
+                                       title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name)),
+                        key=f"fig_{name}")
+st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d ** 0.5:.3f}"))
+
+st.subheader(t("similarity.weights_header"))
+st.markdown(t("similarity.weights_intro"))
+weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
+for column, name in zip(st.columns(3), ORDER):
+    column.plotly_chart(matrix_heatmap(weights[name], labels, labels, **axis, zmin=0.0, zmax=1.0, diverging=False,
+                                       title=t(f"similarity.weights_{name}")),
+                        key=f"fig_weights_{name}")
+st.caption(t("similarity.weights_caption"))
+
+# --------------------------------------------------------------------------- one query token
+st.subheader(t("similarity.token_header"))
+i = url_int("token", len(tokens))
+chosen = st.segmented_control(t("similarity.token_picker"), list(range(len(tokens))), default=i,
+                              format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}", key="sim_token_picker")
+if chosen is not None and chosen != i:
+    st.session_state["token"] = i = int(chosen)
+    st.query_params["token"] = str(i)
+token_i = escape_markdown(tokens[i])
+st.plotly_chart(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
+                         title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])), x_title=t("similarity.key_axis")),
+                key="fig_rows")
+best = {name: comp.best_key(name, i) for name in ORDER}
+st.markdown(t("similarity.best_keys", i=i, token=token_i, norm=f"{comp.norms_a[i]:.3f}",
+              cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
+              dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
+              scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}"))
+st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
+st.plotly_chart(weight_bars([(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER], labels,
+                            title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
+                            x_title=t("similarity.key_axis"), y_title=t("similarity.weight_axis")),
+                key="fig_softmax_rows")
+with st.expander(t("similarity.table_header", i=i)):
+    st.dataframe(
+        {t("similarity.col_key"): labels, t("similarity.col_norm"): comp.norms_b,
+         **{t(f"similarity.name_{name}"): comp.measure(name)[i] for name in ORDER},
+         **{t("similarity.col_weight", measure=t(f"similarity.name_{name}")): weights[name][i] for name in ORDER}},
+        hide_index=True, key="sim_table")
