@@ -2,6 +2,7 @@
 
     python bench/bench_core.py            # full table (~1-2 min on 2 cores)
     python bench/bench_core.py --quick    # T up to 512 only
+    python bench/bench_core.py --threads 1   # both libraries on one thread (a shared machine)
 
 What is timed: one call of ``attention_core.scaled_dot_product_attention`` (float64, the
 full AttentionTrace kept: scores, scaled, weights, outputs, all copied read-only) against
@@ -15,6 +16,12 @@ allocations). This script prints; it never asserts a time.
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, when set on this machine, slow a current NumPy; for
 this run only they are removed together (the script re-executes itself without them) and
 the BLAS in use is printed through threadpoolctl.
+
+``--threads N`` gives NumPy's BLAS and torch N threads each (OPENBLAS/OMP/MKL_NUM_THREADS
+set before either library loads, and torch.set_num_threads). On a machine whose cores
+other work is using, one thread each is the fair comparison: a spinning BLAS thread pool
+that loses its core costs more than the maths. The libraries are timed interleaved
+(ours, torch f64, torch f32, ours, …), so background load hits all three alike.
 """
 
 from __future__ import annotations
@@ -30,6 +37,11 @@ if any(v in os.environ for v in _OPENBLAS_VARS) and "--keep-openblas-env" not in
     env = {k: v for k, v in os.environ.items() if k not in _OPENBLAS_VARS}
     env["BENCH_REMOVED_OPENBLAS_ENV"] = json.dumps(removed)
     os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+if "--threads" in sys.argv:
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _n
 
 import platform  # noqa: E402
 import re  # noqa: E402
@@ -47,7 +59,7 @@ from attention_core import scaled_dot_product_attention  # noqa: E402
 
 HEADS = 12
 D_KS = (32, 64)
-REPEATS = {16: 50, 128: 20, 512: 7, 2048: 3}
+REPEATS = {16: 100, 128: 40, 512: 11, 2048: 3}
 
 
 def inputs(t: int, d_k: int, seed: int = 0):
@@ -75,15 +87,17 @@ def make_calls(q, k, v):
     return {"ours": ours, "torch64": torch64, "torch32": torch32}
 
 
-def median_seconds(fn, repeats: int) -> float:
-    time.sleep(0.2)  # let the other library's spinning worker threads go idle
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+def median_seconds(calls: dict, repeats: int) -> dict[str, float]:
+    """Median seconds per call of each function, timed interleaved after one warm-up each."""
+    for fn in calls.values():
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    times = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, fn in calls.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def _status_kb(field: str) -> int:
@@ -143,6 +157,8 @@ def blas_report() -> list[str]:
 
 
 def main(argv: list[str]) -> None:
+    if "--threads" in argv:
+        torch.set_num_threads(int(argv[argv.index("--threads") + 1]))
     if argv[:1] == ["--memory-child"]:
         memory_child(argv[1], int(argv[2]), int(argv[3]))
         return
@@ -180,7 +196,7 @@ def main(argv: list[str]) -> None:
             assert np.allclose(ours_out, ref, rtol=1e-9, atol=1e-11), "ours != torch float64"
             del ref, ours_out
             reps = REPEATS[t]
-            ms = {name: 1e3 * median_seconds(fn, reps) for name, fn in calls.items()}
+            ms = {name: 1e3 * sec for name, sec in median_seconds(calls, reps).items()}
             del calls, q, k, v
             mem = {name: measure_memory(name, t, d_k) for name in ("ours", "torch64", "torch32")}
 
