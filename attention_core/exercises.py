@@ -1,0 +1,509 @@
+"""Exercises that check themselves: the exercise, its answer and the checking, no UI.
+
+Four kinds (``KINDS``):
+
+* ``attend``     — which key token does query i attend to most? (a generated sentence of toy
+  tokens, or the learner's own lesson). The answer is the arg-max of the trace's weights.
+* ``by_hand``    — compute α̂_1j = softmax_j(q·k_j / √2) for a tiny 2-d example with small
+  integers; answers are accepted within ``BY_HAND_TOLERANCE``.
+* ``order``      — put the seven steps of attention in order (``STEPS``).
+* ``no_scaling`` — what changes without the division by √d_k? (multiple choice, explained
+  with a computed experiment from ``scaling.scaling_experiment``).
+
+Everything is seeded: an exercise is a pure function of ``(seed, kind)`` through
+``np.random.default_rng([seed, kind number])``, so the same link gives the whole class the
+same exercise on every machine. Checking returns a result that says what is right, what the
+expected answer is and, when it is wrong, the numbers that explain why; pages only lay it out.
+
+>>> ex = by_hand_exercise(3)
+>>> check_by_hand(ex, ex.weights).correct
+True
+>>> check_order(list(STEPS)).correct, check_order(list(reversed(STEPS))).correct
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import AttentionTrace, _frozen, scaled_dot_product_attention, softmax
+from .embeddings import ToyEmbedder
+from .explain import explain
+from .lesson import LessonSettings, build_lesson
+from .scaling import scaling_experiment
+
+KINDS = ("attend", "by_hand", "order", "no_scaling")
+"""The exercise kinds, in the order the page offers them."""
+
+MAX_SEED = 1_000_000
+"""Seeds are integers 0 … MAX_SEED − 1 (short enough to read out to a class)."""
+
+VOCAB = ("cat", "dog", "sat", "mat", "bird", "sang", "tree", "sun", "ran", "home", "fish", "swam",
+         "red", "big", "small", "on", "the", "park", "ball", "blue")
+"""Canonical words of generated sentences. Their vectors come from ``ToyEmbedder`` applied to
+these (English) words, so an exercise has the same numbers in every language; the page shows
+word ``VOCAB[w]`` as the w-th word of its catalog's word list."""
+
+GENERATED_TOKENS = (4, 7)
+"""A generated sentence has 4 … 6 tokens (``rng.integers`` upper bound excluded)."""
+
+STEPS = ("tokens", "embeddings", "qkv", "scores", "scale", "softmax", "weighted_sum")
+"""The steps of attention for one sentence, in order: split into tokens → embeddings (+ PE)
+→ q, k, v = W^Q a, W^K a, W^V a → scores α = q·k → divide by √d_k → softmax → b = Σ α̂ v."""
+
+BY_HAND_D_K = 2
+BY_HAND_KEYS = 3
+BY_HAND_RANGE = (-2, 2)
+"""The by-hand example: q and three keys k_j in 2-d, integer components in -2 … 2."""
+BY_HAND_TOLERANCE = 0.02
+"""A hand-computed weight counts as right within ±0.02 of the exact value (two decimals and
+a rounded e^x are enough)."""
+
+CHOICES = ("saturate", "uniform", "nothing", "sum_changes", "negative")
+"""Answers to "what changes without √d_k?"; ``"saturate"`` is the right one."""
+CORRECT_CHOICE = "saturate"
+NO_SCALING_D_KS = (16, 64, 256)
+NO_SCALING_KEYS = 8
+NO_SCALING_SAMPLES = 400
+
+
+def check_seed(seed) -> int:
+    """``seed`` as an int in 0 … MAX_SEED − 1, or a ValueError that says what is wrong.
+
+    >>> check_seed(7), check_seed(7.0)
+    (7, 7)
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer from 0 to 999999, got -1
+    """
+    try:
+        ok = int(seed) == seed and 0 <= int(seed) < MAX_SEED
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED - 1}, got {seed!r}")
+    return int(seed)
+
+
+def exercise_rng(seed: int, kind: str) -> np.random.Generator:
+    """The random stream of exercise ``kind`` with ``seed``: the same on every machine.
+
+    >>> int(exercise_rng(1, "order").integers(1000)) == int(exercise_rng(1, "order").integers(1000))
+    True
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return np.random.default_rng([check_seed(seed), KINDS.index(kind)])
+
+
+def exercise_id(kind: str, seed: int, source: str = "") -> str:
+    """A stable name for one exercise, used to count its first answer once.
+
+    >>> exercise_id("attend", 4, "generated")
+    'attend:4:generated'
+    """
+    return f"{kind}:{check_seed(seed)}:{source}" if source else f"{kind}:{check_seed(seed)}"
+
+
+# --------------------------------------------------------------------------- (a) attend
+
+
+@dataclass(frozen=True)
+class AttendExercise:
+    """Which key token does query ``query`` attend to most?
+
+    tokens : the T tokens (for a generated sentence: words of ``VOCAB``)
+    word_ids : indices into ``VOCAB`` for a generated sentence, None for the learner's own
+    query : i, the query token
+    scores : (T,)  α_ij = q_i·k_j, shown to the learner
+    weights : (T,) α̂_ij, hidden until the answer
+    answers : every j with the largest weight (more than one only on an exact tie)
+    """
+
+    seed: int
+    tokens: tuple[str, ...]
+    word_ids: tuple[int, ...] | None
+    query: int
+    scores: np.ndarray
+    weights: np.ndarray
+    answers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class AttendResult:
+    """The check of an ``attend`` answer.
+
+    correct : the chosen key has the largest weight
+    answer : the chosen key j (None if none was chosen or it is out of range)
+    expected : the key with the largest weight (the first on a tie)
+    chosen_score, chosen_weight : α and α̂ of the chosen key (None without an answer)
+    best_score, best_weight : α and α̂ of the expected key
+    """
+
+    correct: bool
+    answer: int | None
+    expected: int
+    chosen_score: float | None
+    chosen_weight: float | None
+    best_score: float
+    best_weight: float
+
+
+def attend_from_trace(trace: AttentionTrace, tokens: Sequence[str], seed: int,
+                      word_ids: Sequence[int] | None = None) -> AttendExercise:
+    """An ``attend`` exercise on a single-head trace: the query row is chosen by ``seed``.
+
+    >>> from attention_core import ToyEmbedder, build_lesson
+    >>> lesson = build_lesson("the cat sat on the mat", ToyEmbedder(dim=8))
+    >>> ex = attend_from_trace(lesson.trace, lesson.tokens, seed=5)
+    >>> ex.answers[0] == int(np.argmax(lesson.trace.weights[ex.query]))
+    True
+    """
+    weights = np.asarray(trace.weights)
+    if weights.ndim != 2 or weights.shape[0] != weights.shape[1] or weights.shape[0] != len(tokens):
+        raise ValueError(f"need a self-attention trace with one row per token: weights {weights.shape}, "
+                         f"{len(tokens)} tokens")
+    rng = exercise_rng(seed, "attend")
+    i = int(rng.integers(len(tokens)))
+    row = weights[i]  # (T,)
+    best = float(row.max())
+    answers = tuple(int(j) for j in np.flatnonzero(row == best))
+    return AttendExercise(seed=check_seed(seed), tokens=tuple(tokens),
+                          word_ids=None if word_ids is None else tuple(int(w) for w in word_ids), query=i,
+                          scores=_frozen(trace.scores[i]), weights=_frozen(row), answers=answers)
+
+
+def generated_sentence(seed: int) -> tuple[int, ...]:
+    """The word ids (into ``VOCAB``) of the generated sentence for ``seed``; no word twice.
+
+    >>> generated_sentence(0) == generated_sentence(0)
+    True
+    """
+    rng = exercise_rng(seed, "attend")
+    n = int(rng.integers(*GENERATED_TOKENS))
+    return tuple(int(w) for w in rng.choice(len(VOCAB), size=n, replace=False))
+
+
+def attend_exercise(seed: int) -> AttendExercise:
+    """An ``attend`` exercise on a generated sentence of toy tokens.
+
+    The sentence goes through the whole lesson pipeline (``build_lesson``: ToyEmbedder 8-d,
+    positional encoding, seeded random W^Q, W^K, W^V with d_k = 4, scaled).
+
+    >>> ex = attend_exercise(1)
+    >>> check_attend(ex, ex.answers[0]).correct
+    True
+    """
+    word_ids = generated_sentence(seed)
+    text = " ".join(VOCAB[w] for w in word_ids)
+    settings = LessonSettings(d_k=4, projection="random", seed=check_seed(seed) % 10_000)
+    lesson = build_lesson(text, ToyEmbedder(dim=8), settings)
+    return attend_from_trace(lesson.trace, lesson.tokens, seed, word_ids=word_ids)
+
+
+def check_attend(ex: AttendExercise, answer) -> AttendResult:
+    """Is ``answer`` (a key index j) the key with the largest weight?
+
+    >>> ex = attend_exercise(2)
+    >>> wrong = next(j for j in range(len(ex.tokens)) if j not in ex.answers)
+    >>> r = check_attend(ex, wrong)
+    >>> r.correct, r.chosen_weight < r.best_weight, r.chosen_score < r.best_score
+    (False, True, True)
+    """
+    expected = ex.answers[0]
+    best_score, best_weight = float(ex.scores[expected]), float(ex.weights[expected])
+    try:
+        j = int(answer)
+        valid = j == answer and 0 <= j < len(ex.tokens)
+    except (TypeError, ValueError, OverflowError):
+        valid = False
+    if not valid:
+        return AttendResult(False, None, expected, None, None, best_score, best_weight)
+    return AttendResult(j in ex.answers, j, expected, float(ex.scores[j]), float(ex.weights[j]),
+                        best_score, best_weight)
+
+
+# --------------------------------------------------------------------------- (b) by hand
+
+
+@dataclass(frozen=True)
+class ByHandExercise:
+    """Compute α̂_1j for one query q and keys k_j (d_k = 2) by hand.
+
+    q : (2,) integers        k : (n, 2) integers
+    scores : (n,)  q·k_j       scaled : (n,)  q·k_j / √2
+    exps : (n,)    e^(scaled_j), the hand method (no max subtracted)
+    total : Σ_j exps_j         weights : (n,) α̂_1j, from ``scaled_dot_product_attention``
+    """
+
+    seed: int
+    q: np.ndarray
+    k: np.ndarray
+    scale: float
+    scores: np.ndarray
+    scaled: np.ndarray
+    exps: np.ndarray
+    total: float
+    weights: np.ndarray
+
+
+@dataclass(frozen=True)
+class ByHandResult:
+    """The check of hand-computed weights.
+
+    correct : every weight within ``tolerance`` of the exact one
+    per_key : (n,) bool, which weights are within tolerance
+    answer : (n,) what was entered (NaN where nothing usable was entered)
+    expected : (n,) the exact weights
+    answer_sum : Σ of the entered weights
+    mistakes : names of recognised slips, in order: "missing" (not n finite numbers),
+        "negative", "sum_not_one", "forgot_scale" (matches softmax(q·k) without /√2),
+        "no_exp" (matches scores / Σ scores without the exponential)
+    """
+
+    correct: bool
+    per_key: tuple[bool, ...]
+    answer: np.ndarray
+    expected: np.ndarray
+    answer_sum: float
+    tolerance: float
+    mistakes: tuple[str, ...]
+
+
+def by_hand_exercise(seed: int) -> ByHandExercise:
+    """A tiny example with small integers, seeded; the keys are distinct and the weights are
+    not all equal (something to compute).
+
+    >>> ex = by_hand_exercise(0)
+    >>> ex.q.shape, ex.k.shape, round(ex.scale, 4)
+    ((2,), (3, 2), 0.7071)
+    >>> bool(np.isclose(ex.weights.sum(), 1.0))
+    True
+    """
+    rng = exercise_rng(seed, "by_hand")
+    low, high = BY_HAND_RANGE
+    while True:  # a few draws at most: rejects q = 0, repeated keys and all-equal scores
+        q = rng.integers(low, high + 1, size=BY_HAND_D_K)  # (2,)
+        k = rng.integers(low, high + 1, size=(BY_HAND_KEYS, BY_HAND_D_K))  # (n, 2)
+        scores = k @ q  # (n,)
+        if q.any() and len({tuple(r) for r in k}) == BY_HAND_KEYS and len(set(scores.tolist())) > 1:
+            break
+    q = q.astype(np.float64)  # (2,)
+    k = k.astype(np.float64)  # (n, 2)
+    trace = scaled_dot_product_attention(q[None, :], k, k)  # v = k: only the weights are asked
+    e = explain(trace, 0)
+    exps = np.exp(e.scaled)  # (n,)   e^(α_1j/√2) as computed by hand, no max subtracted
+    return ByHandExercise(seed=check_seed(seed), q=_frozen(q), k=_frozen(k), scale=float(trace.scale),
+                          scores=_frozen(e.scores), scaled=_frozen(e.scaled), exps=_frozen(exps),
+                          total=float(exps.sum()), weights=_frozen(e.weights))
+
+
+def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERANCE) -> ByHandResult:
+    """Check hand-computed weights against the exact ones; name the likely slip when wrong.
+
+    >>> ex = by_hand_exercise(0)
+    >>> check_by_hand(ex, np.round(ex.weights, 2)).correct
+    True
+    >>> r = check_by_hand(ex, [1.0, 0.0])
+    >>> r.correct, r.mistakes
+    (False, ('missing',))
+    """
+    n = len(ex.weights)
+    try:
+        values = [float(a) if a is not None else np.nan for a in answer]
+    except (TypeError, ValueError):
+        values = []
+    got = np.full(n, np.nan)  # (n,)
+    got[: min(n, len(values))] = values[:n]
+    mistakes = []
+    if len(values) != n or not np.isfinite(got).all():
+        mistakes.append("missing")
+    finite = np.where(np.isfinite(got), got, np.nan)  # (n,)
+    per_key = tuple(bool(x) for x in np.abs(finite - ex.weights) <= tolerance)
+    answer_sum = float(np.nansum(finite))
+    if "missing" not in mistakes:
+        if (got < 0).any():
+            mistakes.append("negative")
+        if abs(answer_sum - 1.0) > tolerance:
+            mistakes.append("sum_not_one")
+        unscaled = softmax(ex.scores)  # (n,)   softmax(q·k), the division by √d_k forgotten
+        if not all(per_key) and (np.abs(got - unscaled) <= tolerance).all():
+            mistakes.append("forgot_scale")
+        if ex.scores.sum() != 0:
+            linear = ex.scores / ex.scores.sum()  # (n,)   no exponential at all
+            if not all(per_key) and (np.abs(got - linear) <= tolerance).all():
+                mistakes.append("no_exp")
+    correct = all(per_key) and "missing" not in mistakes
+    return ByHandResult(correct=correct, per_key=per_key, answer=_frozen(got), expected=ex.weights,
+                        answer_sum=answer_sum, tolerance=float(tolerance), mistakes=tuple(mistakes))
+
+
+# --------------------------------------------------------------------------- (c) order
+
+
+@dataclass(frozen=True)
+class OrderExercise:
+    """The steps in a seeded shuffled order (never already in order)."""
+
+    seed: int
+    shuffled: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """The check of an ordering.
+
+    correct : the answer is exactly ``STEPS``
+    per_position : one bool per position of the answer (right step at that place)
+    first_wrong : the first wrong position (0-based), None if all are right
+    problem : None, "incomplete" (fewer than all steps), "unknown" (a name not in STEPS)
+        or "repeated" (a step twice)
+    """
+
+    correct: bool
+    per_position: tuple[bool, ...]
+    first_wrong: int | None
+    problem: str | None
+    expected: tuple[str, ...] = STEPS
+
+
+def order_exercise(seed: int) -> OrderExercise:
+    """The seven steps, shuffled by ``seed``.
+
+    >>> sorted(order_exercise(4).shuffled) == sorted(STEPS), order_exercise(4).shuffled != STEPS
+    (True, True)
+    """
+    rng = exercise_rng(seed, "order")
+    while True:
+        order = tuple(STEPS[i] for i in rng.permutation(len(STEPS)))
+        if order != STEPS:
+            return OrderExercise(seed=check_seed(seed), shuffled=order)
+
+
+def check_order(answer: Sequence[str]) -> OrderResult:
+    """Compare an ordering of step names with ``STEPS``.
+
+    >>> r = check_order(["tokens", "embeddings", "qkv", "scores", "softmax", "scale", "weighted_sum"])
+    >>> r.correct, r.first_wrong, r.per_position[4]
+    (False, 4, False)
+    """
+    answer = list(answer or [])
+    per_position = tuple(i < len(STEPS) and step == STEPS[i] for i, step in enumerate(answer))
+    problem = None
+    if any(step not in STEPS for step in answer):
+        problem = "unknown"
+    elif len(set(answer)) != len(answer):
+        problem = "repeated"
+    elif len(answer) < len(STEPS):
+        problem = "incomplete"
+    wrong = [i for i, ok in enumerate(per_position) if not ok]
+    first_wrong = wrong[0] if wrong else (len(answer) if len(answer) < len(STEPS) else None)
+    correct = problem is None and tuple(answer) == STEPS
+    return OrderResult(correct=correct, per_position=per_position, first_wrong=first_wrong, problem=problem)
+
+
+# --------------------------------------------------------------------------- (d) no scaling
+
+
+@dataclass(frozen=True)
+class NoScalingExercise:
+    """"What changes without √d_k?", with the numbers of a seeded experiment.
+
+    d_k : the dimension asked about
+    options : four answer ids from ``CHOICES`` (always including the right one), shuffled
+    The experiment (``scaling_experiment(d_k, NO_SCALING_KEYS, NO_SCALING_SAMPLES, seed)``):
+    raw_std, scaled_std : spread (standard deviation) of q·k and of q·k/√d_k
+    raw_max_weight, scaled_max_weight : mean largest weight of a row, without / with √d_k
+    raw_jacobian, scaled_jacobian : mean size of softmax's Jacobian (the gradient path)
+    raw_sum_error : largest |Σ_j α̂_j − 1| without √d_k (softmax still sums to 1)
+    raw_min_weight : smallest weight without √d_k (still ≥ 0)
+    example_raw, example_scaled : (n_keys,) the weights of the first query, without / with
+    """
+
+    seed: int
+    d_k: int
+    options: tuple[str, ...]
+    n_keys: int
+    n_samples: int
+    raw_std: float
+    scaled_std: float
+    raw_max_weight: float
+    scaled_max_weight: float
+    raw_jacobian: float
+    scaled_jacobian: float
+    raw_sum_error: float
+    raw_min_weight: float
+    example_raw: np.ndarray
+    example_scaled: np.ndarray
+
+
+@dataclass(frozen=True)
+class ChoiceResult:
+    correct: bool
+    choice: str | None
+    expected: str = CORRECT_CHOICE
+
+
+def no_scaling_exercise(seed: int) -> NoScalingExercise:
+    """The question for ``seed``: a d_k from ``NO_SCALING_D_KS`` and four shuffled options.
+
+    >>> ex = no_scaling_exercise(0)
+    >>> CORRECT_CHOICE in ex.options, ex.raw_max_weight > ex.scaled_max_weight
+    (True, True)
+    """
+    rng = exercise_rng(seed, "no_scaling")
+    d_k = int(NO_SCALING_D_KS[int(rng.integers(len(NO_SCALING_D_KS)))])
+    wrong = [c for c in CHOICES if c != CORRECT_CHOICE]
+    picked = [wrong[i] for i in rng.choice(len(wrong), size=3, replace=False)]
+    options = tuple(picked[i] if i < 3 else CORRECT_CHOICE for i in range(4))
+    options = tuple(options[i] for i in rng.permutation(4))
+    run = scaling_experiment(d_k, n_keys=NO_SCALING_KEYS, n_samples=NO_SCALING_SAMPLES, seed=check_seed(seed))
+    return NoScalingExercise(
+        seed=check_seed(seed), d_k=d_k, options=options, n_keys=NO_SCALING_KEYS, n_samples=NO_SCALING_SAMPLES,
+        raw_std=float(np.sqrt(run.raw_variance)), scaled_std=float(np.sqrt(run.scaled_variance)),
+        raw_max_weight=run.raw_stats.max_weight, scaled_max_weight=run.scaled_stats.max_weight,
+        raw_jacobian=run.raw_stats.jacobian_norm, scaled_jacobian=run.scaled_stats.jacobian_norm,
+        raw_sum_error=float(np.abs(run.raw_weights.sum(axis=1) - 1.0).max()),
+        raw_min_weight=float(run.raw_weights.min()),
+        example_raw=_frozen(run.raw_weights[0]), example_scaled=_frozen(run.scaled_weights[0]),
+    )
+
+
+def check_no_scaling(ex: NoScalingExercise, choice) -> ChoiceResult:
+    """Is ``choice`` the right option?
+
+    >>> check_no_scaling(no_scaling_exercise(0), "saturate").correct
+    True
+    """
+    valid = choice in ex.options
+    return ChoiceResult(correct=valid and choice == CORRECT_CHOICE, choice=choice if valid else None)
+
+
+# --------------------------------------------------------------------------- score
+
+
+def record_answer(attempts: dict, exercise: str, correct: bool) -> dict:
+    """Store the first answer to ``exercise``; later answers to it change nothing, so the
+    score cannot be raised by answering the same exercise again.
+
+    >>> a = record_answer({}, "order:1", False)
+    >>> a = record_answer(a, "order:1", True)
+    >>> score(a)
+    (0, 1)
+    """
+    if exercise in attempts:
+        return attempts
+    return {**attempts, exercise: bool(correct)}
+
+
+def score(attempts: dict) -> tuple[int, int]:
+    """(right first time, exercises answered).
+
+    >>> score({"a:1": True, "b:1": False, "c:2": True})
+    (2, 3)
+    """
+    return sum(1 for ok in attempts.values() if ok), len(attempts)

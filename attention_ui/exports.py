@@ -1,0 +1,208 @@
+"""Exports for teachers: every figure as PNG or SVG, every matrix as CSV, a link to the view.
+
+Images are rendered in the learner's browser by Plotly itself (the camera button of the
+chart's toolbar). Server-side rendering (kaleido) needs a Chrome on the server, which
+Streamlit Community Cloud does not have, so it is not used. Plotly's toolbar has exactly one
+download button, whose format comes from ``config["toImageButtonOptions"]["format"]``; a
+small PNG / SVG switch under each chart sets it (one preference for the whole session).
+
+``matrix_csv`` is pure (no Streamlit) and safe for learner-typed token labels: the csv
+module quotes commas, quotes and newlines, and a label that a spreadsheet would read as a
+formula (leading ``= + - @``, tab or carriage return) gets a leading apostrophe.
+
+Example (what a page calls instead of ``st.plotly_chart``)::
+
+    show_figure(fig, "fig_weights", matrix=trace.weights, row_labels=tokens,
+                col_labels=tokens, filename="attention_weights")
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from urllib.parse import urlencode
+
+import numpy as np
+
+IMAGE_FORMATS = ("png", "svg")
+"""The figure formats offered; Plotly renders both client-side."""
+PNG_SCALE = 2
+"""PNG exports at twice the on-screen resolution: sharp on slides and in print."""
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+"""First characters that make a spreadsheet run a cell as a formula (OWASP CSV injection),
+plus the apostrophe itself, so that "strip one leading apostrophe" always restores a label."""
+FORMAT_STATE = "export_format"
+"""Session key of the chosen image format, shared by every figure."""
+
+_UNSAFE_FILENAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def safe_filename(name: str, default: str = "figure") -> str:
+    """A file name stem made of ASCII letters, digits, ``_`` and ``-`` only.
+
+    >>> safe_filename("weights α̂ <row 3>"), safe_filename("///")
+    ('weights_row_3', 'figure')
+    """
+    stem = _UNSAFE_FILENAME.sub("_", str(name)).strip("_")
+    return stem[:80] or default
+
+
+def plotly_config(filename: str, image_format: str = "png") -> dict:
+    """The ``config`` for ``st.plotly_chart``: the camera button downloads ``image_format``.
+
+    >>> plotly_config("attention weights", "svg")["toImageButtonOptions"]
+    {'format': 'svg', 'filename': 'attention_weights', 'scale': 1}
+    >>> plotly_config("w", "gif")
+    Traceback (most recent call last):
+    ...
+    ValueError: image_format must be one of ('png', 'svg'), got 'gif'
+    """
+    if image_format not in IMAGE_FORMATS:
+        raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}")
+    return {
+        "toImageButtonOptions": {
+            "format": image_format,
+            "filename": safe_filename(filename),
+            "scale": PNG_SCALE if image_format == "png" else 1,  # SVG is vector: no scale
+        },
+        "displaylogo": False,
+    }
+
+
+def csv_safe(label: str) -> str:
+    """A label a spreadsheet shows as text, never runs as a formula.
+
+    >>> csv_safe("=HYPERLINK(1)"), csv_safe("-"), csv_safe("cat"), csv_safe("'x")
+    ("'=HYPERLINK(1)", "'-", 'cat', "''x")
+    """
+    label = str(label)
+    return "'" + label if label.startswith(FORMULA_START) else label
+
+
+def matrix_csv(matrix, row_labels: Sequence[str], col_labels: Sequence[str], corner: str = "") -> str:
+    """The 2-D ``matrix`` as CSV text: a header row of ``col_labels``, then one row per
+    ``row_labels`` entry followed by its numbers.
+
+    Numbers are written with ``repr`` (the shortest text that reads back as the same float),
+    so the file holds exactly the numbers on screen; -inf (a masked score) is ``-inf``.
+    Labels pass through ``csv_safe``. Lines end with ``\\r\\n`` (RFC 4180).
+
+    >>> text = matrix_csv([[0.25, 0.75], [1.0, 0.0]], ["the", "cat"], ["the", "=cat"], corner="q/k")
+    >>> text.splitlines()
+    ["q/k,the,'=cat", 'the,0.25,0.75', 'cat,1.0,0.0']
+    """
+    z = np.asarray(matrix, dtype=np.float64)  # (rows, cols)
+    if z.ndim == 1:
+        z = z[None, :]  # (1, cols)
+    if z.ndim != 2:
+        raise ValueError(f"matrix must be 1-D or 2-D, got shape {z.shape}")
+    if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
+        raise ValueError(f"matrix has shape {z.shape} but {len(row_labels)} row labels and "
+                         f"{len(col_labels)} column labels")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([csv_safe(corner)] + [csv_safe(c) for c in col_labels])
+    for label, row in zip(row_labels, z):
+        writer.writerow([csv_safe(label)] + [repr(float(x)) for x in row])
+    return out.getvalue()
+
+
+def view_url(base: str | None, params: dict) -> str:
+    """The address of the current view: ``base`` (the page URL) plus its query parameters.
+
+    >>> view_url("http://localhost:8501/exercises", {"ex_seed": "7", "lang": "zh"})
+    'http://localhost:8501/exercises?ex_seed=7&lang=zh'
+    >>> view_url(None, {"sentence": "a b&c"})
+    '?sentence=a+b%26c'
+    """
+    query = urlencode({k: v for k, v in params.items()}, doseq=True)
+    base = (base or "").split("?")[0].split("#")[0]
+    return f"{base}?{query}" if query else base
+
+
+# --------------------------------------------------------------------------- Streamlit part
+
+
+def _current_format() -> str:
+    import streamlit as st
+
+    chosen = st.session_state.get(FORMAT_STATE)
+    return chosen if chosen in IMAGE_FORMATS else IMAGE_FORMATS[0]
+
+
+def _remember_format(widget_key: str) -> None:
+    import streamlit as st
+
+    chosen = st.session_state.get(widget_key)
+    if chosen in IMAGE_FORMATS:
+        st.session_state[FORMAT_STATE] = chosen
+
+
+def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None = None,
+                col_labels: Sequence[str] | None = None, filename: str | None = None,
+                corner: str = "") -> None:
+    """Draw ``fig`` with image download (PNG or SVG) and, given ``matrix``, a CSV download.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    key : str
+        The chart's Streamlit key; the format switch and CSV button use ``<key>_format`` and
+        ``<key>_csv``.
+    matrix : array_like (rows, cols) or (cols,), optional
+        The numbers the figure shows, exported as CSV with ``row_labels``/``col_labels``
+        (raw token text, not escaped: CSV needs no HTML escaping).
+    filename : str, optional
+        Download file name without extension (made safe); defaults to ``key``.
+    corner : str
+        Top-left cell of the CSV (e.g. "query i \\ key j").
+
+    Use it as ``with column: show_figure(...)`` inside columns.
+    """
+    import streamlit as st
+
+    from attention_ui.i18n import t
+    from attention_ui.presentation import is_presenting, projector_figure
+
+    stem = safe_filename(filename or key)
+    fmt_key = f"{key}_format"
+    st.session_state[fmt_key] = _current_format()  # every switch shows the session's choice
+    shown = projector_figure(fig) if is_presenting() else fig
+    st.plotly_chart(shown, key=key, config=plotly_config(stem, _current_format()))
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.segmented_control(t("exports.image_format"), list(IMAGE_FORMATS),
+                             format_func=lambda f: t(f"exports.format_{f}"), key=fmt_key, required=True,
+                             on_change=_remember_format, args=(fmt_key,), help=t("exports.image_help"),
+                             label_visibility="collapsed")
+        if matrix is not None:
+            z = np.asarray(matrix, dtype=np.float64)  # (rows, cols) or (cols,)
+            n_rows = 1 if z.ndim == 1 else z.shape[0]
+            n_cols = z.shape[-1]
+            rows = list(row_labels) if row_labels is not None else [str(i) for i in range(n_rows)]
+            cols = list(col_labels) if col_labels is not None else [str(j) for j in range(n_cols)]
+            data = matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
+            st.download_button(t("exports.csv"), data=data, file_name=f"{stem}.csv", mime="text/csv",
+                               key=f"{key}_csv", on_click="ignore", icon=":material/download:",
+                               help=t("exports.csv_help"))
+
+
+def current_view_url() -> str:
+    """The URL of this exact view: the page address and every query parameter now set."""
+    import streamlit as st
+
+    params = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+    return view_url(st.context.url, params)
+
+
+def view_link(label_key: str = "exports.view_link") -> str:
+    """Show the link to this exact view in a code block (which has a copy button)."""
+    import streamlit as st
+
+    from attention_ui.i18n import t
+
+    url = current_view_url()
+    st.caption(t(label_key))
+    st.code(url, language=None, wrap_lines=True)
+    return url

@@ -1,0 +1,95 @@
+"""Presentation mode, for a projector: large type, the sidebar collapsed, content full width.
+
+It is bound to the URL (``?present=true``), so a teacher can open the class link already in
+presentation mode. Two calls, meant for ``shell.page_start``:
+
+    present = presentation_toggle()   # inside ``with st.sidebar:``, a toggle bound to ?present=
+    apply_presentation(present)       # after st.set_page_config
+
+``apply_presentation`` collapses the sidebar through ``st.set_page_config(initial_sidebar_state=
+"collapsed")`` (additive: it changes nothing else of the page config) and adds one constant
+style sheet. No learner text ever goes into the CSS. Charts drawn with
+``attention_ui.exports.show_figure`` also get larger fonts (``projector_figure``).
+"""
+
+from __future__ import annotations
+
+STATE_KEY = "present"
+"""Session key and URL parameter of presentation mode."""
+FONT_PX = 22
+"""Root font size in presentation mode (Streamlit's default is 16 px; its sizes are in rem)."""
+CHART_FONT_PX = 18
+"""Base font of Plotly charts in presentation mode (Plotly's default is 12 px)."""
+
+PRESENTATION_CSS = f"""<style>
+html {{ font-size: {FONT_PX}px; }}
+[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 2rem 2.5rem 3rem 2.5rem; }}
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{ line-height: 1.5; }}
+[data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
+.katex {{ font-size: 1.3em; }}
+</style>"""
+"""The style sheet of presentation mode: a constant, never built from user input."""
+
+
+def parse_flag(value) -> bool:
+    """A URL flag as a bool: "true", "1", "yes", "on" (any case) are on; anything else is off.
+
+    >>> parse_flag("true"), parse_flag("TRUE"), parse_flag("0"), parse_flag(None), parse_flag("<b>")
+    (True, True, False, False, False)
+    """
+    return str(value).strip().lower() in {"true", "1", "yes", "on"}
+
+
+def is_presenting() -> bool:
+    """Whether presentation mode is on in this session (the toggle's value, else ``?present=``)."""
+    import streamlit as st
+
+    try:
+        if STATE_KEY in st.session_state:
+            return bool(st.session_state[STATE_KEY])
+        return parse_flag(st.query_params.get(STATE_KEY))
+    except Exception:  # no session (bare import)
+        return False
+
+
+def presentation_toggle() -> bool:
+    """The "Presentation mode" toggle, bound to ``?present=``; call it once per run, in the
+    sidebar. Returns whether presentation mode is on."""
+    import streamlit as st
+
+    from attention_ui.i18n import t
+
+    return bool(st.toggle(t("presentation.toggle"), key=STATE_KEY, bind="query-params",
+                          value=False, help=t("presentation.toggle_help")))
+
+
+def apply_presentation(enabled: bool) -> None:
+    """Switch the page to presentation mode when ``enabled``; does nothing otherwise.
+
+    Call it after ``st.set_page_config(...)`` (it adds to the page config, it does not
+    replace it).
+    """
+    import streamlit as st
+
+    if not enabled:
+        return
+    st.set_page_config(layout="wide", initial_sidebar_state="collapsed")
+    st.html(PRESENTATION_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
+
+
+def projector_figure(fig):
+    """A copy of the Plotly ``fig`` with fonts large enough for a projector.
+
+    The layout font grows to ``CHART_FONT_PX``; cell and bar texts that set their own size
+    grow by the same factor. The figure passed in is not changed.
+    """
+    import plotly.graph_objects as go
+
+    big = go.Figure(fig)
+    factor = CHART_FONT_PX / 12
+    big.update_layout(font={"size": CHART_FONT_PX}, title_font_size=round(CHART_FONT_PX * 1.15))
+    for trace in big.data:
+        size = getattr(getattr(trace, "textfont", None), "size", None)
+        if size:
+            trace.textfont.size = round(size * factor)
+    return big

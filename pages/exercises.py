@@ -1,0 +1,233 @@
+"""Exercises that check themselves, seeded by ?ex_seed= so a class shares them through a link.
+
+The exercises, their answers and the checking are attention_core.exercises; this page lays
+them out and keeps the score of the session (first answer to each exercise counts).
+"""
+
+import numpy as np
+import streamlit as st
+
+from attention_core import exercises as ex
+from attention_ui.exports import show_figure, view_link
+from attention_ui.figures import heatmap, weights_bar
+from attention_ui.i18n import t
+from attention_ui.presentation import apply_presentation, presentation_toggle
+from attention_ui.safe import escape_markdown
+from attention_ui.shell import page_start
+
+lesson, _ = page_start("exercises")
+with st.sidebar:  # until shell.page_start offers the toggle on every page
+    present = presentation_toggle()
+apply_presentation(present)
+
+state = st.session_state
+state.setdefault("ex_attempts", {})  # exercise id -> right first time?
+answers = state.setdefault("ex_answers", {})  # exercise id -> the last checked answer
+
+
+def _next_seed() -> None:
+    state["ex_seed"] = (int(state.get("ex_seed") or 0) + 1) % ex.MAX_SEED
+
+
+def _num(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _submitted(exercise: str, answer, correct: bool) -> None:
+    answers[exercise] = answer
+    state["ex_attempts"] = ex.record_answer(state["ex_attempts"], exercise, correct)
+
+
+def _verdict(correct: bool) -> None:
+    if correct:
+        st.success(t("exercises.right"))
+    else:
+        st.error(t("exercises.wrong"))
+
+
+st.title(t("exercises.title"))
+st.caption(t("exercises.intro"))
+top = st.columns([2, 1, 1], vertical_alignment="bottom")
+seed = int(top[0].number_input(t("exercises.seed"), min_value=0, max_value=ex.MAX_SEED - 1, step=1, value=1,
+                               key="ex_seed", bind="query-params",
+                               help=t("exercises.seed_help", max=ex.MAX_SEED - 1)))
+top[1].button(t("exercises.next"), on_click=_next_seed, help=t("exercises.next_help"), icon=":material/skip_next:")
+score_box = top[2].empty()  # filled at the end, after this run's answer has been counted
+
+kind = st.segmented_control(t("exercises.kind"), list(ex.KINDS), format_func=lambda k: t(f"exercises.kind_{k}"),
+                            key="ex_kind", bind="query-params", default=ex.KINDS[0], required=True)
+kind = kind if kind in ex.KINDS else ex.KINDS[0]
+
+
+def attend_page() -> None:
+    source = st.segmented_control(t("exercises.source"), ["generated", "lesson"],
+                                  format_func=lambda s: t(f"exercises.source_{s}"), key="ex_source",
+                                  bind="query-params", default="generated", required=True)
+    if source == "lesson":
+        if lesson is None:
+            st.info(t("exercises.need_sentence"))
+            return
+        exercise = ex.attend_from_trace(lesson.trace, lesson.tokens, seed)
+        tokens = list(exercise.tokens)
+        ex_id = ex.exercise_id("attend", seed, "lesson:" + lesson.text)
+        st.caption(t("exercises.lesson_note"))
+    else:
+        exercise = ex.attend_exercise(seed)
+        words = t("exercises.vocab").split()
+        tokens = [words[w] for w in exercise.word_ids]
+        ex_id = ex.exercise_id("attend", seed, "generated")
+        st.caption(t("exercises.generated_note"))
+    i = exercise.query
+    labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
+    st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
+    fig = heatmap(exercise.scores[None, :], [t("exercises.scores_row", i=i, token=tokens[i])], labels,
+                  title=t("exercises.scores_title", i=i), tr=t, diverging=True, height=210)
+    show_figure(fig, f"ex_scores_{seed}", matrix=exercise.scores, row_labels=[tokens[i]], col_labels=tokens,
+                filename=f"exercise_{seed}_scores", corner=t("exercises.weights_csv_corner"))
+    with st.form(f"form_attend_{seed}_{source}"):
+        choice = st.radio(t("exercises.attend_question"), list(range(len(tokens))), index=None, horizontal=True,
+                          format_func=lambda j: escape_markdown(labels[j]), key=f"ex_attend_answer_{seed}_{source}")
+        if st.form_submit_button(t("exercises.check"), type="primary"):
+            if choice is None:
+                st.warning(t("exercises.choose_one"))
+            else:
+                _submitted(ex_id, choice, ex.check_attend(exercise, choice).correct)
+    if ex_id not in answers:
+        return
+    result = ex.check_attend(exercise, answers[ex_id])
+    _verdict(result.correct)
+    best = result.expected
+    if result.correct:
+        st.markdown(t("exercises.attend_right", token=escape_markdown(tokens[result.answer]), j=result.answer,
+                      score=_num(result.chosen_score), weight=_num(result.chosen_weight)))
+    else:
+        st.markdown(t("exercises.attend_wrong", chosen=escape_markdown(tokens[result.answer]), j=result.answer,
+                      chosen_score=_num(result.chosen_score), chosen_weight=_num(result.chosen_weight),
+                      best=escape_markdown(tokens[best]), best_j=best, best_score=_num(result.best_score),
+                      best_weight=_num(result.best_weight)))
+    st.info(t("exercises.attend_why"))
+    bar = weights_bar(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
+    show_figure(bar, f"ex_weights_{seed}", matrix=exercise.weights, row_labels=[tokens[i]], col_labels=tokens,
+                filename=f"exercise_{seed}_weights", corner=t("exercises.weights_csv_corner"))
+
+
+def by_hand_page() -> None:
+    exercise = ex.by_hand_exercise(seed)
+    ex_id = ex.exercise_id("by_hand", seed)
+    n = len(exercise.weights)
+    st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
+    keys = r",\quad ".join(rf"k_{j + 1} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
+    st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
+    st.latex(r"\hat\alpha_{1j} = \mathrm{softmax}_j\!\left(\frac{q\cdot k_j}{\sqrt{d_k}}\right)"
+             r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}")
+    with st.form(f"form_by_hand_{seed}"):
+        cols = st.columns(n)
+        entered = [cols[j].number_input(t("exercises.weight_input", j=j + 1), value=None, step=0.01, format="%.3f",
+                                        key=f"ex_hand_{seed}_{j}") for j in range(n)]
+        if st.form_submit_button(t("exercises.check"), type="primary"):
+            if any(v is None for v in entered):
+                st.warning(t("exercises.missing"))
+            else:
+                _submitted(ex_id, list(entered), ex.check_by_hand(exercise, entered).correct)
+    if ex_id not in answers:
+        return
+    result = ex.check_by_hand(exercise, answers[ex_id])
+    _verdict(result.correct)
+    for j in range(n):
+        fields = {"j": j + 1, "answer": _num(result.answer[j]), "expected": _num(result.expected[j])}
+        if not np.isfinite(result.answer[j]):
+            st.markdown(t("exercises.per_key_missing", **fields))
+        else:
+            st.markdown(t("exercises.per_key_right" if result.per_key[j] else "exercises.per_key_wrong", **fields))
+    for mistake in result.mistakes:
+        if mistake != "missing":
+            st.warning(t(f"exercises.mistake_{mistake}", total=_num(result.answer_sum)))
+    with st.expander(t("exercises.working"), expanded=not result.correct):
+        st.markdown(t("exercises.working_steps"))
+        q1, q2 = (int(c) for c in exercise.q)
+        lines = []
+        for j in range(n):
+            k1, k2 = (int(c) for c in exercise.k[j])
+            lines.append(rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
+                         rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
+                         rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
+                         rf",\quad \hat\alpha_{{1{j + 1}}} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
+                         rf" = {exercise.weights[j]:.3f}")
+        st.latex(r"\\".join(lines))
+        st.latex(r"\textstyle\sum_j e^{\dots} = " + " + ".join(f"{e:.3f}" for e in exercise.exps)
+                 + f" = {exercise.total:.3f}")
+
+
+def order_page() -> None:
+    exercise = ex.order_exercise(seed)
+    ex_id = ex.exercise_id("order", seed)
+    st.markdown(t("exercises.order_task"))
+    with st.form(f"form_order_{seed}"):
+        chosen = st.multiselect(t("exercises.order_label"), list(exercise.shuffled),
+                                format_func=lambda s: t(f"exercises.step_{s}"), key=f"ex_order_{seed}",
+                                placeholder=t("exercises.order_placeholder"))
+        if st.form_submit_button(t("exercises.check"), type="primary"):
+            if not chosen:
+                st.warning(t("exercises.choose_one"))
+            else:
+                _submitted(ex_id, list(chosen), ex.check_order(chosen).correct)
+    if ex_id not in answers:
+        return
+    given = answers[ex_id]
+    result = ex.check_order(given)
+    _verdict(result.correct)
+    if result.problem == "incomplete":
+        st.warning(t("exercises.order_incomplete", n=len(ex.STEPS), used=len(given)))
+    for p, (step, ok) in enumerate(zip(given, result.per_position)):
+        st.markdown(t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"),
+                      mark="✅" if ok else "❌"))
+    if not result.correct:
+        st.markdown(t("exercises.order_first_wrong", position=result.first_wrong + 1))
+    st.markdown(t("exercises.order_expected"))
+    st.markdown("\n".join(f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}"
+                          for p, step in enumerate(ex.STEPS)))
+
+
+def no_scaling_page() -> None:
+    exercise = ex.no_scaling_exercise(seed)
+    ex_id = ex.exercise_id("no_scaling", seed)
+    st.markdown(t("exercises.no_scaling_task", d_k=exercise.d_k, sqrt_d_k=f"{np.sqrt(exercise.d_k):g}"))
+    with st.form(f"form_no_scaling_{seed}"):
+        choice = st.radio(t("exercises.no_scaling_question"), list(exercise.options), index=None,
+                          format_func=lambda c: t(f"exercises.choice_{c}"), key=f"ex_choice_{seed}")
+        if st.form_submit_button(t("exercises.check"), type="primary"):
+            if choice is None:
+                st.warning(t("exercises.choose_one"))
+            else:
+                _submitted(ex_id, choice, ex.check_no_scaling(exercise, choice).correct)
+    if ex_id not in answers:
+        return
+    result = ex.check_no_scaling(exercise, answers[ex_id])
+    _verdict(result.correct)
+    if result.choice and result.choice != result.expected:
+        st.markdown(t(f"exercises.why_{result.choice}", sum_error=f"{exercise.raw_sum_error:.1e}",
+                      min_weight=f"{exercise.raw_min_weight:.1e}"))
+    st.markdown(t("exercises.why_saturate"))
+    st.markdown(t("exercises.no_scaling_numbers", n_samples=exercise.n_samples, n_keys=exercise.n_keys,
+                  d_k=exercise.d_k, raw_std=_num(exercise.raw_std, 2), scaled_std=_num(exercise.scaled_std, 2),
+                  raw_max=_num(exercise.raw_max_weight), scaled_max=_num(exercise.scaled_max_weight),
+                  raw_jac=_num(exercise.raw_jacobian), scaled_jac=_num(exercise.scaled_jacobian)))
+    rows = [t("exercises.with_scaling"), t("exercises.without_scaling")]
+    cols = [t("exercises.key_label", j=j) for j in range(exercise.n_keys)]
+    matrix = np.stack([exercise.example_scaled, exercise.example_raw])  # (2, n_keys)
+    fig = heatmap(matrix, rows, cols, title=t("exercises.example_title"), tr=t, zmin=0.0, zmax=1.0, height=230)
+    show_figure(fig, f"ex_no_scaling_{seed}", matrix=matrix, row_labels=rows, col_labels=cols,
+                filename=f"exercise_{seed}_no_scaling")
+
+
+with st.container(border=True):
+    {"attend": attend_page, "by_hand": by_hand_page, "order": order_page, "no_scaling": no_scaling_page}[kind]()
+
+right, answered = ex.score(state["ex_attempts"])
+score_box.metric(t("exercises.score"), t("exercises.score_value", right=right, answered=answered),
+                 help=t("exercises.score_help"))
+if answered:
+    st.caption(t("exercises.first_counts"))
+with st.expander(t("exercises.share_title")):
+    st.caption(t("exercises.share_help"))
+    view_link()
