@@ -49,6 +49,8 @@ def get_embedder(source: str):
 
 NAV = [
     ("home", "🏠"),
+    ("intuition", "👁️"),
+    ("tailor_shop", "🧵"),
     ("step_by_step", "👣"),
     ("matrices", "🧮"),
     ("why_scaling", "📏"),
