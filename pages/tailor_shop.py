@@ -1,0 +1,148 @@
+"""The tailor shop: the customer's request is the query, the samples' labels are the keys, the
+samples are the values, and the made-to-measure shirt is the attention output — real numbers."""
+
+import pandas as pd
+import streamlit as st
+
+from attention_core.tailor import (
+    ATTRIBUTES,
+    DEFAULT_SHARPNESS,
+    FEATURES,
+    GROUPS,
+    IMPORTANCE_RANGE,
+    SAMPLES,
+    SHARPNESS_STEPS,
+    SIMILARITY_MEASURES,
+    Request,
+    fit,
+)
+from attention_ui.i18n import t
+from attention_ui.shell import page_start
+from attention_ui.tailor_figures import shirt_svg, weight_bars
+
+DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": "casual"}
+DEFAULT_IMPORTANCE = {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
+ANY = "any"
+
+page_start("tailor_shop")
+st.title(t("tailor.title"))
+st.markdown(t("tailor.intro"))
+
+
+def label_text(label: dict[str, str]) -> str:
+    return t("tailor.label_sep").join(t(f"tailor.opt_{label[g]}") for g in GROUPS)
+
+
+def sharpness_label(beta: float) -> str:
+    if beta == SHARPNESS_STEPS[0]:
+        return t("tailor.sharp_even", beta=f"{beta:g}")
+    if beta == SHARPNESS_STEPS[-1]:
+        return t("tailor.sharp_best", beta=f"{beta:g}")
+    return f"{beta:g}"
+
+
+# 1 · The request (the query q): one choice and one importance per feature group.
+st.subheader(t("tailor.request_header"))
+st.markdown(t("tailor.request_text"))
+choices, importance = {}, {}
+for column, group in zip(st.columns(len(GROUPS)), GROUPS):
+    with column.container(border=True):
+        options = [*GROUPS[group], ANY]
+        picked = st.segmented_control(t(f"tailor.group_{group}"), options, default=DEFAULT_WISH[group],
+                                      format_func=lambda o: t(f"tailor.opt_{o}"), key=f"want_{group}",
+                                      required=True, bind="query-params")
+        choices[group] = picked if picked in GROUPS[group] else None
+        importance[group] = st.slider(t("tailor.importance"), *IMPORTANCE_RANGE, DEFAULT_IMPORTANCE[group],
+                                      step=0.5, key=f"imp_{group}", bind="query-params",
+                                      help=t("tailor.importance_help"), disabled=choices[group] is None)
+measure_col, sharp_col = st.columns([1, 2], gap="large")
+with measure_col:
+    measure = st.segmented_control(t("tailor.match"), list(SIMILARITY_MEASURES), default="dot", required=True,
+                                   format_func=lambda m: t(f"tailor.match_{m}"), key="match",
+                                   bind="query-params", help=t("tailor.match_help"))
+measure = measure if measure in SIMILARITY_MEASURES else "dot"
+with sharp_col:
+    beta = st.select_slider(t("tailor.sharpness"), options=list(SHARPNESS_STEPS), value=DEFAULT_SHARPNESS,
+                            format_func=sharpness_label, key="sharpness", bind="query-params",
+                            help=t("tailor.sharpness_help"))
+
+request = Request(**choices, importance=importance)
+fitted = fit(request, sharpness=float(beta), similarity=measure)
+scores, weights, blend = fitted.scores, fitted.weights, fitted.blend  # (n,), (n,), (d_v,)
+q_text = ", ".join(f"{x:g}" for x in fitted.query)
+st.markdown(t("tailor.query_line", q=q_text, d_k=len(FEATURES)))
+if not fitted.query.any():
+    st.info(t("tailor.no_wish"))
+
+# 2 · The shop: every sample's label (key) and the garment itself (value), with its weight.
+st.subheader(t("tailor.shop_header"))
+st.markdown(t("tailor.shop_text"))
+best = int(weights.argmax())
+for column, j in zip(st.columns(len(SAMPLES)), range(len(SAMPLES))):
+    with column:
+        st.image(shirt_svg(SAMPLES[j].value), width="stretch", alt=t(f"tailor.sample_{SAMPLES[j].id}"))
+        st.markdown(t("tailor.sample_caption", j=j + 1, weight=f"{100 * weights[j]:.1f}"))
+        st.caption(label_text(SAMPLES[j].label))
+
+# 3 · Step by step: match -> weights -> blend.
+st.subheader(t("tailor.steps_header"))
+labels = [f"{j + 1} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
+left, right = st.columns(2, gap="large")
+with left:
+    st.latex(r"\alpha_j = q \cdot k_j" if measure == "dot"
+             else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}")
+    st.plotly_chart(weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
+                    key="fig_scores")
+    st.caption(t(f"tailor.step1_text_{measure}"))
+with right:
+    st.latex(r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
+             + f"{float(beta):g}")
+    st.plotly_chart(weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True,
+                                highlight=best), key="fig_weights")
+    st.caption(t("tailor.step2_text", total=f"{100 * weights.sum():.1f}"))
+
+st.subheader(t("tailor.result_header"))
+st.latex(r"b = \sum_j \hat\alpha_j\, v_j = " + " + ".join(
+    rf"{w:.2f}\,v_{{{j + 1}}}" for j, w in sorted(enumerate(weights), key=lambda jw: -jw[1])[:4])
+    + (r" + \dots" if len(SAMPLES) > 4 else ""))
+shirt_col, attr_col = st.columns([2, 3], gap="large")
+with shirt_col:
+    st.image(shirt_svg(blend, size=360), width="stretch", alt=t("tailor.result_alt"))
+with attr_col:
+    st.markdown(t("tailor.result_text"))
+    rows = [(t("tailor.attr_colour"), "rgb(" + ", ".join(f"{x:.2f}" for x in blend[0:3]) + ")"),
+            (t("tailor.attr_accent"), "rgb(" + ", ".join(f"{x:.2f}" for x in blend[3:6]) + ")")]
+    rows += [(t(f"tailor.attr_{name}"), f"{blend[ATTRIBUTES.index(name)]:.2f}")
+             for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")]
+    st.dataframe(pd.DataFrame(rows, columns=[t("tailor.attr_header"), t("tailor.value_header")]),
+                 hide_index=True, width="stretch")
+    st.caption(t("tailor.result_caption"))
+
+with st.expander(t("tailor.vectors_expander")):
+    names = [t(f"tailor.opt_{f}") for f in FEATURES]
+    keys_table = pd.DataFrame([fitted.query] + [s.key() for s in SAMPLES], columns=names,
+                              index=[t("tailor.row_request")] + [f"k_{j + 1}" for j in range(len(SAMPLES))])
+    st.markdown(t("tailor.keys_table_title"))
+    st.dataframe(keys_table.style.format("{:g}"), width="stretch")
+    attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
+    values_table = pd.DataFrame([s.value for s in SAMPLES] + [blend], columns=attr_names,
+                                index=[f"v_{j + 1}" for j in range(len(SAMPLES))] + [t("tailor.row_result")])
+    values_table.insert(0, "α̂", list(weights) + [weights.sum()])
+    st.markdown(t("tailor.values_table_title"))
+    st.dataframe(values_table.style.format("{:.3f}"), width="stretch")
+
+# 4 · The story and the formula, side by side.
+st.subheader(t("tailor.mapping_header"))
+top_weights = ", ".join(f"{100 * w:.1f} %" for w in sorted(weights, reverse=True)[:3])
+st.markdown(
+    f"| {t('tailor.mapping_story')} | {t('tailor.mapping_formula')} | {t('tailor.mapping_now')} |\n"
+    "|---|:---:|---|\n"
+    f"| {t('tailor.map_customer')} | $q_i$ | q = ({q_text}) |\n"
+    f"| {t('tailor.map_labels')} | $k_j$ | {t('tailor.map_labels_now', n=len(SAMPLES))} |\n"
+    f"| {t('tailor.map_samples')} | $v_j$ | {t('tailor.map_samples_now', n=len(SAMPLES), d_v=len(ATTRIBUTES))} |\n"
+    f"| {t('tailor.map_match')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
+    f"| {t('tailor.map_percent')} | $\\hat\\alpha_{{ij}}$ | {top_weights}, … |\n"
+    f"| {t('tailor.map_result')} | $b_i = \\sum_j \\hat\\alpha_{{ij}} v_j$ | {t('tailor.map_result_now')} |\n"
+)
+st.caption(t("tailor.honest"))
+st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon="👣")
