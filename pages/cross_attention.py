@@ -1,0 +1,112 @@
+"""Self vs cross attention: queries from one sentence, keys and values from another.
+
+Sentence A is the sidebar's lesson; sentence B is built by the same pipeline
+(attention_core.build_lesson with the same embedder and settings, hence the same
+positional encoding and the same seeded W^Q/W^K/W^V), so the two can meet in
+attention_core.cross_attention.
+"""
+
+import streamlit as st
+
+from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
+from attention_ui.i18n import t
+from attention_ui.multihead_figures import attention_map, vectors_map
+from attention_ui.safe import escape_markdown
+from attention_ui.shell import get_embedder, honesty_banner, page_start
+
+# Sentence B's default: the French translation of the sidebar's default sentence. (Comments, not
+# docstrings: Streamlit's "magic" would print a bare string on the page.)
+DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
+# One-click sentences B: the default sentence in French, in Chinese, and in other English words.
+EXAMPLES = {"fr": DEFAULT_B, "zh": "猫坐在垫子上，因为它累了", "en": "A tired cat rested on the rug"}
+
+
+def _use_example() -> None:
+    choice = st.session_state.get("b_example")
+    if choice in EXAMPLES:
+        st.session_state["sentence_b"] = EXAMPLES[choice]
+    st.session_state["b_example"] = None  # a pill is a button here, not a lasting choice
+
+
+def _name(which: str) -> str:
+    return t(f"cross_attention.name_{which}")
+
+
+lesson, source = page_start("cross_attention")
+st.title(t("cross_attention.title"))
+st.markdown(t("cross_attention.intro"))
+
+if lesson is not None:
+    st.markdown(t("cross_attention.sentence_a", text=escape_markdown(lesson.text)))
+c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+sentence_b = c1.text_input(t("cross_attention.sentence_b"), max_chars=MAX_CHARS, key="sentence_b",
+                           bind="query-params", value=DEFAULT_B, persist_state="session",
+                           help=t("cross_attention.sentence_b_help", max_tokens=MAX_TOKENS))
+c2.pills(t("cross_attention.examples"), list(EXAMPLES), format_func=lambda k: t(f"cross_attention.example_{k}"),
+         key="b_example", on_change=_use_example)
+swap = st.toggle(t("cross_attention.swap"), value=False, key="swap", bind="query-params",
+                 help=t("cross_attention.swap_help"))
+asks = "b" if swap else "a"
+
+if lesson is None:
+    st.stop()
+embedder, _ = get_embedder(source)
+try:
+    lesson_b = build_lesson(sentence_b or "", embedder, lesson.settings)
+except ValueError:
+    st.info(t("cross_attention.no_sentence_b"))
+    st.stop()
+
+honesty_banner(lesson)
+if lesson_b.truncated:
+    st.info(t("cross_attention.b_truncated", total=lesson_b.n_tokens, shown=len(lesson_b.tokens)))
+if lesson_b.unknown:
+    st.warning(t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens)))
+if lesson.projections.kind == "random":
+    st.caption(t("cross_attention.not_trained"))
+
+asker, answerer = ("a", "b") if asks == "a" else ("b", "a")
+queries, memory = (lesson, lesson_b) if asks == "a" else (lesson_b, lesson)
+trace = cross_attention(queries.inputs, memory.inputs, lesson.projections, scale=lesson.trace.scale)
+t_q, t_k = trace.weights.shape
+d_k, d_v = trace.d_k, trace.v.shape[-1]
+d_model = lesson.inputs.shape[1]
+qa, kb = asker.upper(), answerer.upper()
+
+st.subheader(t("cross_attention.step1", asker=_name(asker), answerer=_name(answerer)))
+st.latex(rf"Q = X_{qa} W^Q \in \mathbb{{R}}^{{{t_q} \times {d_k}}},\quad "
+         rf"K = X_{kb} W^K \in \mathbb{{R}}^{{{t_k} \times {d_k}}},\quad "
+         rf"V = X_{kb} W^V \in \mathbb{{R}}^{{{t_k} \times {d_v}}}")
+scale_tex = r"\frac{QK^\top}{\sqrt{d_k}}" if lesson.settings.scaled else r"QK^\top"
+st.latex(rf"\underbrace{{\mathrm{{softmax}}\!\left({scale_tex}\right)}}_{{{t_q} \times {t_k}}}"
+         rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}")
+st.caption(t("cross_attention.inputs_caption", d_model=d_model, seed=lesson.settings.seed, d_k=d_k))
+st.markdown(t("cross_attention.shapes", t_q=t_q, t_k=t_k, asker=_name(asker), answerer=_name(answerer)))
+
+y_title = t("cross_attention.query_axis", name=_name(asker))
+x_title = t("cross_attention.key_axis", name=_name(answerer))
+c1, c2 = st.columns(2)
+c1.plotly_chart(attention_map(trace.scores, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
+                              title=t("cross_attention.scores_title", t_q=t_q, t_k=t_k), diverging=True),
+                key="fig_cross_scores")
+scale = f"{trace.scale:.3f}"
+c2.plotly_chart(attention_map(trace.weights, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
+                              title=t("cross_attention.weights_title", t_q=t_q, t_k=t_k, scale=scale),
+                              zmin=0.0, zmax=1.0), key="fig_cross_weights")
+
+c1, c2 = st.columns(2, vertical_alignment="center")
+c1.plotly_chart(vectors_map(trace.outputs, queries.tokens, tr=t, y_title=t("cross_attention.token_axis", name=_name(asker)),
+                            title=t("cross_attention.outputs_title", t_q=t_q, d_v=d_v)), key="fig_cross_outputs")
+c2.markdown(t("cross_attention.outputs_text", asker=_name(asker), answerer=_name(answerer), t_q=t_q, d_v=d_v))
+
+st.subheader(t("cross_attention.step2"))
+st.markdown(t("cross_attention.self_text", t_q=t_q, t_k=t_k))
+c1, c2 = st.columns(2)
+for column, which, variant in ((c1, "a", lesson), (c2, "b", lesson_b)):
+    n = len(variant.tokens)
+    column.plotly_chart(
+        attention_map(variant.trace.weights, variant.tokens, variant.tokens, tr=t,
+                      title=t("cross_attention.self_title", name=_name(which), t=n),
+                      y_title=t("cross_attention.query_axis", name=_name(which)),
+                      x_title=t("cross_attention.key_axis", name=_name(which)), zmin=0.0, zmax=1.0),
+        key=f"fig_self_{which}")

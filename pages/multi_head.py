@@ -1,0 +1,87 @@
+"""Multi-head attention and the causal mask: the sidebar's sentence through several seeded
+heads (attention_core.multihead.multi_head_attention), their outputs concatenated, and a
+decoder's mask (attention_core.masks.causal_mask) as its own step."""
+
+import streamlit as st
+
+from attention_core import causal_mask, multi_head_attention, self_attention
+from attention_ui.i18n import t
+from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
+from attention_ui.shell import honesty_banner, page_start
+
+HEAD_CHOICES = [1, 2, 3, 4]
+DEFAULT_HEADS = 2
+
+lesson, _ = page_start("multi_head")
+st.title(t("multi_head.title"))
+st.markdown(t("multi_head.intro"))
+if lesson is None:
+    st.stop()
+honesty_banner(lesson)
+
+tokens = lesson.tokens
+settings = lesson.settings
+d_model = lesson.inputs.shape[1]
+query_axis, key_axis = t("multi_head.query_axis"), t("multi_head.key_axis")
+
+# ---------------------------------------------------------------- 1 · several heads
+st.subheader(t("multi_head.step1"))
+n_heads = st.segmented_control(t("multi_head.n_heads"), HEAD_CHOICES, default=DEFAULT_HEADS, required=True,
+                               key="heads", bind="query-params")
+n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
+if lesson.projections.kind != "random":
+    st.info(t("multi_head.identity_note", seed=settings.seed, d_k=settings.d_k))
+result = multi_head_attention(lesson.inputs, n_heads, settings.d_k, seed=settings.seed,
+                              scale=None if settings.scaled else 1.0)
+d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
+scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
+st.latex(rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,\quad "
+         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\quad "
+         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\ h = 1 \dots {n_heads}")
+st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
+per_row = n_heads if n_heads <= 3 else 2
+for start in range(0, n_heads, per_row):
+    columns = st.columns(per_row)
+    for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
+        column.plotly_chart(attention_map(result.heads.weights[h], tokens, tokens, tr=t, zmin=0.0, zmax=1.0,
+                                          title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
+                                          y_title=query_axis, x_title=key_axis), key=f"fig_head_{h}")
+
+# ---------------------------------------------------------------- 2 · concatenation
+st.subheader(t("multi_head.step2"))
+width = result.outputs.shape[1]
+heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
+st.latex(rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
+         rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}")
+st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
+st.plotly_chart(concatenated_heads(result.outputs, tokens, n_heads, tr=t, y_title=t("multi_head.token_axis"),
+                                   head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
+                                   title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width)),
+                key="fig_concat")
+st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
+
+# ---------------------------------------------------------------- 3 · the causal mask
+st.subheader(t("multi_head.step3"))
+masked = st.toggle(t("multi_head.causal_toggle"), value=True, key="causal", bind="query-params")
+mask = causal_mask(len(tokens))  # (T, T)
+trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
+st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
+         r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
+         rf"s = {trace.scale:.3f},\quad e^{{-\infty}} = 0")
+c1, c2 = st.columns(2, vertical_alignment="center")
+c1.plotly_chart(mask_map(mask, tokens, tr=t, title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
+                         y_title=query_axis, x_title=key_axis), key="fig_mask")
+c2.markdown(t("multi_head.why_mask"))
+if masked:
+    c2.markdown(t("multi_head.first_row"))
+else:
+    c2.info(t("multi_head.mask_off"))
+scale = f"{trace.scale:.3f}"
+c1, c2 = st.columns(2)
+c1.plotly_chart(attention_map(trace.scaled, tokens, tokens, tr=t, diverging=True, y_title=query_axis, x_title=key_axis,
+                              title=t("multi_head.scaled_title" if masked else "multi_head.scaled_title_off",
+                                      scale=scale)), key="fig_masked_scaled")
+c2.plotly_chart(attention_map(trace.weights, tokens, tokens, tr=t, zmin=0.0, zmax=1.0, y_title=query_axis,
+                              x_title=key_axis,
+                              title=t("multi_head.weights_title" if masked else "multi_head.weights_title_off")),
+                key="fig_masked_weights")

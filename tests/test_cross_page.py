@@ -1,0 +1,220 @@
+"""AppTest for the "Self vs cross attention" page (pages/cross_attention.py), in English and
+Chinese: the rectangular (T_q × T_k) matrices and the square self-attention ones on the page
+equal PyTorch's attention (float64) on the same inputs, with the right axes and shapes;
+the swap control, the examples and bad input work."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from streamlit.testing.v1 import AppTest
+
+from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_ui.i18n import translate
+from test_pages import _decode
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE = "pages/cross_attention.py"
+DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
+SENTENCE_A = "the dog chased the cat"  # 5 toy tokens; the French default has 11: a 5 × 11 matrix
+
+
+def open_page(sentence: str | None = SENTENCE_A, sentence_b: str | None = None, lang: str = "en",
+              url: dict | None = None, **params) -> AppTest:
+    """The page after the sidebar sentence (and sentence B) were typed; ``params`` and ``url``
+    are query parameters of the first request."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["lang"] = lang
+    for k, v in {**params, **(url or {})}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    if sentence is not None:
+        at.text_input(key="sentence").set_value(sentence)
+        at.run()
+    if sentence_b is not None:
+        at.text_input(key="sentence_b").set_value(sentence_b)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def figures(at) -> dict[str, dict]:
+    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+def z_of(fig: dict) -> np.ndarray:
+    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
+
+
+def torch_attention(x_q: np.ndarray, x_kv: np.ndarray, w_q, w_k, w_v, scale: float):
+    """The reference: PyTorch in float64. Scores, weights and outputs, the outputs from
+    F.scaled_dot_product_attention itself."""
+    xq, xkv = torch.tensor(x_q, dtype=torch.float64), torch.tensor(x_kv, dtype=torch.float64)
+    q = xq @ torch.tensor(w_q, dtype=torch.float64)  # (T_q, d_k)
+    k = xkv @ torch.tensor(w_k, dtype=torch.float64)  # (T_k, d_k)
+    v = xkv @ torch.tensor(w_v, dtype=torch.float64)  # (T_k, d_v)
+    scores = q @ k.T  # (T_q, T_k)
+    weights = torch.softmax(scores * scale, dim=-1)  # (T_q, T_k)
+    outputs = F.scaled_dot_product_attention(q[None], k[None], v[None], scale=scale)[0]  # (T_q, d_v)
+    return scores.numpy(), weights.numpy(), outputs.numpy()
+
+
+def lessons(sentence_a: str, sentence_b: str, settings: LessonSettings = LessonSettings()):
+    embedder = ToyEmbedder(dim=8)
+    return build_lesson(sentence_a, embedder, settings), build_lesson(sentence_b, embedder, settings)
+
+
+def labels(tokens) -> list[str]:
+    return [f"{i}: {tok}" for i, tok in enumerate(tokens)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cross_attention_numbers_equal_torch(lang):
+    at = open_page(lang=lang, toy="true")
+    a, b = lessons(SENTENCE_A, DEFAULT_B)
+    assert (len(a.tokens), len(b.tokens)) == (5, 11)
+    p = a.projections
+    scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
+    figs = figures(at)
+    for key, expected in (("fig_cross_scores", scores), ("fig_cross_weights", weights),
+                          ("fig_cross_outputs", outputs)):
+        z = z_of(figs[key])
+        assert z.shape == expected.shape, key
+        np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12, err_msg=key)
+    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]).sum(axis=1), 1.0, atol=1e-12)
+    assert z_of(figs["fig_cross_weights"]).shape == (5, 11)  # T_q × T_k, not square
+    assert z_of(figs["fig_cross_outputs"]).shape == (5, p.d_v)  # T_q × d_v
+    weights_fig = figs["fig_cross_weights"]["layout"]
+    assert weights_fig["yaxis"]["ticktext"] == labels(a.tokens)  # rows: A's query tokens
+    assert weights_fig["xaxis"]["ticktext"] == labels(b.tokens)  # columns: B's key tokens
+    assert "5 × 11" in weights_fig["title"]["text"] and "5 × 11" in figs["fig_cross_scores"]["layout"]["title"]["text"]
+    assert weights_fig["yaxis"]["title"]["text"] == translate(lang, "cross_attention.query_axis", name="A")
+    assert weights_fig["xaxis"]["title"]["text"] == translate(lang, "cross_attention.key_axis", name="B")
+    assert at.title[0].value == translate(lang, "cross_attention.title")
+    shapes = translate(lang, "cross_attention.shapes", t_q=5, t_k=11, asker="A", answerer="B")
+    assert any(m.value == shapes for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_self_attention_squares_equal_torch(lang):
+    at = open_page(lang=lang, toy="true")
+    figs = figures(at)
+    for key, lesson in zip(("fig_self_a", "fig_self_b"), lessons(SENTENCE_A, DEFAULT_B)):
+        p = lesson.projections
+        _, weights, _ = torch_attention(lesson.inputs, lesson.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
+        z = z_of(figs[key])
+        assert z.shape == (len(lesson.tokens), len(lesson.tokens))
+        np.testing.assert_allclose(z, weights, rtol=0, atol=1e-12, err_msg=key)
+        assert figs[key]["layout"]["xaxis"]["ticktext"] == labels(lesson.tokens)
+
+
+def test_swap_lets_sentence_b_ask():
+    at = open_page(toy="true")
+    at.toggle(key="swap").set_value(True)
+    at.run()
+    assert not at.exception, at.exception
+    a, b = lessons(SENTENCE_A, DEFAULT_B)
+    p = a.projections
+    scores, weights, outputs = torch_attention(b.inputs, a.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
+    figs = figures(at)
+    np.testing.assert_allclose(z_of(figs["fig_cross_scores"]), scores, atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
+    layout = figs["fig_cross_weights"]["layout"]
+    assert z_of(figs["fig_cross_weights"]).shape == (11, 5)
+    assert layout["yaxis"]["ticktext"] == labels(b.tokens) and layout["xaxis"]["ticktext"] == labels(a.tokens)
+
+
+def test_settings_of_the_sidebar_apply_to_both_sentences():
+    """Unscaled, another seed and d_k: sentence B gets the same W and the same scale as A."""
+    at = open_page(toy="true", scaled="false", seed="7", d_k="6")
+    a, b = lessons(SENTENCE_A, DEFAULT_B, LessonSettings(d_k=6, seed=7, scaled=False))
+    p = a.projections
+    assert p.d_k == 6 and np.array_equal(p.w_q, b.projections.w_q)
+    scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1.0)
+    figs = figures(at)
+    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
+    assert z_of(figs["fig_cross_outputs"]).shape == (5, 6)
+
+
+def test_rectangular_both_ways_with_identity_projections():
+    """Identity W: q = k = v = the inputs, so the scores are X_A X_Bᵀ and swapping transposes them."""
+    at = open_page(toy="true", identity="true", sentence_b="un deux")
+    a, b = lessons(SENTENCE_A, "un deux", LessonSettings(projection="identity"))
+    expected = a.inputs @ b.inputs.T  # (5, 2)
+    np.testing.assert_allclose(z_of(figures(at)["fig_cross_scores"]), expected, atol=1e-12)
+    at.toggle(key="swap").set_value(True)
+    at.run()
+    np.testing.assert_allclose(z_of(figures(at)["fig_cross_scores"]), expected.T, atol=1e-12)
+
+
+def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
+    at = open_page(toy="true", sentence_b="猫坐在垫子上")
+    layout = figures(at)["fig_cross_weights"]["layout"]
+    assert layout["xaxis"]["ticktext"] == labels("猫坐在垫子上")
+    assert not at.warning
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
+    at = open_page(sentence="The cat sat on the mat", sentence_b="猫坐在垫子上", lang=lang)
+    n_b = len(figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"])
+    expected = translate(lang, "cross_attention.b_unknown", unknown=n_b - 2, total=n_b)  # 子 and 上 are known
+    assert [w.value for w in at.warning] == [expected]
+
+
+def test_example_pills_fill_sentence_b():
+    at = open_page(toy="true")
+    at.pills(key="b_example").set_value("zh")
+    at.run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="sentence_b").value == "猫坐在垫子上，因为它累了"
+    assert figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "0: 猫"
+    assert at.pills(key="b_example").value is None  # a one-shot button, ready for the next click
+
+
+@pytest.mark.parametrize("sentence_b", ["", "   ", "\u200b", "!!!"])
+def test_empty_sentence_b_asks_for_one(sentence_b):
+    at = open_page(toy="true", sentence_b=sentence_b)
+    if not sentence_b.strip("\u200b "):
+        assert any(i.value == translate("en", "cross_attention.no_sentence_b") for i in at.info)
+        assert not at.get("plotly_chart")
+
+
+def test_html_in_sentence_b_is_escaped_in_the_chart():
+    at = open_page(toy="true", sentence_b="<b>bold</b> <script>")
+    ticks = figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"]
+    assert all("<" not in tick for tick in ticks) and any("&lt;" in tick for tick in ticks)
+
+
+def test_long_sentence_b_is_cut_with_a_message():
+    at = open_page(toy="true", sentence_b="word " * 100)
+    assert any(i.value == translate("en", "cross_attention.b_truncated", total=100, shown=24) for i in at.info)
+    assert z_of(figures(at)["fig_cross_weights"]).shape == (5, 24)
+
+
+def test_empty_sentence_a_still_shows_the_page():
+    at = open_page(sentence="", toy="true")
+    assert at.title and not at.get("plotly_chart")
+
+
+@pytest.mark.parametrize("params", [{"swap": "zzz"}, {"swap": ""}, {"sentence_b": "x" * 5000}, {"b_example": "xx"}])
+def test_hand_typed_url_parameters_are_safe(params):
+    at = open_page(toy="true", url=params)
+    assert at.get("plotly_chart")
+
+
+def test_sentence_b_comes_from_the_url():
+    at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
+    layout = figures(at)["fig_cross_weights"]["layout"]
+    assert layout["yaxis"]["ticktext"] == ["0: hello", "1: world"]  # B asks: B's tokens are the rows
