@@ -1,0 +1,430 @@
+"""A class at once: 20 browser sessions on one Streamlit server, each with its own sentence.
+
+    python bench/bench_load.py                 # 20 sessions, toy embedder and real model (~3-6 min)
+    python bench/bench_load.py --sessions 10 --modes toy
+
+One server (started like tests/browser/harness.py does: ``python -m streamlit run app.py
+--server.headless true --server.port <free> --server.address 127.0.0.1 --server.fileWatcherType
+none``, HF_HUB_OFFLINE=1, from the repo root) and one Debian Chromium with one browser context
+per session (own cookies, own websocket, own Streamlit session), driven by Playwright's async API.
+
+For each mode ("toy": ?toy=true, the 8-d toy embedder; "model": the bundled all-MiniLM-L6-v2
+word embeddings, the app's default):
+
+(1) Single user. One session opens /step_by_step, types a sentence, presses Enter, picks its
+    query token i, and clicks Next through all steps; ``--single-reps`` times with different
+    sentences. This is the reference time, measured in the same run on the same machine.
+(2) N sessions at once. N contexts open /step_by_step together; when all are loaded, all type
+    their own sentence and press Enter at the same moment (a barrier), then each picks its own
+    token i and steps through at its own pace.
+
+Times. "Enter": from pressing Enter until the page is idle (script not running, nothing stale)
+AND the token picker shows exactly this session's tokens. "Step": from a click (token or Next)
+until the page is idle AND the step indicator / picked token show the new state. The page is
+polled with requestAnimationFrame; no settle delay is added.
+
+Correctness, every session, every run: the sentence box and ?sentence= hold its own sentence;
+the token picker lists exactly the tokens of ``build_lesson(sentence, embedder, LessonSettings())``
+computed here with attention_core (ToyEmbedder(dim=8) or ModelEmbedder(), the app's defaults);
+on the softmax step the weights bar equals ``explain(trace, i).weights`` and on the last step
+the b_i markers equal ``explain(trace, i).output`` (atol 1e-9); no exception box, no page error.
+A session that saw another session's numbers is a failure and is printed.
+
+Memory. The server's resident memory (VmRSS of its process tree, sampled every 50 ms from
+/proc, plus the kernel's VmHWM) is read idle with one session connected after (1), and with N
+sessions connected after (2); the growth per extra session is (RSS_N − RSS_1) / (N − 1), both
+for the steady value (all sessions finished, still connected) and for the peak while they ran.
+
+Targets: growth < 5 MB per extra session; p95 of Enter→updated page < 3× the single-user p95.
+This script prints figures; it asserts nothing about time. On a 2-core machine the browser's
+20 pages compete with the server for the CPU, which inflates the concurrent times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+import numpy as np  # noqa: E402
+
+from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain  # noqa: E402
+from harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server  # noqa: E402
+
+MIB = 1024 * 1024
+TIMEOUT_MS = 600_000  # a loaded 2-core machine with 20 pages can take minutes
+# Words that are one token for the toy tokenizer and for the model's (lower case, in its vocabulary).
+WORDS = ("the a cat dog bird fish sat ran jumped slept on under near the mat tree house river because it "
+         "was tired hungry happy big small red blue old young teacher student book letter wrote read quickly "
+         "slowly every morning night city garden").split()
+
+IDLE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const plot = c.querySelector('.js-plotly-plot');
+    if (!plot || !plot.data || !plot._fullLayout) return false;
+  }
+  return true;
+}"""
+
+# The token picker's labels ("0: the", ...) and which one is checked.
+PICKER = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+  .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true'])"""
+
+PROGRESS = """() => { const p = document.querySelector('[data-testid="stProgress"]'); return p ? p.innerText : ''; }"""
+
+FIGURES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => (el.data || []).map(t => {
+  const clean = v => (v && ArrayBuffer.isView(v)) ? Array.from(v) : Array.isArray(v) ? v.map(clean)
+              : (v && typeof v === 'object' && 'bdata' in v) ? clean(v._inputArray) : v;
+  return {type: t.type, y: clean(t.y)};
+}))"""
+
+
+# --------------------------------------------------------------------------- server memory
+
+
+def _tree_pids(pid: int) -> list[int]:
+    pids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        if not os.path.exists(f"/proc/{p}"):
+            continue
+        pids.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return pids
+
+
+def _status_kb(pid: int, key: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_rss(pid: int) -> int:
+    return sum(_status_kb(p, "VmRSS") for p in _tree_pids(pid)) * 1024
+
+
+def tree_hwm(pid: int) -> int:
+    return sum(_status_kb(p, "VmHWM") for p in _tree_pids(pid)) * 1024
+
+
+class Sampler(threading.Thread):
+    """The largest tree RSS seen since the last ``reset``, every ``interval`` seconds."""
+
+    def __init__(self, pid: int, interval: float = 0.05):
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak = 0
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            self.peak = max(self.peak, tree_rss(self.pid))
+            time.sleep(self.interval)
+
+    def reset(self) -> None:
+        self.peak = tree_rss(self.pid)
+
+    def stop(self) -> None:
+        self._halt.set()
+
+
+def settle_rss(pid: int, seconds: float = 3.0) -> int:
+    """The tree RSS after the server has been idle for ``seconds`` (median of a few reads)."""
+    time.sleep(seconds)
+    reads = []
+    for _ in range(5):
+        reads.append(tree_rss(pid))
+        time.sleep(0.2)
+    return int(statistics.median(reads))
+
+
+# --------------------------------------------------------------------------- one session
+
+
+@dataclass
+class Expected:
+    sentence: str
+    tokens: list[str]
+    i: int
+    weights: np.ndarray  # (T,) α̂_ij of the picked token
+    output: np.ndarray  # (d_v,) b_i
+
+
+@dataclass
+class SessionResult:
+    name: str
+    enter_s: float = float("nan")
+    step_s: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    checked: int = 0  # how many number checks passed
+
+
+def expected_for(sentence: str, embedder, i: int) -> Expected:
+    lesson = build_lesson(sentence, embedder, LessonSettings())
+    e = explain(lesson.trace, i)
+    return Expected(sentence, lesson.tokens, i, e.weights, e.output)
+
+
+async def wait_until(page, predicate_js: str, arg=None) -> None:
+    """Until the app is idle and ``predicate_js(arg)`` is true (polled every animation frame)."""
+    js = f"(arg) => ({IDLE})() && ({predicate_js})(arg)"
+    await page.wait_for_function(js, arg=arg, timeout=TIMEOUT_MS, polling="raf")
+
+
+TOKENS_ARE = """(want) => { const got = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+  .map(b => b.innerText.trim()); return got.length === want.length && got.every((g, n) => g === want[n]); }"""
+PICKED_IS = """(label) => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+  .some(b => b.innerText.trim() === label && b.getAttribute('aria-checked') === 'true')"""
+STEP_IS = """(n) => { const p = document.querySelector('[data-testid="stProgress"]');
+  const m = p && p.innerText.match(/(\\d+)\\D+(\\d+)/); return !!m && Number(m[1]) === n; }"""
+
+
+async def check_figures(page, exp: Expected, step: int, total: int, result: SessionResult) -> None:
+    """On the softmax step the weights bar, on the last step the b_i markers: this session's numbers."""
+    figures = await page.evaluate(FIGURES)
+    T = len(exp.tokens)
+    if step == total - 1:  # last step: contributions + the b_i markers (a scatter trace)
+        outs = [f[-1]["y"] for f in figures if len(f) == T + 1 and f[-1]["type"] == "scatter"]
+        if not outs or not np.allclose(outs[0], exp.output, atol=1e-9):
+            result.errors.append(f"step {step + 1}: b_{exp.i} shown {outs[:1]} != expected {exp.output.round(6).tolist()}")
+        else:
+            result.checked += 1
+    bars = [f[0]["y"] for f in figures if len(f) == 1 and f[0]["type"] == "bar" and len(f[0]["y"]) == T]
+    weight_bars = [y for y in bars if abs(sum(y) - 1.0) < 1e-9 and min(y) >= 0]
+    if weight_bars:  # the softmax step
+        if not np.allclose(weight_bars[0], exp.weights, atol=1e-9):
+            result.errors.append(f"step {step + 1}: weights shown {np.round(weight_bars[0], 6).tolist()} "
+                                 f"!= expected {exp.weights.round(6).tolist()} (another session's numbers?)")
+        else:
+            result.checked += 1
+
+
+async def open_session(browser, base: str, mode: str, name: str):
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
+    url = base + "step_by_step?lang=en" + ("&toy=true" if mode == "toy" else "")
+    await page.goto(url, timeout=TIMEOUT_MS)
+    await page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
+    await wait_until(page, "() => document.querySelector('[data-testid=\"stProgress\"]') !== null")
+    return context, page
+
+
+async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event | None = None) -> None:
+    """Type the sentence (timed), pick token i (timed), Next to the end (each timed), check numbers."""
+    box = page.locator('[data-testid="stSidebar"] input[type="text"]').first
+    await box.fill(exp.sentence)
+    if start is not None:
+        await start.wait()
+    t0 = time.perf_counter()
+    await box.press("Enter")
+    want = [f"{n}: {tok}" for n, tok in enumerate(exp.tokens)]
+    await wait_until(page, TOKENS_ARE, want)
+    result.enter_s = time.perf_counter() - t0
+    if await box.input_value() != exp.sentence:
+        result.errors.append(f"the sentence box shows {await box.input_value()!r}")
+    if f"sentence={exp.sentence.split()[0]}" not in page.url:
+        result.errors.append(f"the URL lost the sentence: {page.url}")
+    if exp.i:
+        t0 = time.perf_counter()
+        await page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').nth(exp.i).click()
+        await wait_until(page, PICKED_IS, want[exp.i])
+        result.step_s.append(time.perf_counter() - t0)
+    text = await page.evaluate(PROGRESS)
+    import re
+
+    m = re.search(r"(\d+)\D+(\d+)", text)
+    step, total = (int(m.group(1)) - 1, int(m.group(2))) if m else (0, 7)
+    next_button = page.locator('[data-testid="stMain"] button').filter(has_text="Next")
+    while step < total - 1:
+        t0 = time.perf_counter()
+        await next_button.click()
+        await wait_until(page, STEP_IS, step + 2)
+        result.step_s.append(time.perf_counter() - t0)
+        step += 1
+        await check_figures(page, exp, step, total, result)
+        picked = await page.evaluate(PICKER)
+        if [lab for lab, _ in picked] != want or not picked[exp.i][1]:
+            result.errors.append(f"step {step + 1}: the picker shows {picked}")
+    boxes = await page.locator('[data-testid="stException"]').all_inner_texts()
+    result.errors += [f"exception box: {b[:300]}" for b in boxes]
+    result.errors += [f"page error: {e[:300]}" for e in page.js_errors]
+    if result.checked < 2:
+        result.errors.append(f"only {result.checked} of the 2 number checks ran")
+
+
+# --------------------------------------------------------------------------- the runs
+
+
+def sentence_for(k: int, n_words: int = 8) -> str:
+    """A different sentence for every k (the same k gives the same sentence)."""
+    rng = np.random.default_rng(1000 + k)
+    return " ".join(rng.choice(WORDS, size=n_words))
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_sessions: int, single_reps: int):
+    base = server.url
+    pid = server.process.pid
+    out = {"mode": mode}
+
+    # (1) single user, in the same run
+    single: list[SessionResult] = []
+    context, page = await open_session(browser, base, mode, f"{mode}-single")
+    for rep in range(single_reps + 1):  # the first is a warm-up (caches, first figures)
+        k = 500 + rep
+        exp = expected_for(sentence_for(k), embedder, i=rep % 8)
+        res = SessionResult(f"{mode}-single-{rep}")
+        sampler.reset()
+        await drive(page, exp, res)
+        if rep:
+            single.append(res)
+        await page.goto(base + "step_by_step?lang=en" + ("&toy=true" if mode == "toy" else ""), timeout=TIMEOUT_MS)
+        await wait_until(page, "() => document.querySelector('[data-testid=\"stProgress\"]') !== null")
+    rss_1 = settle_rss(pid)
+    sampler.reset()
+    exp = expected_for(sentence_for(999), embedder, i=3)
+    res = SessionResult(f"{mode}-single-peak")
+    await drive(page, exp, res)
+    single.append(res)
+    peak_1 = sampler.peak
+    await context.close()
+
+    # (2) n sessions at once
+    opened = await asyncio.gather(*[open_session(browser, base, mode, f"{mode}-{s}") for s in range(n_sessions)])
+    rss_open = settle_rss(pid, 2.0)
+    start = asyncio.Event()
+    results = [SessionResult(f"{mode}-{s}") for s in range(n_sessions)]
+    expected = [expected_for(sentence_for(s), embedder, i=s % 8) for s in range(n_sessions)]
+    sampler.reset()
+    tasks = [asyncio.create_task(drive(p, e, r, start)) for (_, p), e, r in zip(opened, expected, results)]
+    await asyncio.sleep(1.0)  # every session has filled its box
+    t0 = time.perf_counter()
+    start.set()
+    done = await asyncio.gather(*tasks, return_exceptions=True)
+    wall = time.perf_counter() - t0
+    for r, d in zip(results, done):
+        if isinstance(d, BaseException):
+            r.errors.append(f"{type(d).__name__}: {d}")
+    peak_n = sampler.peak
+    rss_n = settle_rss(pid)
+    hwm = tree_hwm(pid)
+    for context, _ in opened:
+        await context.close()
+
+    single_enter = [r.enter_s for r in single]
+    single_step = [s for r in single for s in r.step_s]
+    many_enter = [r.enter_s for r in results if r.enter_s == r.enter_s]
+    many_step = [s for r in results for s in r.step_s]
+    out.update(
+        sessions=n_sessions, wall_s=wall,
+        single_enter_median=statistics.median(single_enter), single_enter_p95=pct(single_enter, 95),
+        single_step_median=statistics.median(single_step), single_step_p95=pct(single_step, 95),
+        many_enter_median=statistics.median(many_enter) if many_enter else float("nan"),
+        many_enter_p95=pct(many_enter, 95),
+        many_step_median=statistics.median(many_step) if many_step else float("nan"),
+        many_step_p95=pct(many_step, 95),
+        rss_1=rss_1, rss_open=rss_open, rss_n=rss_n, peak_1=peak_1, peak_n=peak_n, hwm=hwm,
+        per_session_steady=(rss_n - rss_1) / max(n_sessions - 1, 1),
+        per_session_peak=(peak_n - peak_1) / max(n_sessions - 1, 1),
+        errors=[(r.name, e) for r in single + results for e in r.errors],
+        checks=sum(r.checked for r in single + results),
+    )
+    return out
+
+
+def report(runs: list[dict]) -> None:
+    print()
+    for r in runs:
+        n = r["sessions"]
+        print(f"== mode {r['mode']}: {n} sessions at once (wall {r['wall_s']:.1f} s from the shared Enter "
+              f"to the last session's last step)")
+        print(f"  Enter -> updated page  single user: median {r['single_enter_median']:.2f} s, "
+              f"p95 {r['single_enter_p95']:.2f} s | {n} sessions: median {r['many_enter_median']:.2f} s, "
+              f"p95 {r['many_enter_p95']:.2f} s  -> p95 ratio {r['many_enter_p95'] / r['single_enter_p95']:.1f}x "
+              f"(target < 3x)")
+        print(f"  click -> updated step single user: median {r['single_step_median']:.2f} s, "
+              f"p95 {r['single_step_p95']:.2f} s | {n} sessions: median {r['many_step_median']:.2f} s, "
+              f"p95 {r['many_step_p95']:.2f} s  -> p95 ratio {r['many_step_p95'] / r['single_step_p95']:.1f}x")
+        print(f"  server RSS  1 session: {r['rss_1'] / MIB:.0f} MB steady, peak {r['peak_1'] / MIB:.0f} MB | "
+              f"{n} sessions: {r['rss_open'] / MIB:.0f} MB just opened, {r['rss_n'] / MIB:.0f} MB steady, "
+              f"peak {r['peak_n'] / MIB:.0f} MB (VmHWM {r['hwm'] / MIB:.0f} MB)")
+        print(f"  per extra session: {r['per_session_steady'] / MIB:+.2f} MB steady, "
+              f"{r['per_session_peak'] / MIB:+.2f} MB at peak (target < 5 MB)")
+        print(f"  number checks passed: {r['checks']}; errors: {len(r['errors'])}")
+        for name, e in r["errors"][:20]:
+            print(f"    {name}: {e}")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
+          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}")
+
+
+async def main_async(args) -> list[dict]:
+    from playwright.async_api import async_playwright
+
+    runs = []
+    with streamlit_server(timeout=180) as server:
+        sampler = Sampler(server.process.pid)
+        sampler.start()
+        print(f"server {server.url} pid {server.process.pid}, idle RSS {tree_rss(server.process.pid) / MIB:.0f} MB",
+              flush=True)
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                for mode in args.modes:
+                    if mode == "toy":
+                        embedder = ToyEmbedder(dim=8)
+                    else:
+                        from attention_core.model import ModelEmbedder
+
+                        embedder = ModelEmbedder()
+                    print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} sessions", flush=True)
+                    runs.append(await run_mode(browser, server, sampler, mode, embedder, args.sessions,
+                                               args.single_reps))
+            finally:
+                await browser.close()
+                sampler.stop()
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--single-reps", type=int, default=5)
+    parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=["toy", "model"])
+    args = parser.parse_args()
+    runs = asyncio.run(main_async(args))
+    report(runs)
+    return 1 if any(r["errors"] for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
