@@ -1,0 +1,206 @@
+"""AppTest for the "Multi-head and masks" page (pages/multi_head.py), in English and Chinese.
+
+References written here, independent of attention_core's attention code:
+* the heads: each head's W^Q, W^K, W^V redrawn from its documented seed (seed + h, entries
+  N(0, 1/d_model), drawn W^Q, W^K, W^V in that order), then the maths of
+  torch.nn.MultiheadAttention per head — softmax(q kᵀ / √d_k) v with
+  F.scaled_dot_product_attention in float64 — and torch.cat of the heads;
+* the causal mask: a plain Python loop over i and j.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from streamlit.testing.v1 import AppTest
+
+from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_ui.i18n import translate
+from test_pages import _decode
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE = "pages/multi_head.py"
+SENTENCE = "the dog chased the cat home"  # 6 tokens
+
+
+def open_page(sentence: str | None = SENTENCE, lang: str = "en", **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["lang"] = lang
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    if sentence is not None:
+        at.text_input(key="sentence").set_value(sentence)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def figures(at) -> dict[str, dict]:
+    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+def z_of(fig: dict) -> np.ndarray:
+    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
+
+
+def inputs(sentence: str = SENTENCE, **settings):
+    return build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings(**settings)).inputs  # (T, d_model)
+
+
+def reference_heads(x: np.ndarray, n_heads: int, d_k: int, seed: int, scale: float | None = None):
+    """(weights (H, T, T), concatenated outputs (T, H·d_k)) in torch float64."""
+    d_model = x.shape[1]
+    a = torch.tensor(x, dtype=torch.float64)
+    weights, outputs = [], []
+    for h in range(n_heads):
+        rng = np.random.default_rng(seed + h)
+        w_q, w_k, w_v = (torch.tensor(rng.normal(0.0, 1 / math.sqrt(d_model), size=(d_model, d_k)))
+                         for _ in range(3))
+        q, k, v = a @ w_q, a @ w_k, a @ w_v  # (T, d_k) each
+        s = 1 / math.sqrt(d_k) if scale is None else scale
+        weights.append(torch.softmax(q @ k.T * s, dim=-1))  # (T, T)
+        outputs.append(F.scaled_dot_product_attention(q[None], k[None], v[None], scale=s)[0])  # (T, d_k)
+    return torch.stack(weights).numpy(), torch.cat(outputs, dim=-1).numpy()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("n_heads", [1, 3, 4])
+def test_heads_and_concatenation_equal_torch(lang, n_heads):
+    at = open_page(lang=lang, toy="true", heads=str(n_heads))
+    figs = figures(at)
+    weights, outputs = reference_heads(inputs(), n_heads, d_k=4, seed=0)
+    assert sorted(k for k in figs if k.startswith("fig_head_")) == [f"fig_head_{h}" for h in range(n_heads)]
+    for h in range(n_heads):
+        z = z_of(figs[f"fig_head_{h}"])
+        np.testing.assert_allclose(z, weights[h], rtol=0, atol=1e-12, err_msg=f"head {h}")
+        np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
+        assert figs[f"fig_head_{h}"]["layout"]["title"]["text"] == translate(lang, "multi_head.head_title",
+                                                                             h=h + 1, seed=h)
+    concat = figs["fig_concat"]
+    np.testing.assert_allclose(z_of(concat), outputs, rtol=0, atol=1e-12)
+    assert z_of(concat).shape == (6, 4 * n_heads)
+    layout = concat["layout"]
+    assert [a["text"] for a in layout.get("annotations", [])] == [
+        translate(lang, "multi_head.head_label", h=h + 1) for h in range(n_heads)]
+    boundaries = sorted(shape["x0"] for shape in layout.get("shapes", []))
+    assert boundaries == [4 * h - 0.5 for h in range(1, n_heads)]  # a line between neighbouring heads
+    assert at.title[0].value == translate(lang, "multi_head.title")
+
+
+def test_heads_differ_and_head_1_is_the_lessons_head():
+    at = open_page(toy="true", heads="2")
+    figs = figures(at)
+    lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
+    np.testing.assert_allclose(z_of(figs["fig_head_0"]), lesson.trace.weights, atol=1e-12)
+    assert np.abs(z_of(figs["fig_head_0"]) - z_of(figs["fig_head_1"])).max() > 1e-3
+
+
+def test_sidebar_settings_reach_the_heads():
+    at = open_page(toy="true", heads="3", seed="5", d_k="3", scaled="false")
+    weights, outputs = reference_heads(inputs(seed=5, d_k=3, scaled=False), 3, d_k=3, seed=5, scale=1.0)
+    figs = figures(at)
+    for h in range(3):
+        np.testing.assert_allclose(z_of(figs[f"fig_head_{h}"]), weights[h], atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_concat"]), outputs, atol=1e-12)
+
+
+def test_identity_in_the_sidebar_keeps_random_heads_and_says_so():
+    at = open_page(toy="true", identity="true", heads="2")
+    assert any(i.value == translate("en", "multi_head.identity_note", seed=0, d_k=4) for i in at.info)
+    weights, _ = reference_heads(inputs(projection="identity"), 2, d_k=4, seed=0)
+    np.testing.assert_allclose(z_of(figures(at)["fig_head_1"]), weights[1], atol=1e-12)
+
+
+def loop_causal(x: np.ndarray, w_q, w_k, scale: float):
+    """Masked scaled scores and weights, one query i and one key j at a time."""
+    t = x.shape[0]
+    q, k = x @ w_q, x @ w_k
+    scaled = [[float(q[i] @ k[j]) * scale if j <= i else -math.inf for j in range(t)] for i in range(t)]
+    weights = []
+    for i in range(t):
+        exps = [math.exp(scaled[i][j] - max(scaled[i][: i + 1])) if j <= i else 0.0 for j in range(t)]
+        weights.append([e / sum(exps) for e in exps])
+    return np.array(scaled), np.array(weights)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_causal_mask_step_equals_a_loop(lang):
+    at = open_page(lang=lang, toy="true")
+    figs = figures(at)
+    lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
+    t = len(lesson.tokens)
+    scaled, weights = loop_causal(lesson.inputs, lesson.projections.w_q, lesson.projections.w_k, 1 / math.sqrt(4))
+
+    mask = z_of(figs["fig_mask"])
+    assert mask.tolist() == [[1.0 if j <= i else 0.0 for j in range(t)] for i in range(t)]
+
+    shown = figs["fig_masked_scaled"]["data"][0]
+    z = z_of(figs["fig_masked_scaled"])
+    for i in range(t):
+        for j in range(t):
+            if j > i:  # masked: drawn blank, printed as −∞
+                assert np.isnan(z[i, j]) and shown["text"][i][j] == "−∞"
+            else:
+                assert z[i, j] == pytest.approx(scaled[i][j], abs=1e-12) and shown["text"][i][j] != "−∞"
+
+    w = z_of(figs["fig_masked_weights"])
+    assert (w[np.triu_indices(t, k=1)] == 0.0).all()  # exactly zero, not just small
+    np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(w, weights, rtol=0, atol=1e-12)
+    assert w[0, 0] == 1.0
+    assert figs["fig_masked_weights"]["layout"]["title"]["text"] == translate(lang, "multi_head.weights_title")
+
+
+def test_causal_weights_equal_torch_is_causal():
+    at = open_page(toy="true", d_k="5", seed="3")
+    lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings(d_k=5, seed=3))
+    p = lesson.projections
+    a = torch.tensor(lesson.inputs)
+    q, k = a @ torch.tensor(p.w_q), a @ torch.tensor(p.w_k)
+    scaled = (q @ k.T / math.sqrt(5)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf)
+    np.testing.assert_allclose(z_of(figures(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(),
+                               atol=1e-12)
+
+
+def test_mask_off_shows_the_plain_matrices():
+    at = open_page(toy="true")
+    at.toggle(key="causal").set_value(False)
+    at.run()
+    assert not at.exception, at.exception
+    figs = figures(at)
+    lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
+    np.testing.assert_allclose(z_of(figs["fig_masked_scaled"]), lesson.trace.scaled, atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_masked_weights"]), lesson.trace.weights, atol=1e-12)
+    assert (z_of(figs["fig_masked_weights"])[np.triu_indices(6, k=1)] > 0).all()
+    assert any(i.value == translate("en", "multi_head.mask_off") for i in at.info)
+
+
+def test_real_model_page_in_chinese():
+    at = open_page(sentence="The cat sat on the mat", lang="zh", heads="2")
+    figs = figures(at)
+    assert z_of(figs["fig_concat"]).shape == (6, 8)
+    assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")
+
+
+@pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])
+def test_hand_typed_url_parameters_are_safe(params):
+    at = open_page(toy="true", **params)
+    assert "fig_concat" in figures(at)
+
+
+@pytest.mark.parametrize("sentence", ["", "<script>alert(1)</script>", "注意力机制很重要", "😀", "word " * 60])
+def test_bad_input_gives_a_working_page(sentence):
+    at = open_page(sentence, toy="true")
+    for fig in figures(at).values():
+        assert all("<" not in tick for tick in fig["layout"]["yaxis"].get("ticktext", []))
