@@ -25,31 +25,38 @@ _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right"
 
 def matrix_heatmap(z, row_labels, col_labels, *, title: str, x_title: str, y_title: str, hover: str,
                    zmin: float | None = None, zmax: float | None = None, diverging: bool = True,
-                   digits: int = 2) -> go.Figure:
+                   digits: int = 2, first: bool = True) -> go.Figure:
     """One (T_q, T_k) similarity or weight matrix; rows = query i (top to bottom), columns = key j.
 
     Integer positions with tick labels (Plotly would merge repeated tokens); labels are
-    escaped here, pass raw text. ``hover`` is a Plotly hover template for one cell. A
-    diverging matrix without bounds gets symmetric ones, so 0 is always the middle colour.
+    escaped here, pass raw text. Three of these share a row of the page, so the columns
+    are ticked by their number j alone and the full labels go to the hover, where
+    ``hover`` (a Plotly hover template) finds them as %{customdata[0]} (row) and
+    %{customdata[1]} (column). A diverging matrix without bounds gets symmetric ones, so
+    0 is always the middle colour. Only the ``first`` of a row of heatmaps carries the y
+    axis title (the others would repeat it and lose width).
     """
     z = np.asarray(z, dtype=np.float64)  # (T_q, T_k)
     n_rows, n_cols = z.shape
+    rows = [escape_label(r) for r in row_labels]
+    cols = [escape_label(c) for c in col_labels]
+    cells = [[[r, c] for c in cols] for r in rows]  # (T_q, T_k, 2) labels for the hover
     if diverging and zmin is None and zmax is None:
         bound = float(np.abs(z).max()) or 1.0
         zmin, zmax = -bound, bound
     trace = go.Heatmap(z=z, x=list(range(n_cols)), y=list(range(n_rows)), zmin=zmin, zmax=zmax,
-                       colorscale=DIVERGING if diverging else COLORSCALE, hovertemplate=hover,
-                       colorbar={"thickness": 12, "len": 0.9})
+                       colorscale=DIVERGING if diverging else COLORSCALE, hovertemplate=hover, customdata=cells,
+                       colorbar={"thickness": 10, "len": 0.9, "xpad": 4})
     if n_cols <= MAX_CELL_COLS:
         trace.text = [[f"{x:.{digits}f}" for x in row] for row in z]
         trace.texttemplate = "%{text}"
         trace.textfont = {"size": 12 if n_cols <= 6 else 10}
     fig = go.Figure(trace)
     fig.update_layout(title=title, height=max(300, 90 + 30 * n_rows), margin=_MARGIN)
-    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
-                     title=x_title, side="bottom", tickangle=-45 if n_cols > 4 else 0)
-    fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
-                     title=y_title, autorange="reversed")
+    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[str(j) for j in range(n_cols)], title=x_title,
+                     side="bottom", tickangle=0)
+    fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=rows, title=y_title if first else "",
+                     autorange="reversed")
     return fig
 
 
@@ -73,7 +80,7 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
                          zeroline=True, zerolinecolor="#888", row=1, col=col)
         fig.update_xaxes(tickvals=keys, ticktext=labels, tickangle=-45 if len(keys) > 3 else 0, row=1, col=col)
     fig.update_xaxes(title_text=x_title, row=1, col=(len(rows) + 1) // 2)
-    fig.update_layout(title=title, height=380, showlegend=False, margin=_MARGIN)
+    fig.update_layout(title=title, height=400, showlegend=False, margin={**_MARGIN, "t": 84})
     return fig
 
 

@@ -36,10 +36,10 @@ def torch_comparison(q, k, v, scale):
     return compare_with_torch(scaled_dot_product_attention(q, k, v, scale=scale))
 
 
-def table(columns: dict, *, index=None, key: str) -> None:
-    """A read-only table of numbers at 4 decimals (the full values are in the data)."""
+def table(columns: dict, *, index=None, key: str, number=NUMBER) -> None:
+    """A read-only table of numbers, shown at 4 decimals unless told (the data keep every digit)."""
     frame = pd.DataFrame(columns, index=index)
-    st.dataframe(frame, key=key, column_config={c: NUMBER for c in frame.columns if frame[c].dtype.kind == "f"})
+    st.dataframe(frame, key=key, column_config={c: number for c in frame.columns if frame[c].dtype.kind == "f"})
 
 
 def matrix(x, row_labels, symbol: str, *, key: str) -> None:
@@ -61,9 +61,14 @@ def section(name: str):
         for fn in SHOWN[name]:
             src = source_of(fn)
             st.caption(t("code.source_at", file=src.file, line=src.first_line))
-            st.code(src.text, language="python")
+            st.code(src.text, language="python", wrap_lines=True)
     right.markdown(f"**{t('code.on_your_sentence')}**")
     return right
+
+
+def call(text: str) -> None:
+    """The call that produced the numbers below it, as code."""
+    st.code(text, language="python", wrap_lines=True)
 
 
 lesson, _ = page_start("code")
@@ -89,7 +94,7 @@ scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 with section("project"):
     a = lesson.inputs  # (T, d_model)
     q, k, v = project(a, lesson.projections)  # (T, d_k), (T, d_k), (T, d_v)
-    st.code(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})", language="python")
+    call(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})")
     shapes({"a": a, "W^Q": lesson.projections.w_q, "W^K": lesson.projections.w_k, "W^V": lesson.projections.w_v,
             "q": q, "k": k, "v": v}, key="shapes_project")
     st.markdown(t("code.q_table"))
@@ -98,29 +103,29 @@ with section("project"):
 # --------------------------------------------------------------------------- the whole matrix form
 with section("attention"):
     result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
-    st.code(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})", language="python")
-    st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V"
-             rf"\quad T = {T},\ d_k = {result.d_k}")
+    call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
+    st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
     shapes({name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
            key="shapes_attention")
-    st.markdown(t("code.weights_table"))
-    table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
     st.markdown(t("code.row_sums"))
-    table({t("code.col_row_sum"): result.weights.sum(axis=-1)}, index=labels, key="table_row_sums")
+    table({t("code.col_row_sum"): result.weights.sum(axis=-1)}, index=labels, key="table_row_sums",
+          number=st.column_config.NumberColumn(format="%.12f"))
     st.markdown(t("code.outputs_table"))
     matrix(result.outputs, labels, "b", key="table_outputs")
+st.markdown(t("code.weights_table"))
+table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
 
 # --------------------------------------------------------------------------- one row's softmax
 with section("softmax"):
     row = softmax(trace.scaled[i])  # (T,)
-    st.code(f"softmax(trace.scaled[{i}])", language="python")
+    call(f"softmax(trace.scaled[{i}])")
     table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels, key="table_softmax")
     st.metric(t("code.sum_label"), f"{row.sum():.12f}")
 
 # --------------------------------------------------------------------------- one token's arithmetic
 with section("explain"):
     e = explain(trace, i)
-    st.code(f"e = explain(trace, {i})", language="python")
+    call(f"e = explain(trace, {i})")
     table({"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights}, index=labels,
           key="table_explain")
     st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
@@ -129,14 +134,14 @@ with section("explain"):
 # --------------------------------------------------------------------------- the similarity measures
 with section("similarity"):
     q_i = trace.q[i : i + 1]  # (1, d_k)
-    st.code(f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
-            "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)", language="python")
+    call(f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
+         "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)")
     table({"dot": dot_similarity(q_i, trace.k)[0], "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
            "cosine": cosine_similarity(q_i, trace.k)[0]}, index=labels, key="table_similarity")
 
 # --------------------------------------------------------------------------- PyTorch
 with section("torch"):
-    st.code(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})", language="python")
+    call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
     with st.spinner(t("code.torch_running")):
         comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
     if comparison is None:

@@ -43,8 +43,9 @@ plot.plotly_chart(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_na
 with numbers:
     for name in ORDER:
         st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
-    st.latex(rf"q \cdot k = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f} \times {pair.cosine[0, 0]:.3f}"
-             rf" = {pair.dot[0, 0]:.3f}")
+st.latex(rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
+         rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
+         rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}")
 st.info(t("similarity.demo_try"))
 
 # --------------------------------------------------------------------------- the sentence
@@ -66,10 +67,11 @@ comp = compare_similarities(a, b)  # (T, T) each
 st.markdown(t(f"similarity.sentence_intro_{vectors}", d=comp.d, t=len(tokens)))
 
 axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"),
-        "hover": t("similarity.hover_cell", row="%{y}", column="%{x}") + ": %{z:.4f}<extra></extra>"}
-for column, name in zip(st.columns(3), ORDER):
+        "hover": t("similarity.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
+        + ": %{z:.4f}<extra></extra>"}
+for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
     bounds = {"zmin": -1.0, "zmax": 1.0} if name == "cosine" else {}
-    column.plotly_chart(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds,
+    column.plotly_chart(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds, first=n == 0,
                                        title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name)),
                         key=f"fig_{name}")
 st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d ** 0.5:.3f}"))
@@ -77,8 +79,9 @@ st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d 
 st.subheader(t("similarity.weights_header"))
 st.markdown(t("similarity.weights_intro"))
 weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
-for column, name in zip(st.columns(3), ORDER):
+for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
     column.plotly_chart(matrix_heatmap(weights[name], labels, labels, **axis, zmin=0.0, zmax=1.0, diverging=False,
+                                       first=n == 0,
                                        title=t(f"similarity.weights_{name}")),
                         key=f"fig_weights_{name}")
 st.caption(t("similarity.weights_caption"))
