@@ -38,6 +38,20 @@ def _submitted(exercise: str, answer, correct: bool) -> None:
     state["ex_attempts"] = ex.record_answer(state["ex_attempts"], exercise, correct)
 
 
+def _url_choice(name: str, options: tuple[str, ...], label: str, format_func) -> str:
+    """A segmented control whose option id (not its translated label, which is what
+    ``bind="query-params"`` would store) lives in the URL as ``?<name>=``, so a shared link
+    means the same in every language. A hand-typed invalid value falls back to the first option."""
+    if state.get(name) not in options:  # first run here: from the URL, else what was chosen before
+        raw = st.query_params.get(name)
+        state[name] = raw if raw in options else state.get(f"_keep_{name}", options[0])
+    value = st.segmented_control(label, list(options), format_func=format_func, key=name, required=True)
+    value = value if value in options else options[0]
+    state[f"_keep_{name}"] = value
+    st.query_params[name] = value
+    return value
+
+
 def _verdict(correct: bool) -> None:
     if correct:
         st.success(t("exercises.right"))
@@ -54,15 +68,12 @@ seed = int(top[0].number_input(t("exercises.seed"), min_value=0, max_value=ex.MA
 top[1].button(t("exercises.next"), on_click=_next_seed, help=t("exercises.next_help"), icon=":material/skip_next:")
 score_box = top[2].empty()  # filled at the end, after this run's answer has been counted
 
-kind = st.segmented_control(t("exercises.kind"), list(ex.KINDS), format_func=lambda k: t(f"exercises.kind_{k}"),
-                            key="ex_kind", bind="query-params", default=ex.KINDS[0], required=True)
-kind = kind if kind in ex.KINDS else ex.KINDS[0]
+kind = _url_choice("ex_kind", ex.KINDS, t("exercises.kind"), lambda k: t(f"exercises.kind_{k}"))
 
 
 def attend_page() -> None:
-    source = st.segmented_control(t("exercises.source"), ["generated", "lesson"],
-                                  format_func=lambda s: t(f"exercises.source_{s}"), key="ex_source",
-                                  bind="query-params", default="generated", required=True)
+    source = _url_choice("ex_source", ("generated", "lesson"), t("exercises.source"),
+                         lambda s: t(f"exercises.source_{s}"))
     if source == "lesson":
         if lesson is None:
             st.info(t("exercises.need_sentence"))
