@@ -64,6 +64,7 @@ class ToyEmbedder:
     """
 
     real = False
+    cjk_modes = True  # build_lesson passes LessonSettings.cjk to embed(); the model's tokenizer has its own rules
 
     def __init__(self, dim: int = 8):
         if dim < 1:
@@ -77,8 +78,13 @@ class ToyEmbedder:
         rng = np.random.default_rng(int.from_bytes(digest, "little"))
         return rng.normal(0.0, 1.0 / np.sqrt(self.dim), size=self.dim)  # (dim,)
 
-    def embed(self, text: str) -> Embedding:
-        tokens = simple_tokenize(text)
+    def embed(self, text: str, cjk: str = "chars") -> Embedding:
+        """Tokens by ``simple_tokenize(text, cjk)`` and one vector per token.
+
+        >>> ToyEmbedder(dim=2).embed("我爱猫").tokens
+        ['我', '爱', '猫']
+        """
+        tokens = simple_tokenize(text, cjk=cjk)
         if not tokens:
             raise ValueError("the text has no tokens: type at least one word")
         vectors = np.stack([self.vector(t) for t in tokens])  # (T, dim)

@@ -16,7 +16,7 @@ from .attention import AttentionTrace
 from .embeddings import Embedder
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
-from .text import MAX_TOKENS, clean_text
+from .text import CJK_MODES, MAX_TOKENS, clean_text, simple_tokenize
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class LessonSettings:
     scaled : divide the scores by √d_k (True) or not
     positional : add the sinusoidal positional encoding (True) or not
     max_tokens : longest sentence shown
+    cjk : how the toy embedder cuts Chinese text: "chars" (one token per character) or
+        "words" (jieba's words); the real model always uses its own tokenizer
     """
 
     d_k: int = 4
@@ -37,6 +39,7 @@ class LessonSettings:
     scaled: bool = True
     positional: bool = True
     max_tokens: int = MAX_TOKENS
+    cjk: str = "chars"
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class Lesson:
     inputs : (T, d_model) a_i = embed_scale·x_i + PE_i
     projections : W^Q, W^K, W^V
     trace : the attention computation on ``inputs``
+    unknown_words : the learner's words (single characters for Chinese) that the embedder
+        turned into unknown tokens, in order of first appearance — what "[UNK]" stands for
     """
 
     text: str
@@ -67,6 +72,7 @@ class Lesson:
     inputs: np.ndarray
     projections: Projections
     trace: AttentionTrace
+    unknown_words: tuple[str, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -89,12 +95,16 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     """
     if settings.projection not in ("random", "identity"):
         raise ValueError(f"projection must be 'random' or 'identity', got {settings.projection!r}")
+    if settings.cjk not in CJK_MODES:
+        raise ValueError(f"cjk must be one of {CJK_MODES}, got {settings.cjk!r}")
     if settings.max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {settings.max_tokens}")
     cleaned = clean_text(text)
     if not cleaned:
         raise ValueError("the sentence is empty: type at least one word")
-    embedding = embedder.embed(cleaned)
+    # Only embedders that tokenize with simple_tokenize take the CJK mode (the model has its own tokenizer).
+    embedding = embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) \
+        else embedder.embed(cleaned)
     t = min(len(embedding.tokens), settings.max_tokens)
     x = np.asarray(embedding.vectors[:t], dtype=np.float64)  # (T, d_model)
     d_model = x.shape[1]
@@ -120,4 +130,30 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
         inputs=a,
         projections=proj,
         trace=trace,
+        unknown_words=unknown_words(cleaned, embedder) if embedding.unknown else (),
     )
+
+
+def unknown_words(text: str, embedder: Embedder, limit: int = 200) -> tuple[str, ...]:
+    """The words of ``text`` (``simple_tokenize`` pieces: words, single CJK characters,
+    symbols) that ``embedder`` cannot represent, each once, in order of first appearance.
+
+    An embedder like the real model's shows such a word only as "[UNK]"; this says which
+    word it was. Each distinct piece is embedded on its own (at most ``limit`` of them).
+
+    >>> from attention_core import ToyEmbedder
+    >>> unknown_words("我爱猫", ToyEmbedder(dim=2))  # the toy embedder knows every token
+    ()
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    for word in simple_tokenize(text)[:limit]:
+        if word in seen:
+            continue
+        seen.add(word)
+        try:
+            if embedder.embed(word).unknown:
+                found.append(word)
+        except ValueError:  # nothing the tokenizer keeps (e.g. a lone control symbol)
+            continue
+    return tuple(found)

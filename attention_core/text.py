@@ -2,14 +2,18 @@
 
 The real model brings its own tokenizer (see ``model.py``). This one serves the toy
 embedder and any text the model cannot read: words and numbers stay whole, punctuation
-and emoji stand alone, and Chinese/Japanese/Korean characters become one token each
-(Chinese has no spaces, so a whole sentence would otherwise be a single token).
+and emoji stand alone. Chinese has no spaces between words, so a run of CJK characters is
+cut either into single characters (``cjk="chars"``, the default) or into words by the jieba
+segmenter (``cjk="words"``; loaded on first use, and if it is missing the characters are
+used instead — ``word_segmenter_available()`` says which).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
+from functools import lru_cache
 
 import regex
 
@@ -28,6 +32,9 @@ _WORD_CHAR = rf"(?:(?![{_CJK}])[\w\p{{M}}])"
 # One CJK character, or a word (letters, digits, combining marks; inner apostrophes), or any
 # other single user-perceived character (\X keeps ❤️ and 👍🏽 whole).
 _TOKEN = regex.compile(rf"[{_CJK}]|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*|\X")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_MODES = ("chars", "words")
+"""How a run of Chinese characters is cut: one token per character, or one per word (jieba)."""
 
 
 def clean_text(text: str) -> str:
@@ -57,12 +64,62 @@ def is_cjk(char: str) -> bool:
     return re.fullmatch(f"[{_CJK}]", char) is not None
 
 
-def simple_tokenize(text: str) -> list[str]:
-    """Split cleaned text into words, single CJK characters, punctuation and symbols.
+def has_cjk(text: str) -> bool:
+    """True when ``text`` contains at least one CJK character.
+
+    >>> has_cjk("the 猫"), has_cjk("the cat")
+    (True, False)
+    """
+    return _CJK_RUN.search(text or "") is not None
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    """The jieba module, imported on first use (its dictionary loads lazily too), or None."""
+    try:
+        import jieba
+    except Exception:  # not installed, or broken: the caller falls back to characters
+        return None
+    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." lines on stderr
+    return jieba
+
+
+def word_segmenter_available() -> bool:
+    """Whether ``cjk="words"`` really cuts words (jieba importable) or falls back to characters."""
+    return _jieba() is not None
+
+
+def _cjk_words(run: str) -> list[str]:
+    """A run of CJK characters cut into words by jieba (its default, accurate mode)."""
+    jieba = _jieba()
+    if jieba is None:
+        return list(run)
+    return [w for w in jieba.lcut(run, HMM=True) if w.strip()]
+
+
+def simple_tokenize(text: str, cjk: str = "chars") -> list[str]:
+    """Split cleaned text into words, CJK characters or words, punctuation and symbols.
+
+    ``cjk`` is "chars" (every CJK character is a token) or "words" (each run of CJK
+    characters is segmented into words by jieba; characters if jieba is unavailable).
 
     >>> simple_tokenize("The cat's mat, 2 cats!")
     ['The', "cat's", 'mat', ',', '2', 'cats', '!']
     >>> simple_tokenize("我爱猫 ok")
     ['我', '爱', '猫', 'ok']
+    >>> simple_tokenize("注意力很重要", cjk="words") if word_segmenter_available() else ['注意力', '很', '重要']
+    ['注意力', '很', '重要']
     """
-    return [t for t in _TOKEN.findall(clean_text(text)) if not t.isspace()]
+    if cjk not in CJK_MODES:
+        raise ValueError(f"cjk must be one of {CJK_MODES}, got {cjk!r}")
+    cleaned = clean_text(text)
+    if cjk == "chars" or not has_cjk(cleaned):
+        return [t for t in _TOKEN.findall(cleaned) if not t.isspace()]
+    tokens: list[str] = []
+    start = 0
+    for run in _CJK_RUN.finditer(cleaned):
+        tokens += [t for t in _TOKEN.findall(cleaned[start:run.start()]) if not t.isspace()]
+        tokens += _cjk_words(run.group())
+        start = run.end()
+    tokens += [t for t in _TOKEN.findall(cleaned[start:]) if not t.isspace()]
+    return tokens

@@ -2,9 +2,16 @@
 
 Heatmaps use integer positions with tick labels (Plotly would merge repeated category
 labels such as "the … the"), row 0 at the top, and the colour-blind-safe Cividis scale.
+
+Every builder takes ``tr``, a function ``tr("figures.<name>", **fields) -> str`` that gives
+the words it draws (axis titles, hover text) in the learner's language: pages pass
+``attention_ui.i18n.t``, tests ``functools.partial(translate, "zh")``. The builders stay
+pure (no Streamlit); titles arrive ready-made from the page.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,13 +22,14 @@ COLORSCALE = "Cividis"
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
 MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
+Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 
 
 def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
     return [["−∞" if np.isneginf(x) else f"{x:.{digits}f}" for x in row] for row in z]
 
 
-def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title: str = "",
+def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate, x_title: str = "", y_title: str = "",
             diverging: bool = False, zmin=None, zmax=None, digits: int = 2, height: int | None = None) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
@@ -41,7 +49,8 @@ def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title
         colorscale=DIVERGING if diverging else COLORSCALE,
         zmin=zmin,
         zmax=zmax,
-        hovertemplate="row %{y}, column %{x}: %{z:.4f}<extra></extra>",
+        hovertemplate=tr("figures.hover_cell", row="%{y}", column="%{x}")
+        + ": %{z:.4f}<extra></extra>",
     )
     if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
         trace.text = _finite_text(z, digits)
@@ -54,23 +63,31 @@ def heatmap(z, row_labels, col_labels, *, title: str, x_title: str = "", y_title
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
     fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
-                     title=x_title, side="bottom", tickangle=0 if n_cols <= 8 else -45)
+                     title=x_title, side="bottom", tickangle=0 if _fits_flat(col_labels) else -45)
     fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
                      title=y_title, autorange="reversed")
     return fig
 
 
-def token_matrix(z, tokens_q, tokens_k, *, title: str, **kw) -> go.Figure:
+def _fits_flat(labels) -> bool:
+    """Whether tick labels can stay horizontal: few enough, and short enough (a CJK character
+    counts as about two Latin ones). Chinese read sideways is hard, so short labels stay flat."""
+    labels = list(labels)
+    width = sum(sum(2 if ord(ch) > 0x2e7f else 1 for ch in str(label)) + 2 for label in labels)
+    return len(labels) <= 8 or width <= 90
+
+
+def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate, **kw) -> go.Figure:
     """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
-    return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title,
-                   y_title="query token i (row)", x_title="key token j (column)", **kw)
+    return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title, tr=tr,
+                   y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), **kw)
 
 
-def vectors_matrix(z, tokens, *, title: str, symbol: str, **kw) -> go.Figure:
+def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate, **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs)."""
     d = np.asarray(z).shape[1]
-    return heatmap(z, _raw_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title,
-                   y_title="token", diverging=True, **kw)
+    return heatmap(z, _raw_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title, tr=tr,
+                   y_title=tr("figures.token_axis"), diverging=True, **kw)
 
 
 def _raw_labels(tokens):
@@ -78,20 +95,25 @@ def _raw_labels(tokens):
     return [f"{i}: {t}" for i, t in enumerate(tokens)]
 
 
-def weights_bar(weights, tokens, *, title: str, highlight: int | None = None, percent: bool = True) -> go.Figure:
+def weights_bar(weights, tokens, *, title: str, tr: Translate, highlight: int | None = None,
+                percent: bool = True) -> go.Figure:
     """One value per key token j as a bar: α̂_ij as percentages, or raw/scaled scores."""
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
     fig = go.Figure(go.Bar(x=list(range(len(w))), y=w, text=text, textposition="outside",
-                           marker_color=colors, hovertemplate="key %{x}: %{y:.4f}<extra></extra>"))
-    yaxis = {"range": [0, max(1.0, float(w.max()) * 1.15)], "title": "α̂"} if percent else {"title": "score"}
+                           marker_color=colors,
+                           hovertemplate=tr("figures.hover_key", j="%{x}") + ": %{y:.4f}<extra></extra>"))
+    yaxis = ({"range": [0, max(1.0, float(w.max()) * 1.15)], "title": tr("figures.weight_axis")} if percent
+             else {"title": tr("figures.score_axis")})
     fig.update_layout(title=title, height=340, yaxis=yaxis, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    fig.update_xaxes(tickvals=list(range(len(w))), ticktext=token_labels(tokens), title="key token j")
+    labels = token_labels(tokens)
+    fig.update_xaxes(tickvals=list(range(len(w))), ticktext=labels, title=tr("figures.key_axis_short"),
+                     tickangle=0 if _fits_flat(labels) else -45)
     return fig
 
 
-def contributions_bar(contributions, tokens, output, *, title: str) -> go.Figure:
+def contributions_bar(contributions, tokens, output, *, title: str, tr: Translate) -> go.Figure:
     """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j."""
     c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
     d_v = c.shape[1]
@@ -99,10 +121,12 @@ def contributions_bar(contributions, tokens, output, *, title: str) -> go.Figure
     for j, label in enumerate(token_labels(tokens)):
         fig.add_trace(go.Bar(x=list(range(d_v)), y=c[j], name=label,
                              hovertemplate="%{fullData.name}: %{y:.4f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=list(range(d_v)), y=np.asarray(output), mode="markers+text", name="b_i",
+    fig.add_trace(go.Scatter(x=list(range(d_v)), y=np.asarray(output), mode="markers+text",
+                             name=tr("figures.output_marker"),
                              text=[f"{x:.3f}" for x in output], textposition="top center",
                              marker={"symbol": "diamond", "size": 12, "color": "black"}))
     fig.update_layout(barmode="relative", title=title, height=380, margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.2})
-    fig.update_xaxes(tickvals=list(range(d_v)), ticktext=[f"b[{c_}]" for c_ in range(d_v)])
+    fig.update_xaxes(tickvals=list(range(d_v)), ticktext=[f"b[{c_}]" for c_ in range(d_v)],
+                     title=tr("figures.output_axis"))
     return fig

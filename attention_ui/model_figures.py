@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE
+from .figures import COLORSCALE, Translate
 
 SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -22,7 +22,7 @@ def _domains(n: int, gap: float) -> list[tuple[float, float]]:
     return [(round(k * (size + gap), 6), round(min(1.0, k * (size + gap) + size), 6)) for k in range(n)]
 
 
-def heads_grid(weights, *, title: str, selected: tuple[int, int] | None = None) -> go.Figure:
+def heads_grid(weights, *, title: str, tr: Translate, selected: tuple[int, int] | None = None) -> go.Figure:
     """Every head's (T, T) weight matrix as a small heatmap: one row per layer, one column per head.
 
     Parameters
@@ -30,6 +30,7 @@ def heads_grid(weights, *, title: str, selected: tuple[int, int] | None = None) 
     weights : array_like, shape (n_layers, n_heads, T, T)
         weights[l, h, i, j]: query token i (row, top to bottom) attends to key token j (column).
     title : str
+    tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
     selected : (layer, head), optional
         Framed in orange.
 
@@ -48,6 +49,8 @@ def heads_grid(weights, *, title: str, selected: tuple[int, int] | None = None) 
     columns = _domains(n_heads, 0.008)  # x domain of each head
     rows = _domains(n_layers, 0.03)  # y domain of each layer, from the top
     traces, layout = [], {}
+    hover = (tr("figures.grid_hover_head", layer="{layer}", head="{head}") + "<br>"
+             + tr("figures.grid_hover_cell", i="%{{y}}", j="%{{x}}") + "<br>α̂ = %{{z:.3f}}<extra></extra>")
     for layer in range(n_layers):
         y1, y0 = 1.0 - rows[layer][0], max(0.0, round(1.0 - rows[layer][1], 6))
         for h in range(n_heads):
@@ -58,15 +61,15 @@ def heads_grid(weights, *, title: str, selected: tuple[int, int] | None = None) 
                 "z": w[layer, h].astype(np.float32),  # (T, T)
                 "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
                 "colorscale": COLORSCALE, "zmin": 0.0, "zmax": 1.0, "showscale": n == 1,
-                "hovertemplate": (f"layer {layer}, head {h}<br>query i = %{{y}}, key j = %{{x}}"
-                                  "<br>α̂ = %{z:.3f}<extra></extra>"),
+                "hovertemplate": hover.format(layer=layer, head=h),
             })
             axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
             layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
             layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
-    labels = [{"text": f"head {h}", "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
+    labels = [{"text": tr("figures.grid_head", head=h), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
               for h, (x0, x1) in enumerate(columns)]
-    labels += [{"text": f"layer {layer}", "x": 0.0, "xanchor": "right", "y": 1.0 - (top + bottom) / 2}
+    labels += [{"text": tr("figures.grid_layer", layer=layer), "x": 0.0, "xanchor": "right",
+                "y": 1.0 - (top + bottom) / 2}
                for layer, (top, bottom) in enumerate(rows)]
     layout["annotations"] = [{"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 12}, **label}
                              for label in labels]

@@ -11,7 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson
+from attention_core.model import MODEL_ENV
+from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.i18n import LANGS, choose_lang, t
+from attention_ui.safe import escape_markdown
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
 D_K_RANGE = (2, 16)
@@ -55,7 +58,10 @@ NAV = [
     ("matrices", "🧮"),
     ("why_scaling", "📏"),
     ("similarity", "📐"),
+    ("cross_attention", "🔀"),
+    ("multi_head", "🧠"),
     ("real_model", "🤖"),
+    ("exercises", "📝"),
     ("code", "💻"),
 ]
 """The pages in menu order: (page id, icon). Page ``id`` lives in ``pages/<id>.py``, its URL
@@ -96,7 +102,7 @@ def language_switch() -> str:
 
 
 DEFAULTS = {"sentence": DEFAULT_SENTENCE, "toy": False, "identity": False, "d_k": 4, "seed": 0,
-            "scaled": True, "positional": True}
+            "scaled": True, "positional": True, "cjk": "chars"}
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
 
 
@@ -128,6 +134,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         st.header(t("shell.settings"))
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"),
                         value=DEFAULTS["toy"])
+        cjk = _cjk_control(sentence or "", toy)
         identity = st.toggle(t("shell.identity"), key="identity", bind="query-params",
                              value=DEFAULTS["identity"])
         d_k = st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=identity,
@@ -138,7 +145,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         positional = st.toggle(t("shell.positional"), key="positional", bind="query-params",
                                value=DEFAULTS["positional"])
     values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
-              "scaled": scaled, "positional": positional}
+              "scaled": scaled, "positional": positional, "cjk": cjk}
     for key, value in values.items():
         st.session_state[f"_keep_{key}"] = value
     shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
@@ -148,8 +155,38 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
             st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=shared)
     source = "toy" if toy else "model"
     settings = LessonSettings(d_k=int(d_k), projection="identity" if identity else "random", seed=int(seed),
-                              scaled=bool(scaled), positional=bool(positional), max_tokens=MAX_TOKENS)
+                              scaled=bool(scaled), positional=bool(positional), max_tokens=MAX_TOKENS, cjk=cjk)
     return sentence or "", source, settings
+
+
+def _cjk_control(sentence: str, toy: bool) -> str:
+    """How Chinese text is cut ("chars" or "words"): a sidebar choice shown only when the
+    sentence has CJK characters, kept in the URL as ?cjk= and across pages. It applies to
+    the toy embedder; the real model always uses its own tokenizer."""
+    # Not bind="query-params": that would put the translated label (字切分) in the URL, so the
+    # URL is read once per session and written every run by hand, as shell.url_int does.
+    state = st.session_state
+    if not state.get("_seeded_cjk"):
+        state["_seeded_cjk"] = True
+        if st.query_params.get("cjk") in CJK_MODES:
+            state["cjk"] = st.query_params["cjk"]
+    kept = state.get("cjk", state.get("_keep_cjk", DEFAULTS["cjk"]))
+    if kept not in CJK_MODES:
+        kept = DEFAULTS["cjk"]
+    mode = kept
+    if has_cjk(sentence):
+        state["cjk"] = kept
+        chosen = st.segmented_control(t("shell.cjk"), list(CJK_MODES), format_func=lambda m: t(f"shell.cjk_{m}"),
+                                      key="cjk", selection_mode="single", disabled=not toy,
+                                      help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"))
+        mode = chosen if chosen in CJK_MODES else kept  # None: the learner clicked the chosen option off
+    if mode == DEFAULTS["cjk"]:
+        st.query_params.pop("cjk", None)
+    else:
+        st.query_params["cjk"] = mode
+    if mode == "words" and toy and not word_segmenter_available():
+        st.caption(t("shell.segmenter_missing"))
+    return mode
 
 
 def page_start(page: str) -> tuple[Lesson | None, str]:
@@ -182,7 +219,31 @@ def honesty_banner(lesson: Lesson) -> None:
     proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
     st.caption("ℹ️ " + words + " " + proj)
     if lesson.unknown:
-        st.warning(t("shell.unknown_tokens", unknown=len(lesson.unknown), total=len(lesson.tokens)))
+        unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), len(lesson.tokens), offer_toy=True)
+
+
+MAX_LISTED = 20  # unknown words named in the message; more end in "…"
+
+
+def _use_toy() -> None:
+    st.session_state["toy"] = st.session_state["_keep_toy"] = True
+
+
+def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
+    """Say plainly that the model cannot represent some tokens, name the words behind the
+    [UNK]s, and offer what works: the toy embedder (a button, offline) and a multilingual
+    model named by the ATTENTION_LAB_MODEL environment variable (needs internet once)."""
+    listed = [escape_markdown(w) for w in list(words)[:MAX_LISTED]] + (["…"] if len(words) > MAX_LISTED else [])
+    text = t("shell.unknown_tokens", unknown=n_unknown, total=n_total)
+    if listed:
+        text += " " + t("shell.unknown_words", words=t("shell.list_sep").join(listed))
+    with st.container(border=True):
+        st.warning(text)
+        if offer_toy:
+            st.button(t("shell.use_toy"), on_click=_use_toy, key="use_toy", icon="🧸")
+        else:
+            st.caption(t("shell.toy_elsewhere"))
+        st.caption(t("shell.multilingual", env=MODEL_ENV))
 
 
 def url_int(name: str, count: int, default: int = 0) -> int:

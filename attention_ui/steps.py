@@ -12,9 +12,16 @@ import streamlit as st
 from attention_core import Lesson, TokenExplanation
 
 from .figures import heatmap
+from .i18n import t
 
-STEPS = ["Tokens", "Embedding + position", "q, k, v", "Scores α = q·k", "Scale ÷ √d_k", "Softmax α̂", "Output b"]
+STEPS = ["tokens", "embedding", "qkv", "scores", "scale", "softmax", "output"]
+"""The steps in order; the name of step n is ``step_name(n)`` (catalog key ``steps.name_<id>``)."""
 MAX_PRINTED = 8  # print vectors with up to this many components in formulas
+
+
+def step_name(step: int) -> str:
+    """The step's name in the current language, e.g. "Scores α = q·k"."""
+    return t(f"steps.name_{STEPS[step]}")
 
 
 def fmt_vec(x, digits: int = 3) -> str:
@@ -34,64 +41,51 @@ def _terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
 
 def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     """The formula with the real numbers, and one or two sentences on what happened."""
-    i, t = e.i, lesson.trace
+    i, tr = e.i, lesson.trace
     if step == 0:
-        st.markdown(f"The sentence is cut into **{len(lesson.tokens)} tokens** (x₁ … x_T). "
-                    "Attention works on tokens, not letters: each becomes one vector in the next step.")
+        st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
     elif step == 1:
-        pe = ("and the positional encoding PE_i is added" if lesson.settings.positional
-              else "(positional encoding is off in the sidebar)")
+        pe = t("steps.pe_on") if lesson.settings.positional else t("steps.pe_off")
         st.latex(rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}} + PE_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
                  if lesson.settings.positional else
                  rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}")
-        st.markdown(f"Each token's word vector x_i is multiplied by √d_model = {lesson.embed_scale:.2f} {pe}. "
-                    "Attention alone ignores word order; the positional encoding gives each place its own pattern, "
-                    "so the same word at two places gets two different inputs a_i.")
+        st.markdown(t("steps.embedding_text", scale=lesson.embed_scale, pe=pe))
     elif step == 2:
-        st.latex(rf"q_{{{i}}} = a_{{{i}}} W^Q = {fmt_vec(t.q[i])},\quad k_{{{i}}} = a_{{{i}}} W^K = {fmt_vec(t.k[i])},"
-                 rf"\quad v_{{{i}}} = a_{{{i}}} W^V = {fmt_vec(t.v[i])}")
-        st.markdown("Three learned matrices turn every input into a **query** (what this token looks for), a **key** "
-                    "(what it offers to be found by) and a **value** (what it hands over). "
-                    f"Here d_k = {t.d_k}.")
+        st.latex(rf"q_{{{i}}} = a_{{{i}}} W^Q = {fmt_vec(tr.q[i])},\quad k_{{{i}}} = a_{{{i}}} W^K = {fmt_vec(tr.k[i])},"
+                 rf"\quad v_{{{i}}} = a_{{{i}}} W^V = {fmt_vec(tr.v[i])}")
+        st.markdown(t("steps.qkv_text", d_k=tr.d_k))
     elif step == 3:
         st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + _terms(e.scores, r"\alpha_{{%d,{j}}} = {v:.3f}" % i))
-        st.markdown("The dot product of the query with every key: large when the two point the same way. "
-                    "These raw scores can be any real number.")
+        st.markdown(t("steps.scores_text"))
     elif step == 4:
         if lesson.settings.scaled:
-            st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{d_k}}}} = \frac{{\alpha_{{{i},j}}}}{{\sqrt{{{t.d_k}}}}}:\quad "
+            st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{d_k}}}} = \frac{{\alpha_{{{i},j}}}}{{\sqrt{{{tr.d_k}}}}}:\quad "
                      + _terms(e.scaled, "{v:.3f}"))
-            st.markdown(f"Dividing by √d_k = {np.sqrt(t.d_k):.3f} keeps the scores' spread the same for any d_k, so "
-                        "softmax does not saturate and gradients stay useful.")
+            st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(tr.d_k))))
         else:
-            st.markdown("Scaling is **off** (sidebar): the scores go to softmax as they are. Turn it on and watch the "
-                        "weights in the next step become less extreme.")
+            st.markdown(t("steps.scale_off"))
     elif step == 5:
         st.latex(rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},\quad m = {e.row_max:.3f},"
                  rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + _terms(e.weights, "{v:.3f}"))
-        st.markdown(f"Softmax turns the scores into weights between 0 and 1 that sum to 1. Token {i} gives "
-                    f"{e.weights.max():.1%} of its attention to token {e.top_key}. "
-                    "(Subtracting the largest score m changes nothing but avoids overflow.)")
+        st.markdown(t("steps.softmax_text", i=i, share=float(e.weights.max()), top=e.top_key))
     elif step == 6:
         st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
                  + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + ") + rf" = {fmt_vec(e.output)}")
-        st.markdown(f"The output is a blend of every token's value, mixed by the weights: b_{i} now carries "
-                    "information from the whole sentence. One row of the matrix α̂V is exactly this sum.")
+        st.markdown(t("steps.output_text", i=i))
 
 
 def show_embedding(lesson: Lesson, i: int) -> None:
     """x_i, PE_i and a_i as numbers (small d_model) or as colour strips (large)."""
     d = lesson.inputs.shape[1]
     rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
-    labels = ["√d·x_i (word)", "PE_i (position)", "a_i = sum"]
+    labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
     if d <= 16:
-        fig = heatmap(rows, labels, [f"[{c}]" for c in range(d)], title=f"Token {i}: {d} dimensions",
-                      diverging=True, height=240)
+        fig = heatmap(rows, labels, [f"[{c}]" for c in range(d)], title=t("steps.embedding_title", i=i, d=d),
+                      diverging=True, height=240, tr=t)
     else:
         fig = heatmap(rows, labels, [str(c) if c % 32 == 0 else "" for c in range(d)],
-                      title=f"Token {i}: a colour strip of all {d} dimensions (hover for values)",
-                      diverging=True, height=240)
+                      title=t("steps.embedding_strip_title", i=i, d=d), diverging=True, height=240, tr=t)
     st.plotly_chart(fig, key="fig_embedding")
-    st.plotly_chart(heatmap(lesson.inputs if d <= 16 else lesson.inputs, [f"{n}: {t}" for n, t in enumerate(lesson.tokens)],
+    st.plotly_chart(heatmap(lesson.inputs if d <= 16 else lesson.inputs, [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens)],
                             [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
-                            title="a_j for every token (rows)", diverging=True), key="fig_inputs")
+                            title=t("steps.inputs_title"), diverging=True, tr=t), key="fig_inputs")

@@ -4,6 +4,7 @@ against the model's own attention weights."""
 import streamlit as st
 
 from attention_core import MAX_TOKENS, clean_text, explain
+from attention_core.lesson import unknown_words
 from attention_core.model import (
     ModelEmbedder,
     ModelUnavailable,
@@ -14,9 +15,10 @@ from attention_core.model import (
     model_info,
 )
 from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
+from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start, url_int
+from attention_ui.shell import page_start, unknown_tokens_help, url_int
 from attention_ui.steps import fmt_vec
 
 WORD_PIECES = MAX_TOKENS  # word pieces per sentence, [CLS] and [SEP] come on top (the lessons' cap)
@@ -72,122 +74,102 @@ def picker(label: str, name: str, count: int, fmt, default: int = 0) -> int:
 
 
 lesson, _ = page_start("real_model")
-st.title("🤖 Real model heads")
+st.title(t("real_model.title"))
 if lesson is None:
     st.stop()
 
 try:
-    with st.spinner("Loading the real model (all-MiniLM-L6-v2) — only the first time, a few seconds…"):
+    with st.spinner(t("shell.loading_model")):
         info = model_info()
         text, total = cut_to_pieces(clean_text(lesson.text), min(WORD_PIECES, info.max_tokens - 2))
         tokens, weights = model_all_weights(text)  # weights (L, H, T, T)
         difference = max_weight_difference(text)
 except (ModelUnavailable, MemoryError) as exc:
-    st.warning(f"The real model is not available here, so this page cannot show its heads ({exc}). "
-               "The other pages still work with the toy embedder.")
+    st.warning(t("real_model.unavailable", reason=str(exc)))
     st.stop()
 except ValueError as exc:
-    st.info(f"The model's tokenizer cannot read this sentence: type another one in the sidebar ({exc}).")
+    st.info(t("real_model.unreadable", reason=str(exc)))
     st.stop()
 
 T = len(tokens)
-st.markdown(
-    f"Everything on this page is the trained model **all-MiniLM-L6-v2**: {info.n_layers} layers × "
-    f"{info.n_heads} heads, hidden size {info.d_model}, so each head works in d_k = {info.d_head} dimensions. "
-    "We take its learned W^Q, W^K, W^V and its hidden states out of the model and run our own attention code "
-    "on them. (The sidebar's toy embedder, d_k, seed and toggles do not apply here.)"
-)
-st.caption("The model's tokenizer adds two special tokens: `[CLS]` (\"classification\") at the start and `[SEP]` "
-           "(\"separator\") at the end; they are attended to like every word, and many heads park most of their "
-           "attention on them when nothing else in the sentence fits.")
+st.markdown(t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model,
+              d_head=info.d_head))
+st.caption(t("real_model.special_tokens"))
 if total > T - 2:
     if not (lesson.truncated and lesson.real_embeddings):  # else the shell has just said the same
-        st.info(f"Your sentence has {total} word pieces; this page runs the model on the first {T - 2} "
-                "so that every matrix stays readable.")
-    st.caption(f"The part the model reads here ({T - 2} word pieces, plus [CLS] and [SEP]):")
+        st.info(t("real_model.cut", total=total, shown=T - 2))
+    st.caption(t("real_model.cut_part", shown=T - 2))
     st.code(text, language=None, wrap_lines=True)
 unknown = ModelEmbedder().embed(text).unknown
 if unknown:
-    st.warning(f"{len(unknown)} of {T - 2} word pieces are [UNK]: the model's vocabulary is English and does not "
-               "know them, so their attention carries little meaning.")
+    unknown_tokens_help(unknown_words(text, ModelEmbedder()), len(unknown), T - 2, offer_toy=False)
 
-st.subheader("✅ Check: our numbers are the model's")
+st.subheader(t("real_model.h_check"))
 c_metric, c_text = st.columns([1, 3])
-c_metric.metric("Largest difference", f"{difference:.1e}",
-                help="max |our α̂ − the model's α̂| over every layer, head, query i and key j")
+c_metric.metric(t("real_model.difference"), f"{difference:.1e}", help=t("real_model.difference_help"))
 c_text.markdown(
-    f"**Largest difference between our recomputed weights and the model's own: {difference:.1e}.** "
-    f"We compared all {info.n_layers} × {info.n_heads} × {T} × {T} attention weights α̂ that our code computes "
-    "with the probabilities the model computes itself. "
-    + ("A difference this small is rounding: the model calculates in 32-bit floats, we in 64-bit. A wrong formula "
-       "(no ÷√d_k, a missing bias, a transposed W) would be off by 0.01 or more." if difference < 1e-5 else
-       "⚠️ That is more than rounding (under 1e-5): our recomputation and the model disagree here.")
+    t("real_model.check_text", difference=difference, n_layers=info.n_layers, n_heads=info.n_heads, T=T) + " "
+    + (t("real_model.check_ok") if difference < 1e-5 else t("real_model.check_bad"))
 )
 
-st.subheader(f"All {info.n_layers * info.n_heads} heads at a glance")
+st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
 grid = st.container()  # drawn after the layer/head pickers, so the frame shows this run's choice
-st.caption("Each small square is one head's T × T matrix, like the one below. Some heads look at the next or the "
-           "previous word (a diagonal line beside the main one), some at [CLS] or [SEP] (a bright first or last "
-           "column), some spread out. Hover for the numbers; the framed square is the head chosen below.")
+st.caption(t("real_model.grid_caption"))
 
-st.subheader("One head, step by step")
+st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = picker("Layer", "layer", info.n_layers, str)
+    layer = picker(t("real_model.layer"), "layer", info.n_layers, str)
 with c_head:
-    head = picker("Head", "head", info.n_heads, str)
-grid.plotly_chart(heads_grid(weights, selected=(layer, head),
-                             title="Weights α̂ of every head (rows = query token i, columns = key token j; "
-                                   "dark = 0, yellow = 1)"), key="fig_grid")
+    head = picker(t("real_model.head"), "head", info.n_heads, str)
+grid.plotly_chart(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t),
+                  key="fig_grid")
 
 tokens, trace = model_attention(text, layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)
 d_model, d_k = p.w_q.shape
 d_v = p.w_v.shape[1]
-source = ("the embeddings (word + position + segment, layer-normalised)" if layer == 0
-          else f"the output of layer {layer - 1}")
+source = t("real_model.source_embeddings") if layer == 0 else t("real_model.source_layer", layer=layer - 1)
+where = t("real_model.where", layer=layer, head=head)
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
-    st.dataframe({"i": list(range(T)), "token": tokens}, hide_index=True, height=min(38 + 35 * T, 420))
+    st.dataframe({"i": list(range(T)), t("real_model.col_token"): tokens}, hide_index=True,
+                 height=min(38 + 35 * T, 420))
 with c_formulas:
-    st.markdown(f"**Layer {layer}, head {head}.** Its inputs a_i are {source}: {T} vectors of size {d_model}. "
-                "Its own learned matrices and biases turn them into queries, keys and values:")
+    st.markdown(t("real_model.inputs_text", layer=layer, head=head, source=source, T=T, d_model=d_model))
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")
     st.latex(rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
              rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
              rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}")
     st.latex(rf"\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{{d_k}}}}}\right)V,"
              rf"\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
-    st.markdown(f"The {info.n_heads} heads of a layer each produce a {d_v}-number output per token; the model "
-                f"joins them side by side ({info.n_heads} × {d_v} = {info.d_model}) and mixes them with "
-                "one more learned matrix before the next layer.")
+    st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
-with st.expander(f"q, k and v of every token ({T} × {d_k})"):
-    for tab, matrix, name, symbol in zip(st.tabs(["Q (queries)", "K (keys)", "V (values)"]),
-                                         (trace.q, trace.k, trace.v), ("Q (queries)", "K (keys)", "V (values)"),
-                                         "qkv"):
-        tab.plotly_chart(vectors_matrix(matrix, tokens, title=f"{name}, layer {layer} head {head}", symbol=symbol),
+with st.expander(t("real_model.qkv_expander", T=T, d_k=d_k)):
+    names = [t("matrices.q_title"), t("matrices.k_title"), t("matrices.v_title")]
+    for tab, matrix, name, symbol in zip(st.tabs(names), (trace.q, trace.k, trace.v), names, "qkv"):
+        tab.plotly_chart(vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
                          key=f"fig_{symbol}")
 
-st.caption("In every attention matrix: **rows = query token i, columns = key token j.** The tabs follow the formula "
-           "from left to right.")
+st.caption(t("real_model.tabs_caption"))
 tab_scores, tab_scaled, tab_weights, tab_outputs = st.tabs(
-    ["1 · Scores α = QKᵀ", f"2 · Scaled ÷ √{d_k}", "3 · Weights α̂ = softmax", "4 · Outputs B = α̂V"])
-tab_scores.plotly_chart(token_matrix(trace.scores, tokens, tokens, diverging=True,
-                                     title=f"Scores α = QKᵀ, layer {layer} head {head}"), key="fig_scores")
-tab_scaled.plotly_chart(token_matrix(trace.scaled, tokens, tokens, diverging=True,
-                                     title=f"Scaled α / √{d_k} (× {trace.scale:.4f}), layer {layer} head {head}"),
+    [t("real_model.tab_scores"), t("real_model.tab_scaled", d_k=d_k), t("real_model.tab_weights"),
+     t("real_model.tab_outputs")])
+tab_scores.plotly_chart(token_matrix(trace.scores, tokens, tokens, diverging=True, tr=t,
+                                     title=t("real_model.scores_title", where=where)), key="fig_scores")
+tab_scaled.plotly_chart(token_matrix(trace.scaled, tokens, tokens, diverging=True, tr=t,
+                                     title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale, where=where)),
                         key="fig_scaled")
-tab_weights.plotly_chart(token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0,
-                                      title=f"Weights α̂ = softmax, layer {layer} head {head} (each row sums to 1)"),
+tab_weights.plotly_chart(token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t,
+                                      title=t("real_model.weights_title", where=where)),
                          key="fig_weights")
-tab_outputs.plotly_chart(vectors_matrix(trace.outputs, tokens, symbol="b",
-                                        title=f"Outputs B = α̂ V ({T} × {d_v}), layer {layer} head {head}"),
+tab_outputs.plotly_chart(vectors_matrix(trace.outputs, tokens, symbol="b", tr=t,
+                                        title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)),
                          key="fig_outputs")
 
-st.subheader("One query token's row")
-i = picker("Query token i (the token whose attention we follow)", "model_token", T,
+st.subheader(t("real_model.h_row"))
+i = picker(t("real_model.query_picker"), "model_token", T,
            lambda n: f"{n}: {escape_markdown(tokens[n])}", default=1)
 e = explain(trace, i)
 st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, r"\alpha_{{%d,{j}}} = {v:.2f}" % i))
@@ -197,9 +179,7 @@ st.latex(rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j
 st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
          + terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + "))
 st.latex(rf"b_{{{i}}} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
-st.markdown(f"In this head, token {i} gives **{e.weights[e.top_key]:.1%}** of its attention to token {e.top_key}; "
-            f"its output b_{i} (the {d_v} numbers above, shortened) is the blend of all {T} values with these "
-            "weights.")
-st.plotly_chart(weights_bar(e.weights, tokens, highlight=e.top_key,
-                            title=f"α̂_{i}j: how much token {i} attends to each key j (layer {layer}, head {head})"),
+st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
+st.plotly_chart(weights_bar(e.weights, tokens, highlight=e.top_key, tr=t,
+                            title=t("real_model.row_title", i=i, where=where)),
                 key="fig_weights_row")

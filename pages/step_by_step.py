@@ -5,12 +5,13 @@ import streamlit as st
 
 from attention_core import explain
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
+from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import honesty_banner, page_start, url_int
-from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula
+from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula, step_name
 
 lesson, _ = page_start("step_by_step")
-st.title("👣 Step by step")
+st.title(t("step_by_step.title"))
 if lesson is not None:
     honesty_banner(lesson)
     tokens = lesson.tokens
@@ -19,7 +20,7 @@ if lesson is not None:
 
     i = url_int("token", T)
     chosen = st.segmented_control(
-        "Query token i (the word whose attention we follow)", list(range(T)),
+        t("step_by_step.query_picker"), list(range(T)),
         format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}", key="token_picker",
         default=i, selection_mode="single")
     if chosen is not None and chosen != i:
@@ -32,15 +33,19 @@ if lesson is not None:
         st.session_state["step"] = min(max(st.session_state.get("step", 0) + delta, 0), len(STEPS) - 1)
 
     c_back, c_ind, c_next = st.columns([1, 6, 1])
-    c_back.button("◀ Back", on_click=go, args=(-1,), disabled=step == 0, width="stretch")
-    c_next.button("Next ▶", on_click=go, args=(1,), disabled=step == len(STEPS) - 1, width="stretch")
-    c_ind.progress((step + 1) / len(STEPS), text=f"Step {step + 1} of {len(STEPS)}: {STEPS[step]}")
+    c_back.button(t("step_by_step.back"), on_click=go, args=(-1,), disabled=step == 0, width="stretch",
+                  key="step_back")
+    c_next.button(t("step_by_step.next"), on_click=go, args=(1,), disabled=step == len(STEPS) - 1, width="stretch",
+                  key="step_next")
+    c_ind.progress((step + 1) / len(STEPS),
+                   text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step)))
 
     e = explain(trace, i)
     show_step_formula(step, lesson, e)
     if step == 0:
-        st.dataframe({"i": list(range(T)), "token": tokens,
-                      "known to the model": ["no ([UNK])" if n in lesson.unknown else "yes" for n in range(T)]},
+        st.dataframe({"i": list(range(T)), t("step_by_step.col_token"): tokens,
+                      t("step_by_step.col_known"): [t("step_by_step.known_no") if n in lesson.unknown
+                                                    else t("step_by_step.known_yes") for n in range(T)]},
                      hide_index=True)
     elif step == 1:
         show_embedding(lesson, i)
@@ -49,35 +54,36 @@ if lesson is not None:
         c1, c2, c3 = st.columns(3)
         if p.d_model <= 16:
             c1.plotly_chart(heatmap(p.w_q, [f"a[{r}]" for r in range(p.d_model)], [f"q[{c}]" for c in range(p.d_k)],
-                                    title="W^Q", diverging=True), key="fig_wq")
+                                    title="W^Q", diverging=True, tr=t), key="fig_wq")
             c2.plotly_chart(heatmap(p.w_k, [f"a[{r}]" for r in range(p.d_model)], [f"k[{c}]" for c in range(p.d_k)],
-                                    title="W^K", diverging=True), key="fig_wk")
+                                    title="W^K", diverging=True, tr=t), key="fig_wk")
             c3.plotly_chart(heatmap(p.w_v, [f"a[{r}]" for r in range(p.d_model)], [f"v[{c}]" for c in range(p.d_v)],
-                                    title="W^V", diverging=True), key="fig_wv")
+                                    title="W^V", diverging=True, tr=t), key="fig_wv")
         else:
-            st.caption(f"W^Q, W^K are {p.d_model} × {p.d_k} and W^V is {p.d_model} × {p.d_v}: too large to print.")
+            st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
         c1, c2, c3 = st.columns(3)
-        c1.plotly_chart(vectors_matrix(trace.q, tokens, title="q_j for every token", symbol="q"), key="fig_q")
-        c2.plotly_chart(vectors_matrix(trace.k, tokens, title="k_j for every token", symbol="k"), key="fig_k")
-        c3.plotly_chart(vectors_matrix(trace.v, tokens, title="v_j for every token", symbol="v"), key="fig_v")
+        for column, matrix, symbol in ((c1, trace.q, "q"), (c2, trace.k, "k"), (c3, trace.v, "v")):
+            column.plotly_chart(vectors_matrix(matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol),
+                                               symbol=symbol, tr=t), key=f"fig_{symbol}")
     elif step == 3:
-        j = st.selectbox("Key token j to multiply out", list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}",
+        j = st.selectbox(t("step_by_step.key_picker"), list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}",
                          key="key_j")
         st.latex(rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
                  rf"\quad\Rightarrow\quad \alpha_{{{i},{j}}} = \textstyle\sum = {e.scores[j]:.4f}")
-        st.plotly_chart(heatmap(e.products, [f"{n}: {t}" for n, t in enumerate(tokens)],
-                                [f"d={c}" for c in range(trace.d_k)], title=f"q_{i} ⊙ k_j, element by element "
-                                "(each row sums to α_ij)", diverging=True, y_title="key token j"), key="fig_products")
-        st.plotly_chart(weights_bar(e.scores, tokens, title=f"α_{i}j = q_{i}·k_j for every key j", highlight=j,
-                                    percent=False), key="fig_scores_row")
+        st.plotly_chart(heatmap(e.products, [f"{n}: {tok}" for n, tok in enumerate(tokens)],
+                                [f"d={c}" for c in range(trace.d_k)], title=t("step_by_step.products_title", i=i),
+                                diverging=True, y_title=t("figures.key_axis_short"), tr=t), key="fig_products")
+        st.plotly_chart(weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j,
+                                    percent=False, tr=t), key="fig_scores_row")
     elif step == 4:
         st.plotly_chart(weights_bar(np.where(np.isfinite(e.scaled), e.scaled, 0.0), tokens, percent=False,
-                                    title=f"Scaled scores α_{i}j × {e.scale:.4f}"), key="fig_scaled_row")
+                                    title=t("step_by_step.scaled_title", i=i, scale=e.scale), tr=t),
+                        key="fig_scaled_row")
     elif step == 5:
-        st.plotly_chart(weights_bar(e.weights, tokens, title=f"α̂_{i}j: how much token {i} attends to each j",
-                                    highlight=e.top_key), key="fig_weights_row")
-        st.metric("Row sum Σ_j α̂_ij", f"{e.weights.sum():.6f}")
+        st.plotly_chart(weights_bar(e.weights, tokens, title=t("step_by_step.weights_title", i=i),
+                                    highlight=e.top_key, tr=t), key="fig_weights_row")
+        st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
     elif step == 6:
         st.plotly_chart(contributions_bar(e.contributions, tokens, e.output,
-                                          title=f"b_{i} = Σ_j α̂_{i}j v_j: each bar segment is one α̂_{i}j v_j"),
+                                          title=t("step_by_step.contributions_title", i=i), tr=t),
                         key="fig_contributions")

@@ -15,96 +15,74 @@ from attention_ui.scaling_figures import (
     score_histograms,
     variance_sweep,
 )
+from attention_ui.i18n import t
 from attention_ui.shell import get_embedder, honesty_banner, page_start
 
 lesson, source = page_start("why_scaling")
-st.title("📏 Why divide by √d_k?")
-st.markdown(
-    "Attention divides every score $q \\cdot k$ by $\\sqrt{d_k}$ before the softmax. Here is an experiment "
-    "that shows why: draw random queries and keys whose $d_k$ components all have mean 0 and variance 1, "
-    "score each query against 16 keys, and compare the softmax **without** and **with** the division."
-)
+st.title(t("why_scaling.title"))
+st.markdown(t("why_scaling.intro"))
 
-d_k = st.select_slider("d_k (size of the query and key vectors)", options=list(D_KS), value=64, key="exp_d_k",
+d_k = st.select_slider(t("why_scaling.d_k_slider"), options=list(D_KS), value=64, key="exp_d_k",
                        bind="query-params")
 result = scaling_experiment(d_k)
 sweep = scaling_sweep()
 raw, scaled = result.raw_stats, result.scaled_stats
 
-st.subheader("1 · The spread of the scores")
+st.subheader(t("why_scaling.h_spread"))
+measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
 st.latex(rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{d_k}} \mathrm{{Var}}(q_i k_i) = d_k = {d_k}"
-         rf"\qquad \text{{measured: }} {result.raw_variance:.2f}")
+         rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}")
 st.latex(rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
-         rf"\qquad \text{{measured: }} {result.scaled_variance:.3f}")
-st.markdown(
-    f"Each score adds up $d_k$ products $q_i k_i$, and each product has variance 1, so the variances add up "
-    f"to $d_k$. Measured over {result.n_samples:,} queries × {result.n_keys} keys = "
-    f"{result.n_samples * result.n_keys:,} scores, the raw scores have variance **{result.raw_variance:.2f}** "
-    f"(theory {d_k}); divided by $\\sqrt{{{d_k}}}$ they have variance **{result.scaled_variance:.3f}** "
-    "(theory 1). Move the slider: the orange histogram widens as $d_k$ grows, the blue one never does."
-)
+         rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}")
+st.markdown(t("why_scaling.spread_text", n_samples=result.n_samples, n_keys=result.n_keys,
+              n_scores=result.n_samples * result.n_keys, raw_variance=result.raw_variance, d_k=d_k,
+              scaled_variance=result.scaled_variance))
 c1, c2 = st.columns([3, 2])
 c1.plotly_chart(score_histograms(result.raw, result.scaled, d_k=d_k, raw_variance=result.raw_variance,
-                                 scaled_variance=result.scaled_variance), key="fig_hist")
-c2.plotly_chart(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k), key="fig_row")
-c2.caption("The first of the random queries. Raise d_k: without scaling the orange weights collapse onto "
-           "one key; with scaling the blue weights stay spread over several keys.")
+                                 scaled_variance=result.scaled_variance, tr=t), key="fig_hist")
+c2.plotly_chart(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), key="fig_row")
+c2.caption(t("why_scaling.row_caption"))
 
-st.subheader("2 · What the softmax does with them")
+st.subheader(t("why_scaling.h_softmax"))
 st.markdown(
-    f"| averaged over {result.n_samples:,} rows of {result.n_keys} keys, $d_k = {d_k}$ "
-    "| without ÷√d_k | with ÷√d_k | uniform weights |\n"
-    "|---|---:|---:|---:|\n"
-    f"| largest weight $\\hat\\alpha$ in a row | {raw.max_weight:.3f} | {scaled.max_weight:.3f} "
+    "| " + t("why_scaling.table_head", n_samples=result.n_samples, n_keys=result.n_keys, d_k=d_k)
+    + " | " + t("figures.raw_name") + " | " + t("figures.scaled_name") + " | " + t("why_scaling.table_uniform")
+    + " |\n|---|---:|---:|---:|\n"
+    f"| {t('why_scaling.table_max_weight')} | {raw.max_weight:.3f} | {scaled.max_weight:.3f} "
     f"| {sweep.uniform_weight:.4f} |\n"
-    f"| entropy of a row (nats) | {raw.entropy:.3f} | {scaled.entropy:.3f} | {raw.max_entropy:.3f} |\n"
-    f"| size of the softmax Jacobian $\\lVert \\mathrm{{diag}}(\\hat\\alpha) - \\hat\\alpha\\hat\\alpha^\\top "
-    f"\\rVert_F$ | {raw.jacobian_norm:.3f} | {scaled.jacobian_norm:.3f} | |"
+    f"| {t('why_scaling.table_entropy')} | {raw.entropy:.3f} | {scaled.entropy:.3f} | {raw.max_entropy:.3f} |\n"
+    f"| {t('why_scaling.table_jacobian')} | {raw.jacobian_norm:.3f} | {scaled.jacobian_norm:.3f} | |"
 )
-st.markdown(
-    "The softmax turns big gaps between scores into near-certain choices: a weight of almost 1 for one key "
-    "and almost 0 for the rest (the softmax **saturates**, its entropy falls towards 0). A saturated softmax "
-    "hardly moves when a score moves — its Jacobian $\\partial\\hat\\alpha/\\partial\\alpha = "
-    "\\mathrm{diag}(\\hat\\alpha) - \\hat\\alpha\\hat\\alpha^\\top$ shrinks towards zero — so almost no "
-    "gradient reaches $W^Q$ and $W^K$, and training stalls. Dividing by $\\sqrt{d_k}$ keeps the scores at "
-    "variance 1 for every $d_k$, and the weights stay soft enough to learn from."
-)
+st.markdown(t("why_scaling.softmax_text"))
 
-st.subheader(f"3 · Every d_k at once ({', '.join(str(d) for d in D_KS)})")
+st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
 c1, c2 = st.columns(2)
-c1.plotly_chart(variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k),
+c1.plotly_chart(variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t),
                 key="fig_variance")
 c2.plotly_chart(max_weight_sweep(sweep.d_ks, sweep.raw_max_weight, sweep.scaled_max_weight,
-                                 uniform_weight=sweep.uniform_weight, highlight=d_k), key="fig_max_weight")
+                                 uniform_weight=sweep.uniform_weight, highlight=d_k, tr=t), key="fig_max_weight")
 c1, c2 = st.columns(2)
 c1.plotly_chart(entropy_sweep(sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy,
-                              max_entropy=sweep.max_entropy, highlight=d_k), key="fig_entropy")
-c2.plotly_chart(jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k),
-                key="fig_jacobian")
-st.caption(f"Each point: {sweep.n_samples:,} random queries against {sweep.n_keys} random keys (seed {sweep.seed}). "
-           "The dotted line marks the d_k of the slider.")
+                              max_entropy=sweep.max_entropy, highlight=d_k, tr=t), key="fig_entropy")
+c2.plotly_chart(jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k,
+                               tr=t), key="fig_jacobian")
+st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
 
-st.subheader("4 · On your own sentence")
+st.subheader(t("why_scaling.h_own"))
 if lesson is None:
-    st.info("Type a sentence in the sidebar to compare its attention weights with and without ÷√d_k.")
+    st.info(t("why_scaling.own_empty"))
 else:
     honesty_banner(lesson)
     embedder, _ = get_embedder(source)
     other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))
     with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
-    st.markdown(
-        f"Your sentence's attention weights, computed with $d_k = {lesson.trace.d_k}$ (set in the sidebar), once "
-        "with and once without the division. Its q and k are not unit-variance random vectors, so the numbers "
-        "differ from the experiment above, but the direction is the same: without ÷√d_k the rows are sharper. "
-        "In both matrices: **rows = query token i, columns = key token j.**"
-    )
+    st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k))
     columns = st.columns(2)
-    for column, variant, name, key in ((columns[0], with_scaling, "With ÷√d_k", "fig_own_scaled"),
-                                       (columns[1], without_scaling, "Without ÷√d_k", "fig_own_raw")):
+    for column, variant, name, key in ((columns[0], with_scaling, "own_with", "fig_own_scaled"),
+                                       (columns[1], without_scaling, "own_without", "fig_own_raw")):
         stats = row_statistics(variant.trace.weights)
-        current = " (the sidebar's setting)" if variant is lesson else ""
+        title = t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else "")
         column.plotly_chart(token_matrix(variant.trace.weights, variant.tokens, variant.tokens,
-                                         title=f"{name}: weights α̂{current}", zmin=0.0, zmax=1.0), key=key)
-        column.markdown(f"Largest weight: **{stats.peak_weight:.3f}**; largest weight per row, on average: "
-                        f"**{stats.max_weight:.3f}**; mean entropy of a row: **{stats.entropy:.3f}** nats "
-                        f"(uniform: {stats.max_entropy:.3f}).")
+                                         title=title, zmin=0.0, zmax=1.0, tr=t), key=key)
+        column.markdown(t("why_scaling.own_stats", peak=stats.peak_weight, max_weight=stats.max_weight,
+                          entropy=stats.entropy, max_entropy=stats.max_entropy))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +13,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
+from attention_ui.i18n import LANGS, translate
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["pages/home.py", "pages/step_by_step.py", "pages/matrices.py"]
+MY_PAGES = ["home", "step_by_step", "matrices", "why_scaling", "real_model"]  # the pages of issue #6
 
 
 def _decode(value):
@@ -69,15 +72,15 @@ def test_matrices_numbers_equal_the_core():
     assert not at.exception
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
     figs = charts(at)
-    weights = next(v for k, v in figs.items() if k.startswith("Weights"))
+    weights = figs[translate("en", "matrices.weights_title")]
     z = _decode(weights["data"][0]["z"])
     np.testing.assert_allclose(z, lesson.trace.weights, rtol=0, atol=1e-12)
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
     assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
     assert weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
-    for prefix, expected in [("Q ", lesson.trace.q), ("K ", lesson.trace.k), ("V ", lesson.trace.v),
-                             ("Scores", lesson.trace.scores), ("Outputs", lesson.trace.outputs)]:
-        fig = next(v for k, v in figs.items() if k.startswith(prefix))
+    for key, expected in [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v),
+                          ("scores_title", lesson.trace.scores), ("outputs_title", lesson.trace.outputs)]:
+        fig = figs[translate("en", f"matrices.{key}")]
         np.testing.assert_allclose(_decode(fig["data"][0]["z"]), expected, atol=1e-12)
 
 
@@ -88,12 +91,11 @@ def test_step_page_walks_to_the_end_with_core_numbers():
     e = explain(lesson.trace, 0)
     for _ in range(6):
         assert not at.exception
-        next_button = next(b for b in at.button if "Next" in b.label)
-        next_button.click()
+        at.button(key="step_next").click()
         at.run()
     assert not at.exception
     figs = charts(at)
-    contrib = next(v for k, v in figs.items() if k.startswith("b_0"))
+    contrib = figs[translate("en", "step_by_step.contributions_title", i=0)]
     bars = np.stack([_decode(trace["y"]) for trace in contrib["data"][:-1]])  # (T, d_v)
     np.testing.assert_allclose(bars, e.contributions, atol=1e-12)
     np.testing.assert_allclose(_decode(contrib["data"][-1]["y"]), e.output, atol=1e-12)
@@ -117,3 +119,155 @@ def test_long_sentence_is_cut_with_a_message():
 def test_hand_typed_url_parameters_are_safe(params):
     at = run_page("pages/step_by_step.py", **{"toy": "true", **params})
     assert not at.exception, at.exception
+
+
+# --------------------------------------------------------------------------- both languages
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+ENGLISH_PROSE = re.compile(r"[A-Za-z]{3,}[,.;:]?\s+[A-Za-z]{3,}")
+NOT_PROSE = re.compile(r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
+                       r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b")
+
+
+def page_texts(at) -> list[str]:
+    """Everything a learner reads on the page body and sidebar (not the chart internals)."""
+    out = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
+        out += [str(el.value) for el in at.get(kind)]
+    for kind in ("button", "toggle", "slider", "select_slider", "text_input", "number_input", "radio",
+                 "selectbox", "metric", "expander", "tab"):
+        out += [str(getattr(el, "label", "")) for el in at.get(kind)]
+    return [text for text in out if text]
+
+
+def chart_words(at) -> list[str]:
+    """Chart titles and axis titles."""
+    out = []
+    for spec in charts(at).values():
+        layout = spec["layout"]
+        out.append(layout.get("title", {}).get("text", ""))
+        for name, axis in layout.items():
+            if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+                out.append(axis.get("title", {}).get("text", ""))
+    return [text for text in out if text]
+
+
+def english_prose(texts, allowed_words=()) -> list[str]:
+    """Texts that still contain English prose once formulas, code, model names and the
+    learner's own tokens are taken out."""
+    found = []
+    for text in texts:
+        cleaned = NOT_PROSE.sub(" ", text)
+        for word in allowed_words:
+            cleaned = cleaned.replace(word, " ")
+        if ENGLISH_PROSE.search(cleaned):
+            found.append(text)
+    return found
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+@pytest.mark.parametrize("page", MY_PAGES)
+def test_every_page_in_both_languages(page, lang):
+    """No exception; the title is the catalog's; in Chinese the page is Chinese throughout."""
+    sentence = "the dog chased the cat"
+    at = run_page(f"pages/{page}.py", sentence, lang=lang, toy="true")
+    assert not at.exception, at.exception
+    assert at.title[0].value == translate(lang, f"{page}.title")
+    texts = page_texts(at) + chart_words(at)
+    if lang == "zh":
+        assert sum(bool(CJK.search(text)) for text in texts) >= 3, texts
+        left = english_prose(texts, allowed_words=sentence.split())
+        assert not left, f"English prose on the Chinese page {page}: {left}"
+    else:
+        assert not any(CJK.search(text) for text in texts if "中文" not in text), texts
+
+
+def test_chinese_numbers_are_the_same_numbers():
+    """Language changes words, never numbers: the zh weights chart equals the core's weights."""
+    sentence = "the dog chased the cat"
+    at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
+    lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    weights = charts(at)[translate("zh", "matrices.weights_title")]
+    np.testing.assert_allclose(_decode(weights["data"][0]["z"]), lesson.trace.weights, atol=1e-12)
+    assert weights["layout"]["yaxis"]["title"]["text"] == translate("zh", "figures.query_axis")
+
+
+# --------------------------------------------------------------------------- Chinese text
+
+ZH = "我爱北京天安门"
+
+
+def _step0_tokens(at) -> list[str]:
+    frame = at.dataframe[0].value
+    return list(frame[frame.columns[1]])
+
+
+def test_chinese_characters_by_default_and_words_on_request():
+    import jieba
+
+    at = run_page("pages/step_by_step.py", ZH, toy="true")
+    assert not at.exception, at.exception
+    assert _step0_tokens(at) == list(ZH)
+    at.button_group(key="cjk").set_value("words").run()
+    assert not at.exception, at.exception
+    assert _step0_tokens(at) == jieba.lcut(ZH)  # jieba's own cut: 我 / 爱 / 北京 / 天安门
+    assert at.query_params["cjk"] in ("words", ["words"])
+    lesson = build_lesson(ZH, ToyEmbedder(dim=8), LessonSettings(cjk="words"))
+    picker = at.button_group(key="token_picker")
+    assert len(picker.options) == len(jieba.lcut(ZH)) == len(lesson.tokens)
+
+
+def test_cjk_choice_is_carried_to_another_page_and_hidden_for_english():
+    at = run_page("pages/step_by_step.py", ZH, toy="true", cjk="words")
+    assert at.button_group(key="cjk").value == "words"
+    at.switch_page("pages/matrices.py").run()
+    assert not at.exception, at.exception
+    weights = charts(at)[translate("en", "matrices.weights_title")]
+    assert len(weights["layout"]["yaxis"]["ticktext"]) == 4  # 我 爱 北京 天安门
+    at = run_page("pages/step_by_step.py", "the cat sat", toy="true")
+    assert not [r for r in at.button_group if r.key == "cjk"], "the CJK choice is shown only for CJK text"
+
+
+@pytest.mark.parametrize("value", ["xyz", "<script>", ""])
+def test_bad_cjk_url_value_falls_back_to_characters(value):
+    at = run_page("pages/step_by_step.py", ZH, toy="true", cjk=value)
+    assert not at.exception, at.exception
+    assert _step0_tokens(at) == list(ZH)
+
+
+def _unknown_to_the_model(text: str) -> list[str]:
+    """Independent of attention_core's ModelEmbedder: the Hugging Face tokenizer of the loaded
+    SentenceTransformer, one character at a time."""
+    from attention_core.model import load_model
+
+    tokenizer = load_model().tokenizer
+    out = []
+    for ch in dict.fromkeys(text):
+        if tokenizer.unk_token in tokenizer.tokenize(ch):
+            out.append(ch)
+    return out
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_chinese_on_the_real_model_names_the_unknown_tokens_and_offers_the_toy(lang):
+    sentence = "注意力机制很重要"
+    unknown = _unknown_to_the_model(sentence)
+    assert unknown, "the bundled English model should not know some of these characters"
+    at = run_page("pages/matrices.py", sentence, lang=lang)
+    assert not at.exception, at.exception
+    warning = next(w.value for w in at.warning if "[UNK]" in w.value)
+    assert translate(lang, "shell.list_sep").join(unknown) in warning
+    assert any("ATTENTION_LAB_MODEL" in c.value for c in at.caption)
+    at.button(key="use_toy").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["toy"] is True and not [w for w in at.warning if "[UNK]" in w.value]
+    weights = charts(at)[translate(lang, "matrices.weights_title")]
+    assert len(weights["layout"]["yaxis"]["ticktext"]) == len(sentence)  # one token per character
+
+
+def test_real_model_page_lists_unknown_chinese_tokens():
+    sentence = "注意力机制很重要"
+    at = run_page("pages/real_model.py", sentence, lang="zh")
+    assert not at.exception, at.exception
+    warning = next(w.value for w in at.warning if "[UNK]" in w.value)
+    assert "、".join(_unknown_to_the_model(sentence)) in warning
