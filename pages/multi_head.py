@@ -35,11 +35,12 @@ result = multi_head_attention(lesson.inputs, n_heads, settings.d_k, seed=setting
                               scale=None if settings.scaled else 1.0)
 d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
 scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
-st.latex(rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,\quad "
-         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\quad "
-         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\ h = 1 \dots {n_heads}")
+st.latex(rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
+         rf"\qquad h = 1, \dots, {n_heads} \\ "
+         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
+         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}")
 st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
-per_row = n_heads if n_heads <= 3 else 2
+per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
 for start in range(0, n_heads, per_row):
     columns = st.columns(per_row)
     for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
@@ -65,9 +66,13 @@ st.subheader(t("multi_head.step3"))
 masked = st.toggle(t("multi_head.causal_toggle"), value=True, key="causal", bind="query-params")
 mask = causal_mask(len(tokens))  # (T, T)
 trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
-st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
-         r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
-         rf"s = {trace.scale:.3f},\quad e^{{-\infty}} = 0")
+s_tex = rf"s = 1/\sqrt{{d_k}} = {trace.scale:.3f}" if settings.scaled else r"s = 1"
+if masked:
+    st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
+             r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
+             + s_tex + r",\quad e^{-\infty} = 0")
+else:
+    st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s\right),\qquad " + s_tex)
 c1, c2 = st.columns(2, vertical_alignment="center")
 c1.plotly_chart(mask_map(mask, tokens, tr=t, title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
                          y_title=query_axis, x_title=key_axis), key="fig_mask")
