@@ -38,7 +38,7 @@ def _lerp(a, b, s):
 
 
 def _pts(points) -> str:
-    return " ".join(f"{x:.2f},{y:.2f}" for x, y in points)
+    return " ".join(f"{x:.6f},{y:.6f}" for x, y in points)  # precise enough to read back
 
 
 def shirt_outline(sleeve: float, taper: float) -> tuple[list, list, list]:

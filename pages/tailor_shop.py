@@ -33,6 +33,32 @@ def label_text(label: dict[str, str]) -> str:
     return t("tailor.label_sep").join(t(f"tailor.opt_{label[g]}") for g in GROUPS)
 
 
+def url_state(key: str, options, default) -> None:
+    """Give the widget ``key`` its value from ``?key=`` (a language-neutral id; anything that
+    is not one of ``options`` falls back to ``default``) when the page opens.
+
+    Not ``bind="query-params"``: with a format_func, Streamlit writes the *translated label*
+    into the URL (?want_cut=women's / 女款), so a link would break when the language changes.
+    """
+    if key not in st.session_state:
+        raw = st.query_params.get(key)
+        value = {str(o): o for o in options}.get(raw)
+        if value is None and raw is not None:  # ?sharpness=5 for 5.0
+            try:
+                value = next((o for o in options if isinstance(o, float) and o == float(raw)), None)
+            except ValueError:
+                value = None
+        st.session_state[key] = default if value is None else value
+
+
+def keep_in_url(key: str, value, default) -> None:
+    """Write the widget's value to the URL (and drop it when it is the default)."""
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = str(value)
+
+
 def sharpness_label(beta: float) -> str:
     if beta == SHARPNESS_STEPS[0]:
         return t("tailor.sharp_even", beta=f"{beta:g}")
@@ -48,23 +74,26 @@ choices, importance = {}, {}
 for column, group in zip(st.columns(len(GROUPS)), GROUPS):
     with column.container(border=True):
         options = [*GROUPS[group], ANY]
-        picked = st.segmented_control(t(f"tailor.group_{group}"), options, default=DEFAULT_WISH[group],
-                                      format_func=lambda o: t(f"tailor.opt_{o}"), key=f"want_{group}",
-                                      required=True, bind="query-params")
+        url_state(f"want_{group}", options, DEFAULT_WISH[group])
+        picked = st.segmented_control(t(f"tailor.group_{group}"), options, key=f"want_{group}", required=True,
+                                      format_func=lambda o: t(f"tailor.opt_{o}"))
+        keep_in_url(f"want_{group}", picked, DEFAULT_WISH[group])
         choices[group] = picked if picked in GROUPS[group] else None
         importance[group] = st.slider(t("tailor.importance"), *IMPORTANCE_RANGE, DEFAULT_IMPORTANCE[group],
                                       step=0.5, key=f"imp_{group}", bind="query-params",
                                       help=t("tailor.importance_help"), disabled=choices[group] is None)
 measure_col, sharp_col = st.columns([1, 2], gap="large")
 with measure_col:
-    measure = st.segmented_control(t("tailor.match"), list(SIMILARITY_MEASURES), default="dot", required=True,
-                                   format_func=lambda m: t(f"tailor.match_{m}"), key="match",
-                                   bind="query-params", help=t("tailor.match_help"))
+    url_state("match", SIMILARITY_MEASURES, "dot")
+    measure = st.segmented_control(t("tailor.match"), list(SIMILARITY_MEASURES), required=True, key="match",
+                                   format_func=lambda m: t(f"tailor.match_{m}"), help=t("tailor.match_help"))
 measure = measure if measure in SIMILARITY_MEASURES else "dot"
+keep_in_url("match", measure, "dot")
 with sharp_col:
-    beta = st.select_slider(t("tailor.sharpness"), options=list(SHARPNESS_STEPS), value=DEFAULT_SHARPNESS,
-                            format_func=sharpness_label, key="sharpness", bind="query-params",
-                            help=t("tailor.sharpness_help"))
+    url_state("sharpness", SHARPNESS_STEPS, DEFAULT_SHARPNESS)
+    beta = st.select_slider(t("tailor.sharpness"), options=list(SHARPNESS_STEPS), format_func=sharpness_label,
+                            key="sharpness", help=t("tailor.sharpness_help"))
+keep_in_url("sharpness", beta, DEFAULT_SHARPNESS)
 
 request = Request(**choices, importance=importance)
 fitted = fit(request, sharpness=float(beta), similarity=measure)
@@ -81,7 +110,7 @@ best = int(weights.argmax())
 for column, j in zip(st.columns(len(SAMPLES)), range(len(SAMPLES))):
     with column:
         st.image(shirt_svg(SAMPLES[j].value), width="stretch", alt=t(f"tailor.sample_{SAMPLES[j].id}"))
-        st.markdown(t("tailor.sample_caption", j=j + 1, weight=f"{100 * weights[j]:.1f}"))
+        st.markdown(f"**{j + 1}** · **{100 * weights[j]:.1f} %**")  # sample number and weight α̂_j
         st.caption(label_text(SAMPLES[j].label))
 
 # 3 · Step by step: match -> weights -> blend.
@@ -102,21 +131,29 @@ with right:
     st.caption(t("tailor.step2_text", total=f"{100 * weights.sum():.1f}"))
 
 st.subheader(t("tailor.result_header"))
-st.latex(r"b = \sum_j \hat\alpha_j\, v_j = " + " + ".join(
-    rf"{w:.2f}\,v_{{{j + 1}}}" for j, w in sorted(enumerate(weights), key=lambda jw: -jw[1])[:4])
-    + (r" + \dots" if len(SAMPLES) > 4 else ""))
-shirt_col, attr_col = st.columns([2, 3], gap="large")
+order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
+SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
+st.latex(r"b = \sum_j \hat\alpha_j\, v_j = " + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
+         + (r" + \dots" if len(SAMPLES) > SHOWN else ""))
+st.markdown(t("tailor.result_text"))
+shirt_col, *term_cols = st.columns([2.2] + [1] * SHOWN, gap="medium")
 with shirt_col:
     st.image(shirt_svg(blend, size=360), width="stretch", alt=t("tailor.result_alt"))
-with attr_col:
-    st.markdown(t("tailor.result_text"))
-    rows = [(t("tailor.attr_colour"), "rgb(" + ", ".join(f"{x:.2f}" for x in blend[0:3]) + ")"),
-            (t("tailor.attr_accent"), "rgb(" + ", ".join(f"{x:.2f}" for x in blend[3:6]) + ")")]
-    rows += [(t(f"tailor.attr_{name}"), f"{blend[ATTRIBUTES.index(name)]:.2f}")
-             for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")]
-    st.dataframe(pd.DataFrame(rows, columns=[t("tailor.attr_header"), t("tailor.value_header")]),
-                 hide_index=True, width="stretch")
-    st.caption(t("tailor.result_caption"))
+    st.markdown(t("tailor.result_label"))
+for n, (column, j) in enumerate(zip(term_cols, order)):
+    with column:
+        st.markdown(f"### {'=' if n == 0 else '+'} {weights[j]:.2f} ×")  # the picture equation's sign
+        st.image(shirt_svg(SAMPLES[j].value), width="stretch", alt=t(f"tailor.sample_{SAMPLES[j].id}"))
+        st.caption(label_text(SAMPLES[j].label))
+rest = order[SHOWN:]
+if rest:
+    st.caption(t("tailor.term_rest", n=len(rest), weight=f"{100 * weights[rest].sum():.1f}"))
+rgb = lambda x: "(" + ", ".join(f"{c:.2f}" for c in x) + ")"  # noqa: E731
+attributes = {t("tailor.attr_colour"): rgb(blend[0:3]), t("tailor.attr_accent"): rgb(blend[3:6])}
+attributes.update({t(f"tailor.attr_{name}"): f"{blend[ATTRIBUTES.index(name)]:.2f}"
+                   for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")})
+st.dataframe(pd.DataFrame([attributes], index=["b"]), width="stretch")
+st.caption(t("tailor.result_caption"))
 
 with st.expander(t("tailor.vectors_expander")):
     names = [t(f"tailor.opt_{f}") for f in FEATURES]
