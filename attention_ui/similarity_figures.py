@@ -19,6 +19,12 @@ COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
 """The colour of each measure, by its name in attention_core.SIMILARITIES."""
 QUERY_COLOR, KEY_COLOR = "#D55E00", "#0072B2"
 MAX_CELL_COLS = 8  # a third of the page is narrow: print cell values up to this many columns
+MAX_LABELLED_BARS = 12  # beyond this, a third of the page has no room for token names and bar values
+
+
+def _tick_step(n: int) -> int:
+    """Tick every column while they fit in a third of the page, else every 3rd or 5th."""
+    return 1 if n <= 12 else 3 if n <= 16 else 5
 _MARGIN = {"l": 10, "r": 10, "t": 56, "b": 10}
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
 
@@ -52,9 +58,9 @@ def matrix_heatmap(z, row_labels, col_labels, *, title: str, x_title: str, y_tit
         trace.texttemplate = "%{text}"
         trace.textfont = {"size": 12 if n_cols <= 6 else 10}
     fig = go.Figure(trace)
-    fig.update_layout(title=title, height=max(300, 90 + 30 * n_rows), margin=_MARGIN)
-    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[str(j) for j in range(n_cols)], title=x_title,
-                     side="bottom", tickangle=0)
+    fig.update_layout(title=title, height=max(300, 90 + (30 if n_rows <= 12 else 22) * n_rows), margin=_MARGIN)
+    ticks = list(range(0, n_cols, _tick_step(n_cols)))
+    fig.update_xaxes(tickvals=ticks, ticktext=[str(j) for j in ticks], title=x_title, side="bottom", tickangle=0)
     fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=rows, title=y_title if first else "",
                      autorange="reversed")
     return fig
@@ -69,16 +75,19 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
                         horizontal_spacing=0.06)
     keys = list(range(len(key_labels)))
     labels = [escape_label(label) for label in key_labels]
+    few = len(keys) <= MAX_LABELLED_BARS  # else: ticks by number j, token names in the hover
     for col, (name, panel, values) in enumerate(rows, start=1):
         values = np.asarray(values, dtype=np.float64)  # (T_k,)
         fig.add_trace(go.Bar(x=keys, y=values, name=panel, marker_color=COLORS[name], customdata=labels,
-                             text=[f"{x:.2f}" for x in values], textposition="outside", cliponaxis=False,
-                             hovertemplate="%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"),
+                             text=[f"{x:.2f}" for x in values] if few else None, textposition="outside",
+                             cliponaxis=False, hovertemplate="%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"),
                       row=1, col=col)
         top = float(np.abs(values).max()) or 1.0
         fig.update_yaxes(range=[min(0.0, float(values.min())) - 0.18 * top, max(0.0, float(values.max())) + 0.18 * top],
                          zeroline=True, zerolinecolor="#888", row=1, col=col)
-        fig.update_xaxes(tickvals=keys, ticktext=labels, tickangle=-45 if len(keys) > 3 else 0, row=1, col=col)
+        ticks = keys if few else keys[::_tick_step(len(keys))]
+        fig.update_xaxes(tickvals=ticks, ticktext=[labels[j] if few else str(j) for j in ticks],
+                         tickangle=-45 if few and len(keys) > 3 else 0, row=1, col=col)
     fig.update_xaxes(title_text=x_title, row=1, col=(len(rows) + 1) // 2)
     fig.update_layout(title=title, height=400, showlegend=False, margin={**_MARGIN, "t": 84})
     return fig

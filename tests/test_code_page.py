@@ -215,3 +215,11 @@ def test_bad_input_gives_a_working_page(sentence):
     assert not at.exception, at.exception
     if not sentence:
         assert any(i.value == translate("en", "code.no_sentence") for i in at.info)
+
+
+def test_with_the_real_model_torch_still_agrees():
+    pytest.importorskip("torch")
+    at = run_page(PAGE, SENTENCE)
+    assert not at.exception, at.exception
+    assert float(metric(at, "code.torch_largest")) < 1e-12
+    assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.caption)

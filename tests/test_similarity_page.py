@@ -247,3 +247,15 @@ def test_compare_similarities_and_polar_vector_against_references():
     np.testing.assert_allclose(v, [-math.sqrt(2), math.sqrt(2)], rtol=1e-14)
     with pytest.raises(ValueError):
         polar_vector(10.0, -1.0)
+
+
+def test_with_the_real_model_the_heatmaps_are_its_queries_and_keys():
+    from attention_core.model import ModelEmbedder
+
+    at = run_page(PAGE, SENTENCE)
+    assert not at.exception, at.exception
+    lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings())
+    want = references(lesson.trace.q, lesson.trace.k)
+    figs = figures(at)
+    for name in ORDER:
+        np.testing.assert_allclose(_decode(figs[f"fig_{name}"]["data"][0]["z"]), want[name], rtol=1e-12, atol=1e-12)
