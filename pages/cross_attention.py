@@ -12,7 +12,7 @@ from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import get_embedder, honesty_banner, page_start
+from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 
 # Sentence B's default: the French translation of the sidebar's default sentence. (Comments, not
 # docstrings: Streamlit's "magic" would print a bare string on the page.)
@@ -61,7 +61,9 @@ honesty_banner(lesson)
 if lesson_b.truncated:
     st.info(t("cross_attention.b_truncated", total=lesson_b.n_tokens, shown=len(lesson_b.tokens)))
 if lesson_b.unknown:
-    st.warning(t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens)))
+    words = t("shell.list_sep").join(escape_markdown(w) for w in lesson_b.unknown_words[:MAX_LISTED])
+    st.warning(t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens))
+               + (" " + t("shell.unknown_words", words=words) if words else ""))
 if lesson.projections.kind == "random":
     st.caption(t("cross_attention.not_trained"))
 

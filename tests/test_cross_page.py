@@ -170,7 +170,8 @@ def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
     at = open_page(sentence="The cat sat on the mat", sentence_b="猫坐在垫子上", lang=lang)
     n_b = len(figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"])
     expected = translate(lang, "cross_attention.b_unknown", unknown=n_b - 2, total=n_b)  # 子 and 上 are known
-    assert [w.value for w in at.warning] == [expected]
+    words = translate(lang, "shell.list_sep").join(["猫", "坐", "在", "垫"])
+    assert [w.value for w in at.warning] == [expected + " " + translate(lang, "shell.unknown_words", words=words)]
 
 
 def test_example_pills_fill_sentence_b():
@@ -218,3 +219,13 @@ def test_sentence_b_comes_from_the_url():
     at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
     layout = figures(at)["fig_cross_weights"]["layout"]
     assert layout["yaxis"]["ticktext"] == ["0: hello", "1: world"]  # B asks: B's tokens are the rows
+
+
+def test_the_chinese_page_is_chinese_throughout():
+    from test_pages import CJK, chart_words, english_prose, page_texts
+
+    at = open_page(lang="zh", toy="true")
+    texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
+    assert sum(bool(CJK.search(text)) for text in texts) >= 10
+    left = english_prose(texts, allowed_words=SENTENCE_A.split() + DEFAULT_B.split())
+    assert not left, f"English prose on the Chinese page: {left}"

@@ -204,3 +204,14 @@ def test_bad_input_gives_a_working_page(sentence):
     at = open_page(sentence, toy="true")
     for fig in figures(at).values():
         assert all("<" not in tick for tick in fig["layout"]["yaxis"].get("ticktext", []))
+
+
+@pytest.mark.parametrize("params", [{}, {"causal": "false", "identity": "true", "heads": "4"}])
+def test_the_chinese_page_is_chinese_throughout(params):
+    from test_pages import CJK, chart_words, english_prose, page_texts
+
+    at = open_page(lang="zh", toy="true", **params)
+    texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
+    assert sum(bool(CJK.search(text)) for text in texts) >= 10
+    left = english_prose(texts, allowed_words=SENTENCE.split())
+    assert not left, f"English prose on the Chinese page: {left}"
