@@ -62,19 +62,36 @@ def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate, x_title: st
         height=height or max(260, 48 + 34 * n_rows),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
-    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=[escape_label(c) for c in col_labels],
-                     title=x_title, side="bottom", tickangle=0 if _fits_flat(col_labels) else -45)
+    ticks, angle = _x_ticks([escape_label(c) for c in col_labels])
+    fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=ticks, title=x_title, side="bottom", tickangle=angle)
     fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
                      title=y_title, autorange="reversed")
     return fig
 
 
-def _fits_flat(labels) -> bool:
-    """Whether tick labels can stay horizontal: few enough, and short enough (a CJK character
-    counts as about two Latin ones). Chinese read sideways is hard, so short labels stay flat."""
-    labels = list(labels)
-    width = sum(sum(2 if ord(ch) > 0x2e7f else 1 for ch in str(label)) + 2 for label in labels)
-    return len(labels) <= 8 or width <= 90
+def _width(line: str) -> int:
+    """Rough printed width of a label line: a CJK character counts as two Latin ones."""
+    return sum(2 if ord(ch) > 0x2e7f else 1 for ch in line)
+
+
+def _x_ticks(labels: list[str], budget: int = 90) -> tuple[list[str], int]:
+    """Tick labels for a row of columns and their angle. Horizontal when they fit; else
+    labels with CJK characters become two lines ("i: token" -> index over token), which keeps
+    Chinese characters and words horizontal and readable; other long labels are tilted.
+
+    >>> _x_ticks(["0: 我", "1: 爱"])
+    (['0: 我', '1: 爱'], 0)
+    >>> _x_ticks([f"{i}: 字" for i in range(14)])[0][10], _x_ticks([f"{i}: 字" for i in range(14)])[1]
+    ('10<br>字', 0)
+    """
+    if len(labels) <= 8 or sum(_width(label) + 2 for label in labels) <= budget:
+        return labels, 0
+    if not any(ord(ch) > 0x2e7f for label in labels for ch in label):
+        return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
+    stacked = [label.replace(": ", "<br>", 1) for label in labels]
+    if sum(max(_width(line) for line in label.split("<br>")) + 2 for label in stacked) <= budget:
+        return stacked, 0
+    return labels, -45
 
 
 def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate, **kw) -> go.Figure:
@@ -107,9 +124,9 @@ def weights_bar(weights, tokens, *, title: str, tr: Translate, highlight: int | 
     yaxis = ({"range": [0, max(1.0, float(w.max()) * 1.15)], "title": tr("figures.weight_axis")} if percent
              else {"title": tr("figures.score_axis")})
     fig.update_layout(title=title, height=340, yaxis=yaxis, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    labels = token_labels(tokens)
-    fig.update_xaxes(tickvals=list(range(len(w))), ticktext=labels, title=tr("figures.key_axis_short"),
-                     tickangle=0 if _fits_flat(labels) else -45)
+    ticks, angle = _x_ticks(token_labels(tokens), budget=160)  # a full-width chart
+    fig.update_xaxes(tickvals=list(range(len(w))), ticktext=ticks, title=tr("figures.key_axis_short"),
+                     tickangle=angle)
     return fig
 
 

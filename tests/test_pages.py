@@ -271,3 +271,29 @@ def test_real_model_page_lists_unknown_chinese_tokens():
     assert not at.exception, at.exception
     warning = next(w.value for w in at.warning if "[UNK]" in w.value)
     assert "、".join(_unknown_to_the_model(sentence)) in warning
+
+
+@pytest.mark.parametrize("text", ["我爱北京天安门", "注意力机制很重要", "Hello 世界，attention 很重要！"])
+def test_simple_tokenize_cjk_modes_against_jieba_and_list(text):
+    """characters: exactly list() of each CJK run; words: exactly jieba's own cut of each run."""
+    import jieba
+
+    from attention_core.text import simple_tokenize
+
+    runs = re.findall(r"[\u4e00-\u9fff]+", text)
+    chars = [tok for tok in simple_tokenize(text, cjk="chars") if CJK.search(tok)]
+    words = [tok for tok in simple_tokenize(text, cjk="words") if CJK.search(tok)]
+    assert chars == [ch for run in runs for ch in run]
+    assert words == [w for run in runs for w in jieba.lcut(run)]
+    latin = [tok for tok in simple_tokenize(text, cjk="words") if not CJK.search(tok)]
+    assert latin == [tok for tok in simple_tokenize(text) if not CJK.search(tok)]  # the rest is unchanged
+    with pytest.raises(ValueError):
+        simple_tokenize(text, cjk="sentences")
+
+
+def test_words_fall_back_to_characters_without_jieba(monkeypatch):
+    from attention_core import text as text_module
+
+    monkeypatch.setattr(text_module, "_jieba", lambda: None)
+    assert not text_module.word_segmenter_available()
+    assert text_module.simple_tokenize(ZH, cjk="words") == list(ZH)
