@@ -13,7 +13,9 @@ plain NumPy (no drawing library), tested in tests/test_intuition.py. The numbers
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 from functools import lru_cache
 
 import numpy as np
@@ -193,6 +195,32 @@ def foveate(img: np.ndarray, fx: float, fy: float, radius: float, *, blur_radius
     return np.round(np.clip(out, 0, 255)).astype(np.uint8)
 
 
+CLICK_GRID = 12  # px between the invisible click targets over the picture
+
+
+def focus_picture(img: np.ndarray, *, title: str = "") -> go.Figure:
+    """The picture as a Plotly figure that reports clicks: the image (as a compact JPEG) under
+    an invisible grid of markers every CLICK_GRID pixels. Clicking selects the nearest marker,
+    and st.plotly_chart(on_select=...) hands its (x, y) in pixels to the page."""
+    from PIL import Image  # Pillow comes with Streamlit (pinned in requirements.txt)
+
+    img = np.asarray(img, dtype=np.uint8)  # (H, W, 3)
+    h, w = img.shape[:2]
+    buffer = io.BytesIO()
+    Image.fromarray(img).save(buffer, format="JPEG", quality=88)
+    source = "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
+    xs, ys = np.meshgrid(np.arange(CLICK_GRID // 2, w, CLICK_GRID), np.arange(CLICK_GRID // 2, h, CLICK_GRID))
+    fig = go.Figure(go.Image(source=source, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=xs.ravel(), y=ys.ravel(), mode="markers", hoverinfo="none",
+                             marker={"size": CLICK_GRID, "opacity": 0.0}, showlegend=False,
+                             selected={"marker": {"opacity": 0.0}}, unselected={"marker": {"opacity": 0.0}}))
+    fig.update_layout(title=title or None, margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=h,
+                      clickmode="event+select", dragmode=False, hovermode="closest")
+    fig.update_xaxes(visible=False, range=[-0.5, w - 0.5], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[h - 0.5, -0.5], fixedrange=True, scaleanchor="x")
+    return fig
+
+
 def allocation_bars(items: list[str], amounts, *, title: str, colour: str, y_max: float,
                     unit: str = "") -> go.Figure:
     """One bar per item, its amount printed on the bar; the same y range for both charts."""
@@ -230,8 +258,9 @@ def reading_html(units: list[tuple[str, float | None]], weights) -> str:
         rel = w / top if top > 0 else 1.0
         opacity = 0.18 + 0.82 * rel
         bold = 700 if rel > 0.55 else 400
-        glow = f"background:rgba(255,196,0,{0.55 * rel * rel:.3f});" if rel > 0.3 else ""
-        parts.append(f'<span data-weight="{w:.6f}" style="opacity:{opacity:.3f};font-weight:{bold};'
-                     f'{glow}border-radius:0.25em;padding:0 0.08em">{safe}</span>')
+        glow = (f"background:rgba(255,196,0,{0.55 * rel * rel:.3f});border-radius:0.25em;padding:0 0.1em;"
+                if rel > 0.3 else "")
+        parts.append(f'<span data-weight="{w:.6f}" style="opacity:{opacity:.3f};font-weight:{bold};{glow}">'
+                     f'{safe}</span>')
     return ('<div class="reading" style="font-size:1.55rem;line-height:2.1;padding:0.6rem 1rem;'
             'border-left:4px solid #f0b400;background:#fffdf5">' + "".join(parts) + "</div>")

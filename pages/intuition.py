@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention_core.intuition import BUDGET, SCENE_REGIONS, SCENE_RELEVANCE, allocate, marked_units, reading_weights
 from attention_ui.i18n import t
-from attention_ui.intuition_figures import allocation_bars, foveated_scene, reading_html
+from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
 from attention_ui.shell import page_start
 
 page_start("intuition")
@@ -14,13 +14,25 @@ st.markdown(t("intuition.intro"))
 # 1 · The eye: a sharp spot the learner moves over the picture.
 st.subheader(t("intuition.eye_header"))
 st.markdown(t("intuition.eye_text"))
+
+
+def _focus_from_click() -> None:
+    """A click on the picture moves the focus: put the clicked point into the two sliders."""
+    points = st.session_state["eye_picture"].selection.points
+    if points:
+        st.session_state["eye_x"] = int(round(100 * points[0]["x"] / (WIDTH - 1)))
+        st.session_state["eye_y"] = int(round(100 * points[0]["y"] / (HEIGHT - 1)))
+
+
 picture, controls = st.columns([3, 1], gap="large")
 with controls:
     fx = st.slider(t("intuition.eye_x"), 0, 100, 78, key="eye_x", bind="query-params")
     fy = st.slider(t("intuition.eye_y"), 0, 100, 84, key="eye_y", bind="query-params")
     radius = st.slider(t("intuition.eye_radius"), 20, 200, 60, step=5, key="eye_r", bind="query-params")
 with picture:
-    st.image(foveated_scene(fx / 100, fy / 100, radius), width="stretch", alt=t("intuition.eye_image_alt"))
+    st.plotly_chart(focus_picture(foveated_scene(fx / 100, fy / 100, radius)), key="eye_picture",
+                    on_select=_focus_from_click, selection_mode="points", alt=t("intuition.eye_image_alt"),
+                    config={"displayModeBar": False})
     st.caption(t("intuition.eye_caption"))
 
 # 2 · Reading: hand-given relevance scores -> softmax weights -> how brightly each word shows.

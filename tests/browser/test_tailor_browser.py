@@ -93,18 +93,40 @@ def test_fresh_server_opens_a_shared_fitting_in_chinese(app_page):
         assert int(weights_on_page(app_page, "zh").argmax()) == [s.id for s in SAMPLES].index("flannel")
 
 
-def test_intuition_page_moves_the_focus_and_the_budget(open_app):
+def test_intuition_page_moves_the_focus_by_click_and_by_slider(open_app):
     page = open_app("intuition?" + TOY)
     no_exception(page)
-    img = page.locator('[data-testid="stMain"] [data-testid="stImage"] img').first
-    before = img.get_attribute("src")
+
+    def picture_source() -> str:
+        sources = [f["data"][0].get("source") for f in page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => ({data: el.data.map(t => ({source: t.source}))}))")
+            if f["data"] and f["data"][0].get("source")]
+        assert len(sources) == 1
+        return sources[0]
+
+    def focus() -> tuple[int, int]:
+        q = parse_qs(urlparse(page.url).query)
+        return int(q.get("eye_x", ["78"])[0]), int(q.get("eye_y", ["84"])[0])
+
     budget = [f for f in plotly_data(page) if f["title"].startswith("Allocated")]
     assert budget and abs(sum(budget[0]["data"][0]["y"]) - 100) < 1e-6
-    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').first.get_by_role("slider")
-    slider.focus()
-    for _ in range(10):
-        slider.press("ArrowLeft")
+    assert focus() == (78, 84)
+    before = picture_source()
+    chart = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+    page.mouse.click(chart["x"] + 0.2 * chart["width"], chart["y"] + 0.3 * chart["height"])  # the house
     wait_for_app(page)
     no_exception(page)
-    assert img.get_attribute("src") != before, "moving the focus redraws the picture"
-    assert int(parse_qs(urlparse(page.url).query)["eye_x"][0]) < 78
+    x, y = focus()
+    assert abs(x - 20) <= 3 and abs(y - 30) <= 4, (x, y)
+    assert picture_source() != before, "a click redraws the picture around the new focus"
+
+    clicked = picture_source()
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').first.get_by_role("slider")
+    slider.focus()
+    for _ in range(5):
+        slider.press("ArrowRight")
+    wait_for_app(page)
+    no_exception(page)
+    assert focus()[0] == x + 5, "the slider still moves the focus after a click"
+    assert picture_source() != clicked
+    assert not page.js_errors, page.js_errors
