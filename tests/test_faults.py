@@ -203,3 +203,22 @@ def test_a_damaged_copy_named_by_the_environment_variable_is_refused(monkeypatch
     with pytest.raises(core_model.ModelUnavailable) as info:
         core_model.ModelEmbedder().load()
     assert info.value.reason == "checksum"
+
+
+def test_without_torch_the_lessons_keep_the_real_embeddings_and_the_heads_page_says_why(monkeypatch):
+    """A light deployment without torch/sentence-transformers (README, Community Cloud option 3):
+    the lesson pages read the word embeddings straight from the model files; only the real
+    model's heads page needs torch, and it says so instead of failing."""
+    monkeypatch.delenv(core_model.MODEL_ENV, raising=False)
+    for name in ("torch", "sentence_transformers"):
+        monkeypatch.setitem(sys.modules, name, None)
+    clear_all_caches()
+    real = translate("en", "shell.honest_real_embeddings")
+    for page in PAGES:
+        at = run(page)
+        assert not at.exception, f"{page} without torch:\n{error_text(at)}"
+        assert expected_warning("missing") not in [w.value for w in at.warning], f"{page} fell back to the toy"
+        if page in LESSON_PAGES:
+            assert any(real in b for b in banner_captions(at)), banner_captions(at)
+        if page == "real_model":
+            assert any("not available" in w.value for w in at.warning), [w.value for w in at.warning]
