@@ -1,0 +1,74 @@
+"""The Similarity measures and The code pages in a real browser: the main control moved by
+keyboard, what Chromium draws afterwards, and a fresh server's first request to a shared
+link of the similarity page."""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+
+def heading(page) -> str:
+    return page.locator('[data-testid="stMain"] h1').first.inner_text()
+
+
+def metrics(page) -> dict[str, str]:
+    boxes = page.locator('[data-testid="stMetric"]')
+    return {boxes.nth(n).locator('[data-testid="stMetricLabel"]').inner_text().strip():
+            boxes.nth(n).locator('[data-testid="stMetricValue"]').inner_text().strip() for n in range(boxes.count())}
+
+
+def slider_thumb(page, label: str):
+    return page.locator('[data-testid="stSlider"]').filter(has_text=label).locator('input[type="range"]')
+
+
+def test_longer_key_changes_the_dot_product_not_the_cosine(open_app):
+    page = open_app(f"similarity?{TOY}&lang=en&q_angle=0&q_length=1.0&k_angle=60&k_length=1.0")
+    no_exception(page)
+    assert "Similarity" in heading(page)
+    before = metrics(page)
+    assert float(before["Cosine"]) == pytest.approx(0.5, abs=1e-3)
+    assert float(before["Dot product"]) == pytest.approx(0.5, abs=1e-3)
+    thumb = slider_thumb(page, "Length of k")
+    thumb.focus()
+    for _ in range(10):  # step 0.1: 1.0 → 2.0
+        thumb.press("ArrowRight")
+    wait_for_app(page)
+    no_exception(page)
+    after = metrics(page)
+    assert after["Cosine"] == before["Cosine"]
+    assert float(after["Dot product"]) == pytest.approx(1.0, abs=1e-3)
+    assert float(after["Scaled dot"]) == pytest.approx(1.0 / math.sqrt(2), abs=1e-3)
+    assert float(parse_qs(urlparse(page.url).query)["k_length"][0]) == 2.0  # the view is a shareable link
+    plane = next(f for f in plotly_data(page) if f["title"] == "q and k in the plane")
+    assert plane["data"][0]["x"][1] == pytest.approx(2 * math.cos(math.radians(60)), abs=1e-9)
+    assert plane["data"][0]["y"][1] == pytest.approx(2 * math.sin(math.radians(60)), abs=1e-9)
+
+
+def test_code_page_in_chinese_shows_source_and_the_torch_check(open_app):
+    page = open_app(f"code?{TOY}&lang=zh")
+    no_exception(page)
+    assert heading(page) == "💻 代码"
+    code = " ".join(page.locator('[data-testid="stCode"]').all_inner_texts())
+    for name in ("scaled_dot_product_attention", "softmax", "cosine_similarity", "torch_attention"):
+        assert f"def {name}(" in code, name
+    assert float(metrics(page)["与我们结果的最大差异"]) < 1e-12
+
+
+def test_fresh_server_first_request_is_a_shared_similarity_link(app_page):
+    page = app_page
+    with fresh_server() as srv:
+        page.goto(srv.url + f"similarity?{TOY}&lang=zh&q_angle=0&k_angle=90&sentence=hello+world+hello")
+        wait_for_app(page)
+        no_exception(page)
+        assert page.get_by_text("Page not found").count() == 0
+        assert heading(page) == "📐 相似度度量"
+        assert float(metrics(page)["余弦相似度"]) == 0.0  # a right angle, as the link says
+        heatmap = next(f for f in plotly_data(page) if f["title"].startswith("余弦相似度"))
+        assert heatmap["layout"]["yaxis"]["ticktext"] == ["0: hello", "1: world", "2: hello"]
