@@ -149,8 +149,8 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
     ----------
     fig : plotly.graph_objects.Figure
     key : str
-        The chart's Streamlit key; the format switch and CSV button use ``<key>_format`` and
-        ``<key>_csv``.
+        The chart's Streamlit key (``<key>_present`` in presentation mode); the format switch
+        and CSV button use ``<key>_format`` and ``<key>_csv``.
     matrix : array_like (rows, cols) or (cols,), optional
         The numbers the figure shows, exported as CSV with ``row_labels``/``col_labels``
         (raw token text, not escaped: CSV needs no HTML escaping).
@@ -169,9 +169,14 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
     stem = safe_filename(filename or key)
     fmt_key = f"{key}_format"
     st.session_state[fmt_key] = _current_format()  # every switch shows the session's choice
-    shown = projector_figure(fig) if is_presenting() else fig
-    st.plotly_chart(shown, key=key, config=plotly_config(stem, _current_format()))
+    presenting = is_presenting()
+    shown = projector_figure(fig) if presenting else fig
+    # The browser merges a new figure into the one it shows, so a font size that disappears
+    # from the layout would stay; another key in presentation mode draws the chart afresh.
+    st.plotly_chart(shown, key=f"{key}_present" if presenting else key,
+                    config=plotly_config(stem, _current_format()))
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+        st.caption(t("exports.image_label"), width="content")
         st.segmented_control(t("exports.image_format"), list(IMAGE_FORMATS),
                              format_func=lambda f: t(f"exports.format_{f}"), key=fmt_key, required=True,
                              on_change=_remember_format, args=(fmt_key,), help=t("exports.image_help"),

@@ -20,6 +20,8 @@ FONT_PX = 22
 """Root font size in presentation mode (Streamlit's default is 16 px; its sizes are in rem)."""
 CHART_FONT_PX = 18
 """Base font of Plotly charts in presentation mode (Plotly's default is 12 px)."""
+CHART_HEIGHT_FACTOR = 1.3
+"""Charts with a fixed height grow by this factor in presentation mode."""
 
 PRESENTATION_CSS = f"""<style>
 html {{ font-size: {FONT_PX}px; }}
@@ -81,13 +83,16 @@ def projector_figure(fig):
     """A copy of the Plotly ``fig`` with fonts large enough for a projector.
 
     The layout font grows to ``CHART_FONT_PX``; cell and bar texts that set their own size
-    grow by the same factor. The figure passed in is not changed.
+    grow by the same factor, and a fixed height by ``CHART_HEIGHT_FACTOR``. The figure passed
+    in is not changed.
     """
     import plotly.graph_objects as go
 
     big = go.Figure(fig)
     factor = CHART_FONT_PX / 12
     big.update_layout(font={"size": CHART_FONT_PX}, title_font_size=round(CHART_FONT_PX * 1.15))
+    if big.layout.height:  # larger text needs more room (axis ticks, colour bar labels)
+        big.update_layout(height=round(big.layout.height * CHART_HEIGHT_FACTOR))
     for trace in big.data:
         size = getattr(getattr(trace, "textfont", None), "size", None)
         if size:

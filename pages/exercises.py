@@ -133,7 +133,7 @@ def by_hand_page() -> None:
              r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}")
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
-        entered = [cols[j].number_input(t("exercises.weight_input", j=j + 1), value=None, step=0.01, format="%.3f",
+        entered = [cols[j].number_input(rf"$\hat\alpha_{{1{j + 1}}}$", value=None, step=0.01, format="%.3f",
                                         key=f"ex_hand_{seed}_{j}") for j in range(n)]
         if st.form_submit_button(t("exercises.check"), type="primary"):
             if any(v is None for v in entered):
@@ -145,7 +145,8 @@ def by_hand_page() -> None:
     result = ex.check_by_hand(exercise, answers[ex_id])
     _verdict(result.correct)
     for j in range(n):
-        fields = {"j": j + 1, "answer": _num(result.answer[j]), "expected": _num(result.expected[j])}
+        fields = {"name": rf"$\hat\alpha_{{1{j + 1}}}$", "answer": _num(result.answer[j]),
+                  "expected": _num(result.expected[j])}
         if not np.isfinite(result.answer[j]):
             st.markdown(t("exercises.per_key_missing", **fields))
         else:

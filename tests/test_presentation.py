@@ -42,10 +42,11 @@ def test_css_is_a_constant_style_sheet():
 
 
 def test_projector_figure_is_a_larger_copy():
-    fig = go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{z}", textfont={"size": 12}))
+    fig = go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{z}", textfont={"size": 12}), layout={"height": 200})
     big = projector_figure(fig)
     assert big.layout.font.size == CHART_FONT_PX and big.data[0].textfont.size == CHART_FONT_PX
-    assert fig.layout.font.size is None and fig.data[0].textfont.size == 12  # the original is unchanged
+    assert big.layout.height == 260
+    assert fig.layout.font.size is None and fig.data[0].textfont.size == 12 and fig.layout.height == 200
 
 
 def _styles(at) -> list[str]:
