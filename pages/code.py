@@ -28,6 +28,7 @@ SHOWN = {  # section -> the functions whose source it prints, in the order of th
     "torch": (torch_attention,),
 }
 NUMBER = st.column_config.NumberColumn(format="%.4f")
+MAX_COLUMNS = 16  # identity W gives d_k = d_model = 384: show the first components, say how many there are
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -43,8 +44,11 @@ def table(columns: dict, *, index=None, key: str, number=NUMBER) -> None:
 
 
 def matrix(x, row_labels, symbol: str, *, key: str) -> None:
-    """A (rows, d) array as a table with columns symbol[0], symbol[1], ..."""
-    table({f"{symbol}[{c}]": x[:, c] for c in range(x.shape[1])}, index=row_labels, key=key)
+    """A (rows, d) array as a table with columns symbol[0], symbol[1], ... (the first MAX_COLUMNS)."""
+    shown = min(x.shape[1], MAX_COLUMNS)
+    table({f"{symbol}[{c}]": x[:, c] for c in range(shown)}, index=row_labels, key=key)
+    if shown < x.shape[1]:
+        st.caption(t("code.columns_cut", shown=shown, total=x.shape[1]))
 
 
 def shapes(arrays: dict, *, key: str) -> None:
@@ -129,7 +133,7 @@ with section("explain"):
     table({"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights}, index=labels,
           key="table_explain")
     st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
-    table({f"b[{c}]": [e.output[c]] for c in range(e.output.shape[0])}, index=[f"b_{i}"], key="table_explain_output")
+    matrix(e.output[None, :], [f"b_{i}"], "b", key="table_explain_output")
 
 # --------------------------------------------------------------------------- the similarity measures
 with section("similarity"):
