@@ -96,7 +96,9 @@ def _sweep_figure(d_ks, raw, scaled, *, title: str, y_title: str, highlight: int
         fig.add_trace(go.Scatter(x=[highlight, highlight], y=[0, 1], yaxis="y2", mode="lines",
                                  name=f"d_k = {highlight}", showlegend=False,
                                  line={"color": "black", "dash": "dot", "width": 1}, hoverinfo="skip"))
-    fig.update_layout(title=title, height=360, margin=_MARGIN, legend=_LEGEND, yaxis=yaxis,
+    # Legend under the chart: four entries beside a long (e.g. Chinese) title would overlap it.
+    fig.update_layout(title=title, height=400, margin={**_MARGIN, "b": 20}, yaxis=yaxis,
+                      legend={"orientation": "h", "yanchor": "top", "y": -0.28, "xanchor": "left", "x": 0.0},
                       yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True})
     fig.update_xaxes(title=tr("figures.d_k_log_axis"), type="log", tickvals=list(d_ks), ticktext=[str(d) for d in d_ks])
     return fig
