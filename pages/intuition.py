@@ -49,7 +49,7 @@ with text_col:
     st.html(reading_html([(u.text, u.score) for u in units], weights))
 key_words = sorted(((u.text, float(w)) for u, w in zip(units, weights) if u.score), key=lambda tw: -tw[1])
 other_weights = [float(w) for u, w in zip(units, weights) if u.score == 0]  # all equal: the same score 0
-st.markdown(t("intuition.read_top", top=", ".join(f"**{text}** {100 * w:.1f} %" for text, w in key_words),
+st.markdown(t("intuition.read_top", top=t("intuition.list_sep").join(f"**{text}** {100 * w:.1f} %" for text, w in key_words),
               n_zero=len(other_weights), zero=f"{100 * other_weights[0]:.1f} %" if other_weights else "—"))
 n_words = len(key_words) + len(other_weights)
 st.caption(t("intuition.read_honest", n_words=n_words))
