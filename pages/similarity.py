@@ -10,6 +10,7 @@ from attention_ui.shell import honesty_banner, page_start, url_int
 from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
+VECTORS = ["qk", "inputs"]  # what section 2 compares: queries with keys, or the inputs with each other
 DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2-D demo's start
 
 lesson, _ = page_start("similarity")
@@ -56,9 +57,13 @@ if lesson is None:
 honesty_banner(lesson)
 tokens = lesson.tokens
 labels = [f"{n}: {token}" for n, token in enumerate(tokens)]
-vectors = st.segmented_control(t("similarity.vectors"), ["qk", "inputs"], default="qk", required=True,
-                               format_func=lambda v: t(f"similarity.vectors_{v}"), key="sim_vectors",
-                               bind="query-params")
+# kept in the URL as ?vectors=qk|inputs by hand: bind="query-params" would store the translated label
+if st.session_state.get("sim_vectors") not in VECTORS:
+    st.session_state["sim_vectors"] = st.query_params.get("vectors") if st.query_params.get("vectors") in VECTORS \
+        else VECTORS[0]
+vectors = st.segmented_control(t("similarity.vectors"), VECTORS, required=True, key="sim_vectors",
+                               format_func=lambda v: t(f"similarity.vectors_{v}"))
+st.query_params["vectors"] = vectors
 if vectors == "inputs":
     a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
 else:

@@ -116,10 +116,15 @@ def test_heatmaps_equal_independent_computation():
     assert figs["fig_cosine"]["data"][0]["zmin"] == -1 and figs["fig_cosine"]["data"][0]["zmax"] == 1
 
 
-def test_inputs_choice_compares_the_inputs():
-    at = run_page(PAGE, SENTENCE, toy="true")
-    at.button_group(key="sim_vectors").set_value("inputs").run()
+@pytest.mark.parametrize("how", ["click", "url"])
+def test_inputs_choice_compares_the_inputs(how):
+    if how == "click":
+        at = run_page(PAGE, SENTENCE, toy="true")
+        at.button_group(key="sim_vectors").set_value("inputs").run()
+    else:
+        at = run_page(PAGE, SENTENCE, toy="true", vectors="inputs")
     assert not at.exception, at.exception
+    assert at.query_params["vectors"] in ("inputs", ["inputs"])  # the link reopens this view
     lesson = lesson_for(SENTENCE)
     want = references(lesson.inputs, lesson.inputs)  # (T, T), d = d_model
     figs = figures(at)
@@ -222,7 +227,7 @@ def test_markup_in_the_sentence_is_escaped():
 
 
 @pytest.mark.parametrize("params", [{"q_angle": "999", "k_length": "-4"}, {"q_length": "abc", "token": "77"},
-                                    {"sim_vectors": "nonsense"}])
+                                    {"vectors": "nonsense"}])
 def test_hand_typed_url_parameters_are_safe(params):
     at = run_page(PAGE, **{"toy": "true", **params})
     assert not at.exception, at.exception
