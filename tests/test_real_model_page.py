@@ -13,6 +13,7 @@ import pytest
 from attention_core import MAX_TOKENS, explain
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
+from attention_ui.i18n import LANGS, translate
 from tests.test_pages import ROOT, _decode, charts, run_page
 
 PAGE = "pages/real_model.py"
@@ -25,9 +26,15 @@ def figure(at, prefix: str) -> dict:
     return found[0]
 
 
-def difference_shown(at) -> float:
-    metric = next(m for m in at.metric if m.label.startswith("Largest difference"))
+def difference_shown(at, lang: str = "en") -> float:
+    metric = next(m for m in at.metric if m.label == translate(lang, "real_model.difference"))
     return float(metric.value)
+
+
+def title(lang: str, name: str, layer: int, head: int, **fields) -> str:
+    """A chart title of one head as the catalog writes it, e.g. the weights of layer 3 head 5."""
+    return translate(lang, f"real_model.{name}", where=translate(lang, "real_model.where", layer=layer, head=head),
+                     **fields)
 
 
 def test_page_is_registered_in_app_and_sidebar():
@@ -42,7 +49,7 @@ def test_page_renders_with_the_real_model_and_checks_itself():
     assert any("[CLS]" in c.value and "[SEP]" in c.value for c in at.caption)
     assert difference_shown(at) < 1e-5
     tokens, weights = model_all_weights(SENTENCE)  # (6, 12, T, T)
-    grid = figure(at, "Weights α̂ of every head")
+    grid = figure(at, translate("en", "real_model.grid_title"))
     assert len(grid["data"]) == 6 * 12
     shown = np.stack([_decode(trace["z"]) for trace in grid["data"]]).reshape(weights.shape)
     np.testing.assert_allclose(shown, weights, rtol=0, atol=1e-7)  # thumbnails carry float32
@@ -51,27 +58,31 @@ def test_page_renders_with_the_real_model_and_checks_itself():
     assert all(trace["zmin"] == 0 and trace["zmax"] == 1 for trace in grid["data"])
 
 
-def test_layer_and_head_from_the_url_show_that_head():
-    at = run_page(PAGE, SENTENCE, layer="3", head="5")
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_layer_and_head_from_the_url_show_that_head(lang):
+    at = run_page(PAGE, SENTENCE, layer="3", head="5", lang=lang)
     assert not at.exception, at.exception
     tokens, trace = model_attention(SENTENCE, 3, 5)
-    weights = figure(at, "Weights α̂ = softmax, layer 3 head 5")
+    weights = figure(at, title(lang, "weights_title", 3, 5))
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     ticks = weights["layout"]["yaxis"]["ticktext"]
     assert len(ticks) == len(tokens) and ticks[0] == "0: [CLS]" and ticks[-1] == f"{len(tokens) - 1}: [SEP]"
-    for prefix, expected in [("Scores", trace.scores), ("Scaled", trace.scaled), ("Outputs", trace.outputs)]:
-        np.testing.assert_allclose(_decode(figure(at, prefix)["data"][0]["z"]), expected, rtol=0, atol=1e-12)
-    row = figure(at, "α̂_1j")  # the default query token is 1, the first word after [CLS]
+    for name, expected, fields in [("scores_title", trace.scores, {}),
+                                   ("scaled_title", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
+                                   ("outputs_title", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]})]:
+        shown = _decode(figure(at, title(lang, name, 3, 5, **fields))["data"][0]["z"])
+        np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
+    row = figure(at, title(lang, "row_title", 3, 5, i=1))  # the default query token is 1, the first word after [CLS]
     np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
     assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
-    assert difference_shown(at) < 1e-5
+    assert difference_shown(at, lang) < 1e-5
     assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
 
     at.button_group(key="head_picker").set_value(7)  # the learner picks another head
     at.run()
     assert not at.exception, at.exception
     _, trace7 = model_attention(SENTENCE, 3, 7)
-    weights7 = figure(at, "Weights α̂ = softmax, layer 3 head 7")
+    weights7 = figure(at, title(lang, "weights_title", 3, 7))
     np.testing.assert_allclose(_decode(weights7["data"][0]["z"]), trace7.weights, rtol=0, atol=1e-12)
     assert at.query_params["head"] == "7"
 
@@ -83,7 +94,7 @@ def test_bad_url_parameters_give_a_working_page(params):
     at = run_page(PAGE, SENTENCE, **params)
     assert not at.exception, at.exception
     _, trace = model_attention(SENTENCE, 0, 0)
-    weights = figure(at, "Weights α̂ = softmax, layer 0 head 0")
+    weights = figure(at, title("en", "weights_title", 0, 0))
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     assert at.query_params["layer"] == "0" and at.query_params["head"] == "0"
 
