@@ -25,7 +25,7 @@ CHART_HEIGHT_FACTOR = 1.3
 
 PRESENTATION_CSS = f"""<style>
 html {{ font-size: {FONT_PX}px; }}
-[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 2rem 2.5rem 3rem 2.5rem; }}
+[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 4.5rem 2.5rem 3rem 2.5rem; }}
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{ line-height: 1.5; }}
 [data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
 .katex {{ font-size: 1.3em; }}

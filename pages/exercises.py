@@ -91,8 +91,7 @@ def attend_page() -> None:
     i = exercise.query
     labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
     st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
-    fig = heatmap(exercise.scores[None, :], [t("exercises.scores_row", i=i, token=tokens[i])], labels,
-                  title=t("exercises.scores_title", i=i), tr=t, diverging=True, height=210)
+    fig = weights_bar(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
     show_figure(fig, f"ex_scores_{seed}", matrix=exercise.scores, row_labels=[tokens[i]], col_labels=tokens,
                 filename=f"exercise_{seed}_scores", corner=t("exercises.weights_csv_corner"))
     with st.form(f"form_attend_{seed}_{source}"):
@@ -190,9 +189,8 @@ def order_page() -> None:
     _verdict(result.correct)
     if result.problem == "incomplete":
         st.warning(t("exercises.order_incomplete", n=len(ex.STEPS), used=len(given)))
-    for p, (step, ok) in enumerate(zip(given, result.per_position)):
-        st.markdown(t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"),
-                      mark="✅" if ok else "❌"))
+    st.markdown("  \n".join(t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"),
+                               mark="✅" if ok else "❌") for p, (step, ok) in enumerate(zip(given, result.per_position))))
     if not result.correct:
         st.markdown(t("exercises.order_first_wrong", position=result.first_wrong + 1))
     st.markdown(t("exercises.order_expected"))

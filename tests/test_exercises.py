@@ -339,7 +339,8 @@ def test_page_attend_right_then_wrong(existing_pages, lang):
     from tests.test_pages import _decode
 
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    np.testing.assert_allclose(_decode(spec["data"][0]["z"])[0], e.scores, atol=1e-12)
+    np.testing.assert_allclose(_decode(spec["data"][0]["y"]), e.scores, atol=1e-12)
+    assert [f"{x:.3f}" for x in e.scores] == spec["data"][0]["text"]  # every score is printed
     at.radio(key=f"ex_attend_answer_{seed}_generated").set_value(e.answers[0])
     check(at, lang)
     assert at.success and score_of(at) == "1/1"
