@@ -52,8 +52,9 @@ def matrix(x, row_labels, symbol: str, *, key: str) -> None:
 
 
 def shapes(arrays: dict, *, key: str) -> None:
-    st.dataframe({t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]},
-                 hide_index=True, key=key)
+    """Each array's name and shape, e.g. ``scores (10, 10)``."""
+    st.dataframe({t("code.col_array"): list(arrays),
+                  t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]}, hide_index=True, key=key)
 
 
 def section(name: str):

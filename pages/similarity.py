@@ -101,10 +101,12 @@ if chosen is not None and chosen != i:
     st.query_params["token"] = str(i)
 token_i = escape_markdown(tokens[i])
 st.plotly_chart(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
-                         title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])), x_title=t("similarity.key_axis")),
+                         title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
+                         x_title=t("similarity.key_axis")),
                 key="fig_rows")
 best = {name: comp.best_key(name, i) for name in ORDER}
 st.markdown(t("similarity.best_keys", i=i, token=token_i, norm=f"{comp.norms_a[i]:.3f}",
+              vec="a" if vectors == "inputs" else "q",
               cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
               dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
               scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}"))
