@@ -16,7 +16,9 @@ What is never prose (the allow-rules, all of them):
 7. sample input the learner edits (text, not interface): values assigned to an upper-case name
    containing DEFAULT, EXAMPLE or SENTENCE (``DEFAULT_SENTENCE = "The cat sat ..."``);
 8. file paths (``"pages/home.py"``) and catalog keys (the first argument of t()/tr()/translate());
-9. for the single-word rule only: inline math ``$...$`` inside Markdown.
+9. for the single-word rule only: inline math ``$...$`` inside Markdown;
+10. Python source shown as code: text that parses as Python and assigns or calls something
+    (``"trace = self_attention(a, projections)"``) — code, like LaTeX, is language-neutral.
 
 An f-string is checked whole, with each ``{...}`` replaced by ``{}``.
 """
@@ -89,6 +91,15 @@ def _direct_strings(node: ast.AST):
         yield from _direct_strings(child)
 
 
+def _is_code(text: str) -> bool:
+    """Python statements with an assignment or a call (prose never parses into one)."""
+    try:
+        tree = ast.parse(text.replace("{}", "_"))
+    except SyntaxError:
+        return False
+    return any(isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)) for n in ast.walk(tree))
+
+
 def _text(node: ast.AST) -> str:
     if isinstance(node, ast.JoinedStr):
         return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
@@ -130,7 +141,7 @@ def prose_literals(source: str, filename: str = "<snippet>") -> list[tuple[int, 
     found = []
     for node in _strings(tree):
         text = MARKUP.sub(" ", _text(node))
-        if id(node) in skip or text.strip() in PLOTLY_VALUES or PATH.match(text):
+        if id(node) in skip or text.strip() in PLOTLY_VALUES or PATH.match(text) or _is_code(_text(node)):
             continue
         if CJK.search(text) or TWO_WORDS.search(text) or (id(node) in single_word_targets and WORD.search(INLINE_MATH.sub(" ", text))):
             found.append((node.lineno, text))
@@ -152,7 +163,9 @@ def test_no_prose_outside_the_catalogs(path):
     'x = "注意力"',
     'st.info("Type a sentence, please.")',
     'html = "<b>Read this first</b>"',
-], ids=["markdown", "one-word button", "one-word title", "f-string", "CJK", "info", "text inside markup"])
+    'st.warning("not available here")',
+    'st.info("Loading the model (print it) now")',
+], ids=["markdown", "one-word button", "one-word title", "f-string", "CJK", "info", "text inside markup", "prose that parses", "prose with parentheses"])
 def test_the_scan_catches_planted_prose(snippet):
     assert prose_literals("import streamlit as st\n" + snippet), f"not caught: {snippet}"
 
@@ -171,9 +184,10 @@ def test_the_scan_catches_planted_prose(snippet):
     'css = f"<div style=\\"font-size:{size}px; border-left:4px solid #f0b400\\">{word}</div>"',
     'DEFAULT_SENTENCE = "The cat sat on the mat"',
     'EXAMPLES = {"zh": "猫坐在垫子上", "en": "A tired cat"}',
-    'st.markdown(f"| {t(\'a.b\')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |")',
+    'st.markdown(rf"| {t(\'a.b\')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |")',
     'st.page_link("pages/step_by_step.py", label=t("home.link_step"))',
+    'call(f"q, k, v = project(a, projections)\\ntrace = self_attention(a, projections{scale})")',
 ], ids=["docstring", "latex", "widget key", "subscript", "catalog", "symbol title", "plotly value", "raise",
-        "format", "hovertemplate", "markup", "sample sentence", "examples", "inline math", "path and key"])
+        "format", "hovertemplate", "markup", "sample sentence", "examples", "inline math", "path and key", "python code"])
 def test_the_scan_allows_what_is_not_prose(snippet):
     assert not prose_literals("import streamlit as st\n" + snippet), snippet
