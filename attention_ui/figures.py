@@ -74,7 +74,7 @@ def _width(line: str) -> int:
     return sum(2 if ord(ch) > 0x2e7f else 1 for ch in line)
 
 
-def _x_ticks(labels: list[str], budget: int = 90) -> tuple[list[str], int]:
+def _x_ticks(labels: list[str], budget: int = 60) -> tuple[list[str], int]:
     """Tick labels for a row of columns and their angle. Horizontal when they fit; else
     labels with CJK characters become two lines ("i: token" -> index over token), which keeps
     Chinese characters and words horizontal and readable; other long labels are tilted.
@@ -89,7 +89,7 @@ def _x_ticks(labels: list[str], budget: int = 90) -> tuple[list[str], int]:
     if not any(ord(ch) > 0x2e7f for label in labels for ch in label):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
-    if sum(max(_width(line) for line in label.split("<br>")) + 2 for label in stacked) <= budget:
+    if sum(max(_width(line) for line in label.split("<br>")) + 1 for label in stacked) <= budget * 1.2:
         return stacked, 0
     return labels, -45
 
@@ -124,7 +124,7 @@ def weights_bar(weights, tokens, *, title: str, tr: Translate, highlight: int | 
     yaxis = ({"range": [0, max(1.0, float(w.max()) * 1.15)], "title": tr("figures.weight_axis")} if percent
              else {"title": tr("figures.score_axis")})
     fig.update_layout(title=title, height=340, yaxis=yaxis, margin={"l": 10, "r": 10, "t": 50, "b": 10})
-    ticks, angle = _x_ticks(token_labels(tokens), budget=160)  # a full-width chart
+    ticks, angle = _x_ticks(token_labels(tokens), budget=130)  # a full-width chart
     fig.update_xaxes(tickvals=list(range(len(w))), ticktext=ticks, title=tr("figures.key_axis_short"),
                      tickangle=angle)
     return fig
