@@ -30,11 +30,14 @@ def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
 
 
 def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate, x_title: str = "", y_title: str = "",
+            stack_cjk: bool = False,
             diverging: bool = False, zmin=None, zmax=None, digits: int = 2, height: int | None = None) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
     Labels are escaped here; pass raw text. Cell values are printed while the matrix is
     small enough to read; -inf (masked) cells show "−∞" and are left blank in colour.
+    ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
+    instead of tilted; ``token_matrix`` turns it on.
     """
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
@@ -62,7 +65,7 @@ def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate, x_title: st
         height=height or max(260, 48 + 34 * n_rows),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
     )
-    ticks, angle = _x_ticks([escape_label(c) for c in col_labels])
+    ticks, angle = _x_ticks([escape_label(c) for c in col_labels], stack_cjk=stack_cjk)
     fig.update_xaxes(tickvals=list(range(n_cols)), ticktext=ticks, title=x_title, side="bottom", tickangle=angle)
     fig.update_yaxes(tickvals=list(range(n_rows)), ticktext=[escape_label(r) for r in row_labels],
                      title=y_title, autorange="reversed")
@@ -74,7 +77,7 @@ def _width(line: str) -> int:
     return sum(2 if ord(ch) > 0x2e7f else 1 for ch in line)
 
 
-def _x_ticks(labels: list[str], budget: int = 60) -> tuple[list[str], int]:
+def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tuple[list[str], int]:
     """Tick labels for a row of columns and their angle. Horizontal when they fit; else
     labels with CJK characters become two lines ("i: token" -> index over token), which keeps
     Chinese characters and words horizontal and readable; other long labels are tilted.
@@ -86,7 +89,7 @@ def _x_ticks(labels: list[str], budget: int = 60) -> tuple[list[str], int]:
     """
     if len(labels) <= 8 or sum(_width(label) + 2 for label in labels) <= budget:
         return labels, 0
-    if not any(ord(ch) > 0x2e7f for label in labels for ch in label):
+    if not stack_cjk or not any(ord(ch) > 0x2e7f for label in labels for ch in label):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
     if sum(max(_width(line) for line in label.split("<br>")) + 1 for label in stacked) <= budget * 1.2:
@@ -97,7 +100,7 @@ def _x_ticks(labels: list[str], budget: int = 60) -> tuple[list[str], int]:
 def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate, **kw) -> go.Figure:
     """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
     return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title, tr=tr,
-                   y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), **kw)
+                   y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), stack_cjk=True, **kw)
 
 
 def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate, **kw) -> go.Figure:

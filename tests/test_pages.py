@@ -297,3 +297,12 @@ def test_words_fall_back_to_characters_without_jieba(monkeypatch):
     monkeypatch.setattr(text_module, "_jieba", lambda: None)
     assert not text_module.word_segmenter_available()
     assert text_module.simple_tokenize(ZH, cjk="words") == list(ZH)
+
+
+def test_chinese_key_labels_stay_horizontal():
+    """A long row of Chinese key tokens is written index over token, not tilted."""
+    sentence = "注意力机制很重要" * 2  # 16 characters
+    at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
+    xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
+    assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence)]
+    assert xaxis.get("tickangle", 0) == 0
