@@ -5,17 +5,19 @@ labels such as "the … the"), row 0 at the top, and the colour-blind-safe Civid
 
 Every builder takes ``tr``, a function ``tr("figures.<name>", **fields) -> str`` that gives
 the words it draws (axis titles, hover text) in the learner's language: pages pass
-``attention_ui.i18n.t``, tests ``functools.partial(translate, "zh")``. The builders stay
-pure (no Streamlit); titles arrive ready-made from the page.
+``attention_ui.i18n.t``, tests ``functools.partial(translate, "zh")``; without it they speak
+English (``ENGLISH``). The builders stay pure (no Streamlit); titles arrive ready-made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
 
+from .i18n import DEFAULT_LANG, translate
 from .safe import escape_label, token_labels
 
 COLORSCALE = "Cividis"
@@ -23,13 +25,14 @@ DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindn
 MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
+ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
 
 
 def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
     return [["−∞" if np.isneginf(x) else f"{x:.{digits}f}" for x in row] for row in z]
 
 
-def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate, x_title: str = "", y_title: str = "",
+def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate = ENGLISH, x_title: str = "", y_title: str = "",
             stack_cjk: bool = False,
             diverging: bool = False, zmin=None, zmax=None, digits: int = 2, height: int | None = None) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
@@ -97,13 +100,13 @@ def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tup
     return labels, -45
 
 
-def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate, **kw) -> go.Figure:
+def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
     return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title, tr=tr,
                    y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), stack_cjk=True, **kw)
 
 
-def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate, **kw) -> go.Figure:
+def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs)."""
     d = np.asarray(z).shape[1]
     return heatmap(z, _raw_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title, tr=tr,
@@ -115,7 +118,7 @@ def _raw_labels(tokens):
     return [f"{i}: {t}" for i, t in enumerate(tokens)]
 
 
-def weights_bar(weights, tokens, *, title: str, tr: Translate, highlight: int | None = None,
+def weights_bar(weights, tokens, *, title: str, tr: Translate = ENGLISH, highlight: int | None = None,
                 percent: bool = True) -> go.Figure:
     """One value per key token j as a bar: α̂_ij as percentages, or raw/scaled scores."""
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
@@ -133,7 +136,7 @@ def weights_bar(weights, tokens, *, title: str, tr: Translate, highlight: int | 
     return fig
 
 
-def contributions_bar(contributions, tokens, output, *, title: str, tr: Translate) -> go.Figure:
+def contributions_bar(contributions, tokens, output, *, title: str, tr: Translate = ENGLISH) -> go.Figure:
     """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j."""
     c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
     d_v = c.shape[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, Translate
+from .figures import COLORSCALE, ENGLISH, Translate
 
 SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -22,7 +22,7 @@ def _domains(n: int, gap: float) -> list[tuple[float, float]]:
     return [(round(k * (size + gap), 6), round(min(1.0, k * (size + gap) + size), 6)) for k in range(n)]
 
 
-def heads_grid(weights, *, title: str, tr: Translate, selected: tuple[int, int] | None = None) -> go.Figure:
+def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[int, int] | None = None) -> go.Figure:
     """Every head's (T, T) weight matrix as a small heatmap: one row per layer, one column per head.
 
     Parameters

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .figures import Translate
+from .figures import ENGLISH, Translate
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -23,7 +23,7 @@ _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
 
 
-def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_variance: float, tr: Translate,
+def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_variance: float, tr: Translate = ENGLISH,
                      bins: int = 101) -> go.Figure:
     """Histograms of raw scores α = q·k (top) and scaled α/√d_k (bottom) on one shared x axis.
 
@@ -39,7 +39,8 @@ def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_varia
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
                         subplot_titles=(tr("figures.hist_raw", variance=raw_variance, n=len(raw)),
                                         tr("figures.hist_scaled", d_k=d_k, variance=scaled_variance)))
-    for row, values, color, name in ((1, raw, RAW, tr("figures.raw_name")), (2, scaled, SCALED, tr("figures.scaled_name"))):
+    for row, values, color, name in ((1, raw, RAW, tr("figures.raw_name")),
+                                     (2, scaled, SCALED, tr("figures.scaled_name"))):
         counts, _ = np.histogram(values, bins=edges)  # (bins,)
         fig.add_trace(go.Bar(x=centers, y=counts, width=edges[1] - edges[0], marker_color=color, name=name,
                              customdata=edge_pairs,
@@ -54,13 +55,14 @@ def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_varia
     return fig
 
 
-def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate) -> go.Figure:
+def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate = ENGLISH) -> go.Figure:
     """One query's softmax weights over its keys, without and with scaling, as grouped bars."""
     raw_weights = np.asarray(raw_weights, dtype=np.float64)  # (n_keys,)
     scaled_weights = np.asarray(scaled_weights, dtype=np.float64)  # (n_keys,)
     keys = list(range(len(raw_weights)))
     fig = go.Figure()
-    for w, color, name in ((raw_weights, RAW, tr("figures.raw_name")), (scaled_weights, SCALED, tr("figures.scaled_name"))):
+    for w, color, name in ((raw_weights, RAW, tr("figures.raw_name")),
+                           (scaled_weights, SCALED, tr("figures.scaled_name"))):
         fig.add_trace(go.Bar(x=keys, y=w, name=name, marker_color=color,
                              hovertemplate=tr("figures.hover_key", j="%{x}")
                              + ": α̂ = %{y:.4f}<extra>%{fullData.name}</extra>"))
@@ -71,7 +73,7 @@ def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate)
     return fig
 
 
-def _sweep_figure(d_ks, raw, scaled, *, title: str, y_title: str, highlight: int | None, tr: Translate,
+def _sweep_figure(d_ks, raw, scaled, *, title: str, y_title: str, highlight: int | None, tr: Translate = ENGLISH,
                   references=(), log_y: bool = False, y_range=None) -> go.Figure:
     """Raw and scaled statistics against d_k (log x), with grey dashed reference lines on top."""
     d_ks = np.asarray(d_ks)  # (m,)
@@ -104,7 +106,8 @@ def _sweep_figure(d_ks, raw, scaled, *, title: str, y_title: str, highlight: int
     return fig
 
 
-def variance_sweep(d_ks, raw_variance, scaled_variance, *, tr: Translate, highlight: int | None = None) -> go.Figure:
+def variance_sweep(d_ks, raw_variance, scaled_variance, *, tr: Translate = ENGLISH,
+                   highlight: int | None = None) -> go.Figure:
     """Measured Var(q·k) and Var(q·k/√d_k) against d_k, both axes logarithmic, with y = d_k."""
     return _sweep_figure(d_ks, raw_variance, scaled_variance, title=tr("figures.variance_title"),
                          y_title=tr("figures.variance_axis"), highlight=highlight, log_y=True, tr=tr,
@@ -112,7 +115,7 @@ def variance_sweep(d_ks, raw_variance, scaled_variance, *, tr: Translate, highli
                                      (1.0, tr("figures.theory", value="1"))))
 
 
-def max_weight_sweep(d_ks, raw_max_weight, scaled_max_weight, *, uniform_weight: float, tr: Translate,
+def max_weight_sweep(d_ks, raw_max_weight, scaled_max_weight, *, uniform_weight: float, tr: Translate = ENGLISH,
                      highlight: int | None = None) -> go.Figure:
     """Mean largest softmax weight per row against d_k; 1/n (uniform) for reference."""
     return _sweep_figure(d_ks, raw_max_weight, scaled_max_weight, title=tr("figures.max_weight_title"),
@@ -121,7 +124,7 @@ def max_weight_sweep(d_ks, raw_max_weight, scaled_max_weight, *, uniform_weight:
                          y_range=[0, 1.02])
 
 
-def entropy_sweep(d_ks, raw_entropy, scaled_entropy, *, max_entropy: float, tr: Translate,
+def entropy_sweep(d_ks, raw_entropy, scaled_entropy, *, max_entropy: float, tr: Translate = ENGLISH,
                   highlight: int | None = None) -> go.Figure:
     """Mean row entropy (nats) against d_k; ln n (uniform) for reference."""
     return _sweep_figure(d_ks, raw_entropy, scaled_entropy, title=tr("figures.entropy_title"),
@@ -130,7 +133,7 @@ def entropy_sweep(d_ks, raw_entropy, scaled_entropy, *, max_entropy: float, tr: 
                          y_range=[0, max_entropy * 1.08])
 
 
-def jacobian_sweep(d_ks, raw_jacobian_norm, scaled_jacobian_norm, *, tr: Translate,
+def jacobian_sweep(d_ks, raw_jacobian_norm, scaled_jacobian_norm, *, tr: Translate = ENGLISH,
                    highlight: int | None = None) -> go.Figure:
     """Mean Frobenius norm of the softmax Jacobian against d_k: the gradient path to the scores."""
     top = float(max(np.max(raw_jacobian_norm), np.max(scaled_jacobian_norm)))
