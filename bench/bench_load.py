@@ -35,6 +35,9 @@ Memory. The server's resident memory (VmRSS of its process tree, sampled every 5
 sessions connected after (2); the growth per extra session is (RSS_N − RSS_1) / (N − 1), both
 for the steady value (all sessions finished, still connected) and for the peak while they ran.
 
+(3) Finally one session opens /real_model, which loads torch and the full model: the server's
+    RSS before and after says what a deployment needs with every page in use.
+
 Targets: growth < 5 MB per extra session; p95 of Enter→updated page < 3× the single-user p95.
 This script prints figures; it asserts nothing about time. On a 2-core machine the browser's
 20 pages compete with the server for the CPU, which inflates the concurrent times.
@@ -125,6 +128,20 @@ def _status_kb(pid: int, key: str) -> int:
 
 def tree_rss(pid: int) -> int:
     return sum(_status_kb(p, "VmRSS") for p in _tree_pids(pid)) * 1024
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User + system CPU seconds used so far by the process tree (from /proc/<pid>/stat)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for p in _tree_pids(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / ticks
 
 
 def tree_hwm(pid: int) -> int:
@@ -225,6 +242,7 @@ async def check_figures(page, exp: Expected, step: int, total: int, result: Sess
 
 async def open_session(browser, base: str, mode: str, name: str):
     context = await browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(TIMEOUT_MS)  # clicks wait too when 20 pages share two cores
     page = await context.new_page()
     page.js_errors = []
     page.on("pageerror", lambda exc: page.js_errors.append(str(exc)))
@@ -325,6 +343,7 @@ async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_ses
     results = [SessionResult(f"{mode}-{s}") for s in range(n_sessions)]
     expected = [expected_for(sentence_for(s), embedder, i=s % 8) for s in range(n_sessions)]
     sampler.reset()
+    cpu_before = tree_cpu_s(pid)
     tasks = [asyncio.create_task(drive(p, e, r, start)) for (_, p), e, r in zip(opened, expected, results)]
     await asyncio.sleep(1.0)  # every session has filled its box
     t0 = time.perf_counter()
@@ -335,6 +354,8 @@ async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_ses
         if isinstance(d, BaseException):
             r.errors.append(f"{type(d).__name__}: {d}")
     peak_n = sampler.peak
+    server_cpu = tree_cpu_s(pid) - cpu_before
+    reruns = sum(1 + len(r.step_s) for r in results)
     rss_n = settle_rss(pid)
     hwm = tree_hwm(pid)
     for context, _ in opened:
@@ -355,6 +376,7 @@ async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_ses
         rss_1=rss_1, rss_open=rss_open, rss_n=rss_n, peak_1=peak_1, peak_n=peak_n, hwm=hwm,
         per_session_steady=(rss_n - rss_1) / max(n_sessions - 1, 1),
         per_session_peak=(peak_n - peak_1) / max(n_sessions - 1, 1),
+        server_cpu_s=server_cpu, reruns=reruns,
         errors=[(r.name, e) for r in single + results for e in r.errors],
         checks=sum(r.checked for r in single + results),
     )
@@ -379,12 +401,16 @@ def report(runs: list[dict]) -> None:
               f"peak {r['peak_n'] / MIB:.0f} MB (VmHWM {r['hwm'] / MIB:.0f} MB)")
         print(f"  per extra session: {r['per_session_steady'] / MIB:+.2f} MB steady, "
               f"{r['per_session_peak'] / MIB:+.2f} MB at peak (target < 5 MB)")
+        print(f"  server CPU while the {n} sessions ran: {r['server_cpu_s']:.1f} s for {r['reruns']} reruns = "
+              f"{r['server_cpu_s'] / max(r['reruns'], 1):.2f} s per rerun (one Python process: script runs share "
+              f"the GIL, so {n} simultaneous Enters wait about {n} x that for the last one)")
         print(f"  number checks passed: {r['checks']}; errors: {len(r['errors'])}")
         for name, e in r["errors"][:20]:
             print(f"    {name}: {e}")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
-          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}")
+          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}",
+          flush=True)
 
 
 async def main_async(args) -> list[dict]:
@@ -409,6 +435,17 @@ async def main_async(args) -> list[dict]:
                     print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} sessions", flush=True)
                     runs.append(await run_mode(browser, server, sampler, mode, embedder, args.sessions,
                                                args.single_reps))
+                    report(runs[-1:])  # each mode's figures as soon as they are in
+                if not args.no_heads:  # (3) the full model with torch, as "Real model heads" loads it
+                    before = settle_rss(server.process.pid, 1.0)
+                    context, page = await open_session(browser, server.url, "model", "heads")
+                    await page.goto(server.url + "real_model?lang=en", timeout=TIMEOUT_MS)
+                    await wait_until(page, "() => document.querySelectorAll('.js-plotly-plot').length > 0")
+                    await context.close()
+                    after = settle_rss(server.process.pid)
+                    print(f"\n== the real model's heads page once (torch and the full model loaded): server RSS "
+                          f"{before / MIB:.0f} MB before, {after / MIB:.0f} MB after, VmHWM "
+                          f"{tree_hwm(server.process.pid) / MIB:.0f} MB", flush=True)
             finally:
                 await browser.close()
                 sampler.stop()
@@ -419,10 +456,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--single-reps", type=int, default=5)
+    parser.add_argument("--no-heads", action="store_true", help="skip the final Real model heads memory reading")
     parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=["toy", "model"])
     args = parser.parse_args()
     runs = asyncio.run(main_async(args))
-    report(runs)
     return 1 if any(r["errors"] for r in runs) else 0
 
 
