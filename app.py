@@ -1,9 +1,12 @@
-"""Attention Lab — entry point: the page list (attention_ui.shell.NAV). Each page draws the
-shared sidebar itself (attention_ui.shell.page_start), so a page also works when a fresh
-server routes a shared link straight to its file."""
+"""Attention Lab — entry point: the page list (attention_ui.shell.NAV) and the shared sidebar,
+drawn here before the page so its settings survive page changes. A page run without app.py
+(the first request of a fresh server for a shared link) routes itself back through here
+(attention_ui.shell.page_start)."""
 
 import streamlit as st
 
-from attention_ui.shell import navigation_pages
+from attention_ui.shell import NAV, app_sidebar, navigation_pages
 
-st.navigation(navigation_pages(), position="hidden").run()
+page = st.navigation(navigation_pages(), position="hidden")
+app_sidebar(page.url_path or NAV[0][0])
+page.run()

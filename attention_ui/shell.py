@@ -14,6 +14,7 @@ from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmb
 from attention_core.model import MODEL_ENV
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.i18n import LANGS, choose_lang, t
+from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
@@ -122,7 +123,13 @@ def _carry_over_settings(page: str) -> None:
 
 
 def sidebar(page: str) -> tuple[str, str, LessonSettings]:
-    """Draw the shared sidebar for ``page``; return (sentence, source, settings)."""
+    """Draw the shared sidebar for page id ``page``; return (sentence, source, settings).
+
+    app.py calls it (through ``app_sidebar``) before the page runs, so its widgets belong to
+    the main script: Streamlit then keeps their URL parameters when another page opens
+    (widgets drawn by a page lose theirs). ``_carry_over_settings`` keeps the values too
+    where Streamlit would not (AppTest's page switches, the legacy first request).
+    """
     _carry_over_settings(page)
     with st.sidebar:
         lang = language_switch()
@@ -144,6 +151,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
         positional = st.toggle(t("shell.positional"), key="positional", bind="query-params",
                                value=DEFAULTS["positional"])
+        presentation_toggle()
     values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
               "scaled": scaled, "positional": positional, "cjk": cjk}
     for key, value in values.items():
@@ -189,6 +197,27 @@ def _cjk_control(sentence: str, toy: bool) -> str:
     return mode
 
 
+_SIDEBAR_THIS_RUN = "_sidebar_this_run"
+
+
+def app_sidebar(page: str) -> None:
+    """What app.py calls between st.navigation and the page: draw the sidebar and hand its
+    values to the page's ``page_start`` (through session state, for this run only)."""
+    st.session_state["_app_ran"] = True
+    st.session_state[_SIDEBAR_THIS_RUN] = sidebar(page)
+
+
+def _declare_pages() -> None:
+    """A fresh server runs the first request for an inner page (a shared link) through the
+    legacy ``pages/`` router, without app.py (GUIDE.md §5). Declaring the page list here and
+    rerunning makes this and every later run go through app.py's st.navigation, so the
+    sidebar's settings keep their URL parameters from page to page (checked in Chromium by
+    tests/browser/test_app.py)."""
+    st.session_state["_routed"] = True
+    st.navigation(navigation_pages(), position="hidden")
+    st.rerun()
+
+
 def page_start(page: str) -> tuple[Lesson | None, str]:
     """Page config, sidebar and the lesson for the current sentence, for page id ``page``
     (an id of NAV, e.g. "step_by_step").
@@ -199,7 +228,13 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
     init_lang()
     st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎",
                        layout="wide")
-    sentence, source, settings = sidebar(page)
+    state = st.session_state
+    drawn = state.pop(_SIDEBAR_THIS_RUN, None)
+    if drawn is None and not state.get("_app_ran") and not state.get("_routed"):
+        _declare_pages()
+    # AppTest reruns a page it switched to without app.py: then the page draws the sidebar.
+    sentence, source, settings = drawn if drawn is not None else sidebar(page)
+    apply_presentation(is_presenting())
     embedder, warning = get_embedder(source)
     if warning:
         st.warning(warning)

@@ -11,14 +11,10 @@ from attention_core import exercises as ex
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, weights_bar
 from attention_ui.i18n import t
-from attention_ui.presentation import apply_presentation, presentation_toggle
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start
 
 lesson, _ = page_start("exercises")
-with st.sidebar:  # until shell.page_start offers the toggle on every page
-    present = presentation_toggle()
-apply_presentation(present)
 
 state = st.session_state
 state.setdefault("ex_attempts", {})  # exercise id -> right first time?

@@ -218,7 +218,9 @@ def test_chinese_characters_by_default_and_words_on_request():
 
 
 def test_cjk_choice_is_carried_to_another_page_and_hidden_for_english():
-    at = run_page("pages/step_by_step.py", ZH, toy="true", cjk="words")
+    # The sentence comes in the URL, so every run goes through app.py as in the browser (a
+    # widget change in AppTest reruns a switched-to page without app.py, see shell.page_start).
+    at = run_page("pages/step_by_step.py", toy="true", cjk="words", sentence=ZH)
     assert at.button_group(key="cjk").value == "words"
     at.switch_page("pages/matrices.py").run()
     assert not at.exception, at.exception

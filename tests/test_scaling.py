@@ -159,12 +159,12 @@ def open_page(sentence: str | None = None, **params) -> AppTest:
     later and the real model gets loaded in between.)
     """
     at = AppTest.from_file(APP, default_timeout=60)
+    if sentence is not None:
+        params = {"sentence": sentence, **params}  # in the link, as a learner shares it
     for k, v in params.items():
         at.query_params[k] = v
     at.switch_page(PAGE)
     at.run()
-    if sentence is not None:
-        at.text_input(key="sentence").set_value(sentence).run()
     return at
 
 

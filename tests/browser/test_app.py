@@ -36,7 +36,7 @@ def type_sentence(page, text: str) -> None:
 
 def token_choice(page, label: str):
     """One option of the token picker (st.segmented_control: buttons with role="radio")."""
-    return page.locator('[data-testid="stButtonGroup"] button').filter(has_text=re.compile(f"^{re.escape(label)}$"))
+    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(has_text=re.compile(f"^{re.escape(label)}$"))
 
 
 def weights_figure(page) -> dict:
@@ -150,7 +150,7 @@ def test_html_sentence_is_shown_as_literal_text(open_app):
                   .filter(e => /bold|__pwned/.test(e.textContent)).map(e => e.outerHTML)"""
     )
     assert injected == [], injected
-    picker = page.locator('[data-testid="stButtonGroup"]').inner_text()
+    picker = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.inner_text()
     assert "<" in picker and ">" in picker, picker  # the angle brackets are shown, not parsed
 
     sidebar_link(page, "Attention matrices").click()
@@ -184,6 +184,13 @@ def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
         sidebar_link(page, "Step by step").click()  # and the app around it works
         wait_for_app(page)
         no_exception(page)
+        assert "step" in heading(page).lower()
+        # the settings stay in the URL from page to page, so a refresh loses nothing
+        assert query(page).get("sentence") == ["hello world hello"], page.url
+        assert query(page).get("toy") == ["true"], page.url
+        page.reload()
+        wait_for_app(page)
+        assert sentence_input(page).input_value() == "hello world hello"
         assert "step" in heading(page).lower()
 
 
