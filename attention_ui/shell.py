@@ -23,12 +23,20 @@ D_K_RANGE = (2, 16)
 
 @st.cache_resource(show_spinner=False)
 def _model_embedder():
-    """Load the bundled model once per server. Returns (embedder, None) or (None, reason), the
-    reason being ModelUnavailable's code (missing, checksum, load, memory, attentions)."""
-    from attention_core.model import ModelEmbedder, ModelUnavailable
+    """Read the bundled model once per server. Raises ModelUnavailable (or MemoryError):
+    st.cache_resource does not keep a failure, so a passing fault (memory short at the
+    first load) does not leave every later learner on the toy embedder."""
+    from attention_core.model import ModelEmbedder
+
+    return ModelEmbedder().load()
+
+
+def _model_or_reason():
+    """(embedder, None), or (None, ModelUnavailable's reason: missing, checksum, load, memory, attentions)."""
+    from attention_core.model import ModelUnavailable
 
     try:
-        return ModelEmbedder().load(), None
+        return _model_embedder(), None
     except ModelUnavailable as exc:
         return None, exc.reason
     except MemoryError:
@@ -44,7 +52,7 @@ def get_embedder(source: str):
     """The embedder for ``source`` ("model" or "toy"), and a message if it had to fall back."""
     if source == "model":
         with st.spinner(t("shell.loading_model")):
-            embedder, problem = _model_embedder()
+            embedder, problem = _model_or_reason()
         if embedder is not None:
             return embedder, None
         return _toy_embedder(), t("shell.model_fallback", problem=t(f"shell.problem_{problem}"))

@@ -3,7 +3,9 @@
 import streamlit as st
 
 from attention_ui.i18n import t
-from attention_ui.shell import honesty_banner, page_start
+from attention_ui.shell import NAV, honesty_banner, page_start
+
+LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
 
 lesson, _ = page_start("home")
 st.title(t("home.title"))
@@ -12,10 +14,11 @@ st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{
 st.markdown(t("home.per_token"))
 with st.expander(t("home.mistakes")):
     st.markdown(t("home.mistakes_list"))
-c1, c2 = st.columns(2)
-with c1:
-    st.page_link("pages/step_by_step.py", label=t("home.link_step"), icon="👣")
-with c2:
-    st.page_link("pages/matrices.py", label=t("home.link_matrices"), icon="🧮")
+st.subheader(t("home.path"))
+for row in range(0, len(LESSONS), 3):  # the lesson path, in menu order, three cards a row
+    for column, (page_id, icon) in zip(st.columns(3), LESSONS[row:row + 3]):
+        with column.container(border=True):
+            st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon)
+            st.caption(t(f"home.about_{page_id}"))
 if lesson is not None:
     honesty_banner(lesson)

@@ -1,10 +1,40 @@
-"""Attention matrices: Q, K, V, the scores, the scaled scores, the weights and the outputs."""
+"""Attention matrices: Q, K, V, the scores, the scaled scores, the weights and the outputs,
+one stage of the formula per tab.
+
+The tabs run lazily (``on_change="rerun"``): only the open tab's figures are built and sent,
+so a new sentence redraws one matrix, not seven (bench/bench_app.py). The open tab is kept in
+the URL as ``?matrix=<id>`` (an id, not the translated label, so a link works in both languages).
+"""
 
 import streamlit as st
 
+from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
-from attention_ui.i18n import t
+from attention_ui.i18n import current_lang, t
 from attention_ui.shell import honesty_banner, page_start
+
+TABS = ("qkv", "scores", "scaled", "weights", "outputs")
+DEFAULT_TAB = "weights"
+
+
+def _open_tab() -> str:
+    """The tab id to open: the session's, else the URL's ``?matrix=``, else the weights."""
+    state = st.session_state
+    if "matrix" not in state:
+        state["matrix"] = st.query_params.get("matrix")
+    if state["matrix"] not in TABS:
+        state["matrix"] = DEFAULT_TAB
+    st.query_params["matrix"] = state["matrix"]
+    return state["matrix"]
+
+
+def _remember_tab(widget_key: str) -> None:
+    label = st.session_state.get(widget_key)
+    for tab_id in TABS:
+        if label == t(f"matrices.tab_{tab_id}"):
+            st.session_state["matrix"] = tab_id
+            st.query_params["matrix"] = tab_id
+
 
 lesson, _ = page_start("matrices")
 st.title(t("matrices.title"))
@@ -14,21 +44,43 @@ if lesson is not None:
     tokens = lesson.tokens
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
              rf"\qquad T = {len(tokens)},\ d_k = {tr.d_k},\ d_v = {tr.v.shape[1]}")
-    st.caption(t("matrices.rows_columns"))
-    c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(vectors_matrix(tr.q, tokens, title=t("matrices.q_title"), symbol="q", tr=t), key="fig_q")
-    c2.plotly_chart(vectors_matrix(tr.k, tokens, title=t("matrices.k_title"), symbol="k", tr=t), key="fig_k")
-    c3.plotly_chart(vectors_matrix(tr.v, tokens, title=t("matrices.v_title"), symbol="v", tr=t), key="fig_v")
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(token_matrix(tr.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
-                    key="fig_scores")
-    scaled_title = (t("matrices.scaled_title", scale=tr.scale) if lesson.settings.scaled
-                    else t("matrices.scaled_off_title"))
-    c2.plotly_chart(token_matrix(tr.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
-                    key="fig_scaled")
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(token_matrix(tr.weights, tokens, tokens, title=t("matrices.weights_title"),
-                                 zmin=0.0, zmax=1.0, tr=t), key="fig_weights")
-    c2.plotly_chart(vectors_matrix(tr.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
-                    key="fig_outputs")
-    st.markdown(t("matrices.outputs_text"))
+    st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
+    labels = [t(f"matrices.tab_{tab_id}") for tab_id in TABS]
+    widget_key = f"matrix_tab_{current_lang()}"  # a language switch relabels: a fresh widget
+    tabs = dict(zip(TABS, st.tabs(labels, default=labels[TABS.index(_open_tab())], key=widget_key,
+                                  on_change=_remember_tab, args=(widget_key,))))
+    corner = t("matrices.csv_corner")
+    if tabs["qkv"].open:
+        with tabs["qkv"]:
+            st.markdown(t("matrices.qkv_text"))
+            for column, matrix, name, symbol in zip(st.columns(3), (tr.q, tr.k, tr.v), ("q", "k", "v"), "qkv"):
+                with column:
+                    show_figure(vectors_matrix(matrix, tokens, title=t(f"matrices.{name}_title"), symbol=symbol,
+                                               tr=t), f"fig_{name}", matrix=matrix, row_labels=tokens,
+                                col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])], filename=name.upper())
+    if tabs["scores"].open:
+        with tabs["scores"]:
+            st.markdown(t("matrices.scores_text"))
+            show_figure(token_matrix(tr.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True,
+                                     tr=t), "fig_scores", matrix=tr.scores, row_labels=tokens, col_labels=tokens,
+                        filename="scores", corner=corner)
+    if tabs["scaled"].open:
+        with tabs["scaled"]:
+            st.markdown(t("matrices.scaled_text"))
+            scaled_title = (t("matrices.scaled_title", scale=tr.scale) if lesson.settings.scaled
+                            else t("matrices.scaled_off_title"))
+            show_figure(token_matrix(tr.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
+                        "fig_scaled", matrix=tr.scaled, row_labels=tokens, col_labels=tokens, filename="scaled",
+                        corner=corner)
+    if tabs["weights"].open:
+        with tabs["weights"]:
+            st.markdown(t("matrices.weights_text"))
+            show_figure(token_matrix(tr.weights, tokens, tokens, title=t("matrices.weights_title"),
+                                     zmin=0.0, zmax=1.0, tr=t), "fig_weights", matrix=tr.weights, row_labels=tokens,
+                        col_labels=tokens, filename="weights", corner=corner)
+    if tabs["outputs"].open:
+        with tabs["outputs"]:
+            st.markdown(t("matrices.outputs_text"))
+            show_figure(vectors_matrix(tr.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
+                        "fig_outputs", matrix=tr.outputs, row_labels=tokens,
+                        col_labels=[f"b[{c}]" for c in range(tr.outputs.shape[1])], filename="outputs")

