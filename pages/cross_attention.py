@@ -9,6 +9,7 @@ attention_core.cross_attention.
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
+from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
 from attention_ui.safe import escape_markdown
@@ -88,17 +89,25 @@ st.markdown(t("cross_attention.shapes", t_q=t_q, t_k=t_k, asker=_name(asker), an
 y_title = t("cross_attention.query_axis", name=_name(asker))
 x_title = t("cross_attention.key_axis", name=_name(answerer))
 c1, c2 = st.columns(2)
-c1.plotly_chart(attention_map(trace.scores, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
+with c1:
+    show_figure(attention_map(trace.scores, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
                               title=t("cross_attention.scores_title", t_q=t_q, t_k=t_k), diverging=True),
-                key="fig_cross_scores")
+                "fig_cross_scores", matrix=trace.scores, row_labels=queries.tokens, col_labels=memory.tokens,
+                filename="cross_scores", corner=t("matrices.csv_corner"))
 scale = f"{trace.scale:.3f}"
-c2.plotly_chart(attention_map(trace.weights, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
+with c2:
+    show_figure(attention_map(trace.weights, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
                               title=t("cross_attention.weights_title", t_q=t_q, t_k=t_k, scale=scale),
-                              zmin=0.0, zmax=1.0), key="fig_cross_weights")
+                              zmin=0.0, zmax=1.0),
+                "fig_cross_weights", matrix=trace.weights, row_labels=queries.tokens, col_labels=memory.tokens,
+                filename="cross_weights", corner=t("matrices.csv_corner"))
 
 c1, c2 = st.columns(2, vertical_alignment="center")
-c1.plotly_chart(vectors_map(trace.outputs, queries.tokens, tr=t, y_title=t("cross_attention.token_axis", name=_name(asker)),
-                            title=t("cross_attention.outputs_title", t_q=t_q, d_v=d_v)), key="fig_cross_outputs")
+with c1:
+    show_figure(vectors_map(trace.outputs, queries.tokens, tr=t, y_title=t("cross_attention.token_axis", name=_name(asker)),
+                            title=t("cross_attention.outputs_title", t_q=t_q, d_v=d_v)),
+                "fig_cross_outputs", matrix=trace.outputs, row_labels=queries.tokens,
+                col_labels=[f"b[{c}]" for c in range(d_v)], filename="cross_outputs")
 c2.markdown(t("cross_attention.outputs_text", asker=_name(asker), answerer=_name(answerer), t_q=t_q, d_v=d_v))
 
 st.subheader(t("cross_attention.step2"))

@@ -5,6 +5,7 @@ decoder's mask (attention_core.masks.causal_mask) as its own step."""
 import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
+from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.shell import honesty_banner, page_start
@@ -55,10 +56,12 @@ heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
 st.latex(rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
          rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}")
 st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
-st.plotly_chart(concatenated_heads(result.outputs, tokens, n_heads, tr=t, y_title=t("multi_head.token_axis"),
-                                   head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
-                                   title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width)),
-                key="fig_concat")
+show_figure(concatenated_heads(result.outputs, tokens, n_heads, tr=t, y_title=t("multi_head.token_axis"),
+                               head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
+                               title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width)),
+            "fig_concat", matrix=result.outputs, row_labels=tokens,
+            col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
+            filename="multi_head_outputs")
 st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
 
 # ---------------------------------------------------------------- 3 · the causal mask
@@ -83,10 +86,15 @@ else:
     c2.info(t("multi_head.mask_off"))
 scale = f"{trace.scale:.3f}"
 c1, c2 = st.columns(2)
-c1.plotly_chart(attention_map(trace.scaled, tokens, tokens, tr=t, diverging=True, y_title=query_axis, x_title=key_axis,
+with c1:
+    show_figure(attention_map(trace.scaled, tokens, tokens, tr=t, diverging=True, y_title=query_axis, x_title=key_axis,
                               title=t("multi_head.scaled_title" if masked else "multi_head.scaled_title_off",
-                                      scale=scale)), key="fig_masked_scaled")
-c2.plotly_chart(attention_map(trace.weights, tokens, tokens, tr=t, zmin=0.0, zmax=1.0, y_title=query_axis,
+                                      scale=scale)),
+                "fig_masked_scaled", matrix=trace.scaled, row_labels=tokens, col_labels=tokens,
+                filename="masked_scaled_scores", corner=t("matrices.csv_corner"))
+with c2:
+    show_figure(attention_map(trace.weights, tokens, tokens, tr=t, zmin=0.0, zmax=1.0, y_title=query_axis,
                               x_title=key_axis,
                               title=t("multi_head.weights_title" if masked else "multi_head.weights_title_off")),
-                key="fig_masked_weights")
+                "fig_masked_weights", matrix=trace.weights, row_labels=tokens, col_labels=tokens,
+                filename="masked_weights", corner=t("matrices.csv_corner"))

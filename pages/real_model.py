@@ -14,6 +14,7 @@ from attention_core.model import (
     model_attention,
     model_info,
 )
+from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
@@ -149,24 +150,34 @@ with c_formulas:
 with st.expander(t("real_model.qkv_expander", T=T, d_k=d_k)):
     names = [t("matrices.q_title"), t("matrices.k_title"), t("matrices.v_title")]
     for tab, matrix, name, symbol in zip(st.tabs(names), (trace.q, trace.k, trace.v), names, "qkv"):
-        tab.plotly_chart(vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
-                         key=f"fig_{symbol}")
+        with tab:
+            show_figure(vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
+                        f"fig_{symbol}", matrix=matrix, row_labels=tokens,
+                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                        filename=f"{symbol.upper()}_layer{layer}_head{head}")
 
 st.caption(t("real_model.tabs_caption"))
 tab_scores, tab_scaled, tab_weights, tab_outputs = st.tabs(
     [t("real_model.tab_scores"), t("real_model.tab_scaled", d_k=d_k), t("real_model.tab_weights"),
      t("real_model.tab_outputs")])
-tab_scores.plotly_chart(token_matrix(trace.scores, tokens, tokens, diverging=True, tr=t,
-                                     title=t("real_model.scores_title", where=where)), key="fig_scores")
-tab_scaled.plotly_chart(token_matrix(trace.scaled, tokens, tokens, diverging=True, tr=t,
-                                     title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale, where=where)),
-                        key="fig_scaled")
-tab_weights.plotly_chart(token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t,
-                                      title=t("real_model.weights_title", where=where)),
-                         key="fig_weights")
-tab_outputs.plotly_chart(vectors_matrix(trace.outputs, tokens, symbol="b", tr=t,
-                                        title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)),
-                         key="fig_outputs")
+corner = t("matrices.csv_corner")
+for tab, matrix, name, fig in [
+    (tab_scores, trace.scores, "scores", token_matrix(trace.scores, tokens, tokens, diverging=True, tr=t,
+                                                      title=t("real_model.scores_title", where=where))),
+    (tab_scaled, trace.scaled, "scaled", token_matrix(trace.scaled, tokens, tokens, diverging=True, tr=t,
+                                                      title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale,
+                                                              where=where))),
+    (tab_weights, trace.weights, "weights", token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t,
+                                                         title=t("real_model.weights_title", where=where))),
+]:
+    with tab:
+        show_figure(fig, f"fig_{name}", matrix=matrix, row_labels=tokens, col_labels=tokens, corner=corner,
+                    filename=f"{name}_layer{layer}_head{head}")
+with tab_outputs:
+    show_figure(vectors_matrix(trace.outputs, tokens, symbol="b", tr=t,
+                               title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)),
+                "fig_outputs", matrix=trace.outputs, row_labels=tokens,
+                col_labels=[f"b[{c}]" for c in range(d_v)], filename=f"outputs_layer{layer}_head{head}")
 
 st.subheader(t("real_model.h_row"))
 i = picker(t("real_model.query_picker"), "model_token", T,
