@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import explain
+from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown
@@ -63,8 +64,10 @@ if lesson is not None:
             st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
         c1, c2, c3 = st.columns(3)
         for column, matrix, symbol in ((c1, trace.q, "q"), (c2, trace.k, "k"), (c3, trace.v, "v")):
-            column.plotly_chart(vectors_matrix(matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol),
-                                               symbol=symbol, tr=t), key=f"fig_{symbol}")
+            with column:
+                show_figure(vectors_matrix(matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol),
+                                           symbol=symbol, tr=t), f"fig_{symbol}", matrix=matrix, row_labels=tokens,
+                            col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])], filename=symbol.upper())
     elif step == 3:
         j = st.selectbox(t("step_by_step.key_picker"), list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}",
                          key="key_j")
@@ -73,17 +76,20 @@ if lesson is not None:
         st.plotly_chart(heatmap(e.products, [f"{n}: {tok}" for n, tok in enumerate(tokens)],
                                 [f"d={c}" for c in range(trace.d_k)], title=t("step_by_step.products_title", i=i),
                                 diverging=True, y_title=t("figures.key_axis_short"), tr=t), key="fig_products")
-        st.plotly_chart(weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j,
-                                    percent=False, tr=t), key="fig_scores_row")
+        show_figure(weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j,
+                                percent=False, tr=t), "fig_scores_row", matrix=e.scores, row_labels=[tokens[i]],
+                    col_labels=tokens, filename=f"scores_row_{i}")
     elif step == 4:
         st.plotly_chart(weights_bar(np.where(np.isfinite(e.scaled), e.scaled, 0.0), tokens, percent=False,
                                     title=t("step_by_step.scaled_title", i=i, scale=e.scale), tr=t),
                         key="fig_scaled_row")
     elif step == 5:
-        st.plotly_chart(weights_bar(e.weights, tokens, title=t("step_by_step.weights_title", i=i),
-                                    highlight=e.top_key, tr=t), key="fig_weights_row")
+        show_figure(weights_bar(e.weights, tokens, title=t("step_by_step.weights_title", i=i),
+                                highlight=e.top_key, tr=t), "fig_weights_row", matrix=e.weights,
+                    row_labels=[tokens[i]], col_labels=tokens, filename=f"weights_row_{i}")
         st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
     elif step == 6:
-        st.plotly_chart(contributions_bar(e.contributions, tokens, e.output,
-                                          title=t("step_by_step.contributions_title", i=i), tr=t),
-                        key="fig_contributions")
+        show_figure(contributions_bar(e.contributions, tokens, e.output,
+                                      title=t("step_by_step.contributions_title", i=i), tr=t),
+                    "fig_contributions", matrix=e.contributions, row_labels=tokens,
+                    col_labels=[f"v[{c}]" for c in range(e.contributions.shape[1])], filename=f"contributions_{i}")
