@@ -13,6 +13,7 @@ import streamlit as st
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson
 from attention_core.model import MODEL_ENV
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
+from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
@@ -160,6 +161,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         positional = st.toggle(t("shell.positional"), key="positional", bind="query-params",
                                value=DEFAULTS["positional"])
         presentation_toggle()
+        st.session_state[_SHARE_BOX] = st.container()  # filled by app.py after the page (share_link)
     values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
               "scaled": scaled, "positional": positional, "cjk": cjk}
     for key, value in values.items():
@@ -206,6 +208,16 @@ def _cjk_control(sentence: str, toy: bool) -> str:
 
 
 _SIDEBAR_THIS_RUN = "_sidebar_this_run"
+_SHARE_BOX = "_share_box"
+
+
+def share_link() -> None:
+    """What app.py calls after the page: the link to this exact view, at the foot of the
+    sidebar, once the page has put its own parameters (token, step, tab …) in the URL."""
+    box = st.session_state.pop(_SHARE_BOX, None)
+    if box is not None:
+        with box.expander(t("shell.share"), icon="🔗"):
+            view_link()
 
 
 def app_sidebar(page: str) -> None:

@@ -206,3 +206,40 @@ def test_bad_url_parameters_give_a_working_page(open_app, path):
         assert int(query(page)["token"][0]) >= 0
     if path == "matrices":
         assert_rows_sum_to_one(weights_figure(page)["data"][0]["z"])
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_switch_to_chinese_every_page_and_a_chinese_sentence(open_app):
+    """The 中文 switch turns every page Chinese (titles and prose, not just the menu), keeps
+    ?lang=zh from page to page, and a Chinese sentence gives one token per character."""
+    from attention_ui.i18n import translate
+
+    page = open_app(f"?{TOY}&lang=en")
+    assert heading(page) == translate("en", "home.title")
+    page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"] button').filter(has_text="中文").click()
+    wait_for_app(page)
+    assert heading(page) == translate("zh", "home.title")
+    assert query(page).get("lang") == ["zh"], page.url
+    links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+    labels = [" ".join(t.split()) for t in links.all_inner_texts()]
+    assert all(CJK.search(label) for label in labels), labels
+    for n, label in enumerate(labels):
+        links.nth(n).click()
+        wait_for_app(page)
+        no_exception(page)
+        assert CJK.search(heading(page)), f"{label}: the title is not Chinese: {heading(page)!r}"
+        main = page.locator('[data-testid="stMain"]').inner_text()
+        assert len(CJK.findall(main)) > 20, f"{label}: little Chinese text on the page"
+        assert query(page).get("lang") == ["zh"], f"{label} lost ?lang=zh: {page.url}"
+    sidebar_link(page, translate("zh", "shell.nav_step_by_step")).click()
+    wait_for_app(page)
+    box = page.locator('[data-testid="stSidebar"]').get_by_label(translate("zh", "shell.sentence"), exact=True)
+    box.fill("我爱猫")
+    box.press("Enter")
+    wait_for_app(page)
+    no_exception(page)
+    picker = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.inner_text()
+    assert all(ch in picker for ch in "我爱猫"), picker
+    assert query(page).get("sentence") == ["我爱猫"], page.url
