@@ -84,7 +84,7 @@ IDLE = """() => {
 }"""
 
 # The token picker's labels ("0: the", ...) and which one is checked.
-PICKER = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+PICKER = """() => [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
   .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true'])"""
 
 PROGRESS = """() => { const p = document.querySelector('[data-testid="stProgress"]'); return p ? p.innerText : ''; }"""
@@ -212,9 +212,9 @@ async def wait_until(page, predicate_js: str, arg=None) -> None:
     await page.wait_for_function(js, arg=arg, timeout=TIMEOUT_MS, polling="raf")
 
 
-TOKENS_ARE = """(want) => { const got = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+TOKENS_ARE = """(want) => { const got = [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
   .map(b => b.innerText.trim()); return got.length === want.length && got.every((g, n) => g === want[n]); }"""
-PICKED_IS = """(label) => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button')]
+PICKED_IS = """(label) => [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
   .some(b => b.innerText.trim() === label && b.getAttribute('aria-checked') === 'true')"""
 STEP_IS = """(n) => { const p = document.querySelector('[data-testid="stProgress"]');
   const m = p && p.innerText.match(/(\\d+)\\D+(\\d+)/); return !!m && Number(m[1]) === n; }"""
@@ -270,7 +270,7 @@ async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event
         result.errors.append(f"the URL lost the sentence: {page.url}")
     if exp.i:
         t0 = time.perf_counter()
-        await page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').nth(exp.i).click()
+        await page.locator('[data-testid="stMain"] .st-key-token_picker button').nth(exp.i).click()
         await wait_until(page, PICKED_IS, want[exp.i])
         result.step_s.append(time.perf_counter() - t0)
     text = await page.evaluate(PROGRESS)
