@@ -4,6 +4,7 @@ import streamlit as st
 
 from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
+from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.safe import escape_label, escape_markdown
 from attention_ui.shell import honesty_banner, page_start, url_int
@@ -39,8 +40,8 @@ with controls:
 q2 = polar_vector(q_angle, q_length)  # (2,)
 k2 = polar_vector(k_angle, k_length)  # (2,)
 pair = compare_similarities(q2, k2)  # every matrix (1, 1)
-plot.plotly_chart(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_name="q", k_name="k"),
-                  key="fig_vectors_2d")
+with plot:
+    show_figure(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_name="q", k_name="k"), "fig_vectors_2d")
 with numbers:
     for name in ORDER:
         st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
@@ -76,19 +77,19 @@ axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis
         + ": %{z:.4f}<extra></extra>"}
 for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
     bounds = {"zmin": -1.0, "zmax": 1.0} if name == "cosine" else {}
-    column.plotly_chart(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds, first=n == 0,
-                                       title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name)),
-                        key=f"fig_{name}")
+    with column:
+        show_figure(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds, first=n == 0,
+                                   title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name)), f"fig_{name}")
 st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d ** 0.5:.3f}"))
 
 st.subheader(t("similarity.weights_header"))
 st.markdown(t("similarity.weights_intro"))
 weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
 for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
-    column.plotly_chart(matrix_heatmap(weights[name], labels, labels, **axis, zmin=0.0, zmax=1.0, diverging=False,
-                                       first=n == 0,
-                                       title=t(f"similarity.weights_{name}")),
-                        key=f"fig_weights_{name}")
+    with column:
+        show_figure(matrix_heatmap(weights[name], labels, labels, **axis, zmin=0.0, zmax=1.0, diverging=False,
+                                   first=n == 0,
+                                   title=t(f"similarity.weights_{name}")), f"fig_weights_{name}")
 st.caption(t("similarity.weights_caption"))
 
 # --------------------------------------------------------------------------- one query token
@@ -100,10 +101,9 @@ if chosen is not None and chosen != i:
     st.session_state["token"] = i = int(chosen)
     st.query_params["token"] = str(i)
 token_i = escape_markdown(tokens[i])
-st.plotly_chart(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
-                         title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
-                         x_title=t("similarity.key_axis")),
-                key="fig_rows")
+show_figure(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
+                     title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
+                     x_title=t("similarity.key_axis")), "fig_rows")
 best = {name: comp.best_key(name, i) for name in ORDER}
 st.markdown(t("similarity.best_keys", i=i, token=token_i, norm=f"{comp.norms_a[i]:.3f}",
               vec="a" if vectors == "inputs" else "q",
@@ -111,10 +111,9 @@ st.markdown(t("similarity.best_keys", i=i, token=token_i, norm=f"{comp.norms_a[i
               dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
               scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}"))
 st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
-st.plotly_chart(weight_bars([(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER], labels,
-                            title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
-                            x_title=t("similarity.key_axis"), y_title=t("similarity.weight_axis")),
-                key="fig_softmax_rows")
+show_figure(weight_bars([(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER], labels,
+                        title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
+                        x_title=t("similarity.key_axis"), y_title=t("similarity.weight_axis")), "fig_softmax_rows")
 with st.expander(t("similarity.table_header", i=i)):
     st.dataframe(
         {t("similarity.col_key"): labels, t("similarity.col_norm"): comp.norms_b,

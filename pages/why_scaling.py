@@ -6,6 +6,7 @@ import streamlit as st
 
 from attention_core import build_lesson
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep
+from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix
 from attention_ui.scaling_figures import (
     entropy_sweep,
@@ -38,9 +39,11 @@ st.markdown(t("why_scaling.spread_text", n_samples=result.n_samples, n_keys=resu
               n_scores=result.n_samples * result.n_keys, raw_variance=result.raw_variance, d_k=d_k,
               scaled_variance=result.scaled_variance))
 c1, c2 = st.columns([3, 2])
-c1.plotly_chart(score_histograms(result.raw, result.scaled, d_k=d_k, raw_variance=result.raw_variance,
-                                 scaled_variance=result.scaled_variance, tr=t), key="fig_hist")
-c2.plotly_chart(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), key="fig_row")
+with c1:
+    show_figure(score_histograms(result.raw, result.scaled, d_k=d_k, raw_variance=result.raw_variance,
+                                 scaled_variance=result.scaled_variance, tr=t), "fig_hist")
+with c2:
+    show_figure(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), "fig_row")
 c2.caption(t("why_scaling.row_caption"))
 
 st.subheader(t("why_scaling.h_softmax"))
@@ -57,15 +60,18 @@ st.markdown(t("why_scaling.softmax_text"))
 
 st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
 c1, c2 = st.columns(2)
-c1.plotly_chart(variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t),
-                key="fig_variance")
-c2.plotly_chart(max_weight_sweep(sweep.d_ks, sweep.raw_max_weight, sweep.scaled_max_weight,
-                                 uniform_weight=sweep.uniform_weight, highlight=d_k, tr=t), key="fig_max_weight")
+with c1:
+    show_figure(variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance")
+with c2:
+    show_figure(max_weight_sweep(sweep.d_ks, sweep.raw_max_weight, sweep.scaled_max_weight,
+                                 uniform_weight=sweep.uniform_weight, highlight=d_k, tr=t), "fig_max_weight")
 c1, c2 = st.columns(2)
-c1.plotly_chart(entropy_sweep(sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy,
-                              max_entropy=sweep.max_entropy, highlight=d_k, tr=t), key="fig_entropy")
-c2.plotly_chart(jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k,
-                               tr=t), key="fig_jacobian")
+with c1:
+    show_figure(entropy_sweep(sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy,
+                              max_entropy=sweep.max_entropy, highlight=d_k, tr=t), "fig_entropy")
+with c2:
+    show_figure(jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k,
+                               tr=t), "fig_jacobian")
 st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
 
 st.subheader(t("why_scaling.h_own"))
@@ -82,7 +88,8 @@ else:
                                        (columns[1], without_scaling, "own_without", "fig_own_raw")):
         stats = row_statistics(variant.trace.weights)
         title = t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else "")
-        column.plotly_chart(token_matrix(variant.trace.weights, variant.tokens, variant.tokens,
-                                         title=title, zmin=0.0, zmax=1.0, tr=t), key=key)
+        with column:
+            show_figure(token_matrix(variant.trace.weights, variant.tokens, variant.tokens,
+                                     title=title, zmin=0.0, zmax=1.0, tr=t), key)
         column.markdown(t("why_scaling.own_stats", peak=stats.peak_weight, max_weight=stats.max_weight,
                           entropy=stats.entropy, max_entropy=stats.max_entropy))
