@@ -174,7 +174,7 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
     # The browser merges a new figure into the one it shows, so a font size that disappears
     # from the layout would stay; another key in presentation mode draws the chart afresh.
     st.plotly_chart(shown, key=f"{key}_present" if presenting else key,
-                    config=plotly_config(stem, _current_format()))
+                    config=plotly_config(stem, _current_format()), alt=alt_text(fig))
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.caption(t("exports.image_label"), width="content")
         st.segmented_control(t("exports.image_format"), list(IMAGE_FORMATS),
@@ -191,6 +191,18 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
             st.download_button(t("exports.csv"), data=data, file_name=f"{stem}.csv", mime="text/csv",
                                key=f"{key}_csv", on_click="ignore", icon=":material/download:",
                                help=t("exports.csv_help"))
+
+
+def alt_text(fig) -> str:
+    """The chart's accessible name (aria-label): its title without markup, else "chart".
+
+    >>> import plotly.graph_objects as go
+    >>> alt_text(go.Figure(layout={"title": {"text": "Weights α̂ <b>row 2</b>"}}))
+    'Weights α̂ row 2'
+    """
+    title = getattr(getattr(fig.layout, "title", None), "text", None) or ""
+    plain = re.sub(r"<[^>]*>", "", str(title)).strip()
+    return plain or "chart"
 
 
 def current_view_url() -> str:

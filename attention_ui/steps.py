@@ -11,6 +11,7 @@ import streamlit as st
 
 from attention_core import Lesson, TokenExplanation
 
+from .exports import show_figure
 from .figures import heatmap
 from .i18n import t
 
@@ -85,7 +86,7 @@ def show_embedding(lesson: Lesson, i: int) -> None:
     else:
         fig = heatmap(rows, labels, [str(c) if c % 32 == 0 else "" for c in range(d)],
                       title=t("steps.embedding_strip_title", i=i, d=d), diverging=True, height=240, tr=t)
-    st.plotly_chart(fig, key="fig_embedding")
-    st.plotly_chart(heatmap(lesson.inputs if d <= 16 else lesson.inputs, [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens)],
-                            [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
-                            title=t("steps.inputs_title"), diverging=True, tr=t), key="fig_inputs")
+    show_figure(fig, "fig_embedding")
+    show_figure(heatmap(lesson.inputs if d <= 16 else lesson.inputs, [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens)],
+                        [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
+                        title=t("steps.inputs_title"), diverging=True, tr=t), "fig_inputs")

@@ -115,9 +115,8 @@ st.markdown(t("cross_attention.self_text", t_q=t_q, t_k=t_k))
 c1, c2 = st.columns(2)
 for column, which, variant in ((c1, "a", lesson), (c2, "b", lesson_b)):
     n = len(variant.tokens)
-    column.plotly_chart(
-        attention_map(variant.trace.weights, variant.tokens, variant.tokens, tr=t,
-                      title=t("cross_attention.self_title", name=_name(which), t=n),
-                      y_title=t("cross_attention.query_axis", name=_name(which)),
-                      x_title=t("cross_attention.key_axis", name=_name(which)), zmin=0.0, zmax=1.0),
-        key=f"fig_self_{which}")
+    with column:
+        show_figure(attention_map(variant.trace.weights, variant.tokens, variant.tokens, tr=t,
+                                  title=t("cross_attention.self_title", name=_name(which), t=n),
+                                  y_title=t("cross_attention.query_axis", name=_name(which)),
+                                  x_title=t("cross_attention.key_axis", name=_name(which)), zmin=0.0, zmax=1.0), f"fig_self_{which}")

@@ -45,9 +45,10 @@ per_row = 2  # two heatmaps a row: three or more side by side are too small to r
 for start in range(0, n_heads, per_row):
     columns = st.columns(per_row)
     for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
-        column.plotly_chart(attention_map(result.heads.weights[h], tokens, tokens, tr=t, zmin=0.0, zmax=1.0,
-                                          title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
-                                          y_title=query_axis, x_title=key_axis), key=f"fig_head_{h}")
+        with column:
+            show_figure(attention_map(result.heads.weights[h], tokens, tokens, tr=t, zmin=0.0, zmax=1.0,
+                                      title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
+                                      y_title=query_axis, x_title=key_axis), f"fig_head_{h}")
 
 # ---------------------------------------------------------------- 2 · concatenation
 st.subheader(t("multi_head.step2"))
@@ -77,8 +78,9 @@ if masked:
 else:
     st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s\right),\qquad " + s_tex)
 c1, c2 = st.columns(2, vertical_alignment="center")
-c1.plotly_chart(mask_map(mask, tokens, tr=t, title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
-                         y_title=query_axis, x_title=key_axis), key="fig_mask")
+with c1:
+    show_figure(mask_map(mask, tokens, tr=t, title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
+                         y_title=query_axis, x_title=key_axis), "fig_mask")
 c2.markdown(t("multi_head.why_mask"))
 if masked:
     c2.markdown(t("multi_head.first_row"))

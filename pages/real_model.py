@@ -123,8 +123,8 @@ with c_layer:
     layer = picker(t("real_model.layer"), "layer", info.n_layers, str)
 with c_head:
     head = picker(t("real_model.head"), "head", info.n_heads, str)
-grid.plotly_chart(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t),
-                  key="fig_grid")
+with grid:
+    show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
 
 tokens, trace = model_attention(text, layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)
@@ -191,6 +191,5 @@ st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
          + terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + "))
 st.latex(rf"b_{{{i}}} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
 st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
-st.plotly_chart(weights_bar(e.weights, tokens, highlight=e.top_key, tr=t,
-                            title=t("real_model.row_title", i=i, where=where)),
-                key="fig_weights_row")
+show_figure(weights_bar(e.weights, tokens, highlight=e.top_key, tr=t,
+                        title=t("real_model.row_title", i=i, where=where)), "fig_weights_row")

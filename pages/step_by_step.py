@@ -54,12 +54,15 @@ if lesson is not None:
         p = lesson.projections
         c1, c2, c3 = st.columns(3)
         if p.d_model <= 16:
-            c1.plotly_chart(heatmap(p.w_q, [f"a[{r}]" for r in range(p.d_model)], [f"q[{c}]" for c in range(p.d_k)],
-                                    title="W^Q", diverging=True, tr=t), key="fig_wq")
-            c2.plotly_chart(heatmap(p.w_k, [f"a[{r}]" for r in range(p.d_model)], [f"k[{c}]" for c in range(p.d_k)],
-                                    title="W^K", diverging=True, tr=t), key="fig_wk")
-            c3.plotly_chart(heatmap(p.w_v, [f"a[{r}]" for r in range(p.d_model)], [f"v[{c}]" for c in range(p.d_v)],
-                                    title="W^V", diverging=True, tr=t), key="fig_wv")
+            with c1:
+                show_figure(heatmap(p.w_q, [f"a[{r}]" for r in range(p.d_model)], [f"q[{c}]" for c in range(p.d_k)],
+                                    title="W^Q", diverging=True, tr=t), "fig_wq")
+            with c2:
+                show_figure(heatmap(p.w_k, [f"a[{r}]" for r in range(p.d_model)], [f"k[{c}]" for c in range(p.d_k)],
+                                    title="W^K", diverging=True, tr=t), "fig_wk")
+            with c3:
+                show_figure(heatmap(p.w_v, [f"a[{r}]" for r in range(p.d_model)], [f"v[{c}]" for c in range(p.d_v)],
+                                    title="W^V", diverging=True, tr=t), "fig_wv")
         else:
             st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
         c1, c2, c3 = st.columns(3)
@@ -73,16 +76,15 @@ if lesson is not None:
                          key="key_j")
         st.latex(rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
                  rf"\quad\Rightarrow\quad \alpha_{{{i},{j}}} = \textstyle\sum = {e.scores[j]:.4f}")
-        st.plotly_chart(heatmap(e.products, [f"{n}: {tok}" for n, tok in enumerate(tokens)],
-                                [f"d={c}" for c in range(trace.d_k)], title=t("step_by_step.products_title", i=i),
-                                diverging=True, y_title=t("figures.key_axis_short"), tr=t), key="fig_products")
+        show_figure(heatmap(e.products, [f"{n}: {tok}" for n, tok in enumerate(tokens)],
+                            [f"d={c}" for c in range(trace.d_k)], title=t("step_by_step.products_title", i=i),
+                            diverging=True, y_title=t("figures.key_axis_short"), tr=t), "fig_products")
         show_figure(weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j,
                                 percent=False, tr=t), "fig_scores_row", matrix=e.scores, row_labels=[tokens[i]],
                     col_labels=tokens, filename=f"scores_row_{i}")
     elif step == 4:
-        st.plotly_chart(weights_bar(np.where(np.isfinite(e.scaled), e.scaled, 0.0), tokens, percent=False,
-                                    title=t("step_by_step.scaled_title", i=i, scale=e.scale), tr=t),
-                        key="fig_scaled_row")
+        show_figure(weights_bar(np.where(np.isfinite(e.scaled), e.scaled, 0.0), tokens, percent=False,
+                                title=t("step_by_step.scaled_title", i=i, scale=e.scale), tr=t), "fig_scaled_row")
     elif step == 5:
         show_figure(weights_bar(e.weights, tokens, title=t("step_by_step.weights_title", i=i),
                                 highlight=e.top_key, tr=t), "fig_weights_row", matrix=e.weights,

@@ -144,9 +144,8 @@ def test_every_small_heatmap_prints_its_values(all_charts):
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="no page passes alt= to st.plotly_chart yet (Streamlit 1.67 puts it on "
-                                       "the chart as role=figure + aria-label); the lead wires it in")
 def test_every_chart_has_an_accessible_name(all_charts):
+    """Streamlit 1.67 puts alt= on the chart as role=figure + aria-label; show_figure passes the title."""
     missing = [f"{where}: {_title(spec)!r}" for where, spec, proto in all_charts if not proto.alt.strip()]
     assert not missing, f"{len(missing)} of {len(all_charts)} charts have no alt text:\n" + "\n".join(missing[:20])
 
