@@ -15,12 +15,15 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .i18n import DEFAULT_LANG, translate
 from .safe import escape_label, token_labels
 
 COLORSCALE = "Cividis"
+TOKEN_COLORS = tuple(pc.qualitative.Safe)
+"""One colour per key token in stacked bars: CARTO's "Safe" palette, chosen for colour-blind readers."""
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
 MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
@@ -142,7 +145,7 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
     d_v = c.shape[1]
     fig = go.Figure()
     for j, label in enumerate(token_labels(tokens)):
-        fig.add_trace(go.Bar(x=list(range(d_v)), y=c[j], name=label,
+        fig.add_trace(go.Bar(x=list(range(d_v)), y=c[j], name=label, marker_color=TOKEN_COLORS[j % len(TOKEN_COLORS)],
                              hovertemplate="%{fullData.name}: %{y:.4f}<extra></extra>"))
     fig.add_trace(go.Scatter(x=list(range(d_v)), y=np.asarray(output), mode="markers+text",
                              name=tr("figures.output_marker"),

@@ -93,6 +93,10 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
     return fig
 
 
+MAX_PRINTED_BARS = 24
+"""Grouped bars print their values up to this many bars; beyond, the hover keeps them."""
+
+
 def weight_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) -> go.Figure:
     """One query's softmax weights under each measure as grouped bars on one [0, 1] axis.
 
@@ -100,10 +104,13 @@ def weight_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) 
     """
     keys = list(range(len(key_labels)))
     labels = [escape_label(label) for label in key_labels]
+    printed = len(keys) * len(weights) <= MAX_PRINTED_BARS  # values on the bars while they fit
     fig = go.Figure()
     for name, legend, values in weights:
         values = np.asarray(values, dtype=np.float64)  # (T_k,)
         fig.add_trace(go.Bar(x=keys, y=values, name=legend, marker_color=COLORS[name], customdata=labels,
+                             texttemplate="%{y:.2f}" if printed else None, textposition="outside",
+                             textfont={"size": 10}, cliponaxis=False,
                              hovertemplate="%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"))
     fig.update_layout(title=title, barmode="group", height=400, margin={**_MARGIN, "t": 90},
                       legend={**_LEGEND, "y": 1.02})

@@ -153,8 +153,6 @@ def test_every_chart_has_an_accessible_name(all_charts):
 MAX_PRINTED_BARS = 24  # more bars than this (histograms, long sweeps) keep their values in the hover
 
 
-@pytest.mark.xfail(strict=True, reason="pages/similarity.py: 'Weights of row i: softmax of each measure' "
-                                       "(similarity_figures, 3 x T grouped bars) prints no values")
 def test_every_small_bar_chart_prints_its_values(all_charts):
     """Grouped or single bars with few bars print each value; stacked bars (the contributions
     α̂_ij v_j, whose sum b_i is printed by its own markers) and histograms are exempt."""
@@ -170,3 +168,16 @@ def test_every_small_bar_chart_prints_its_values(all_charts):
         if silent:
             bad.append(f"{where}: {_title(spec)!r} ({n_bars} bars) prints no values for {silent}")
     assert not bad, "\n".join(bad)
+
+
+def test_stacked_contributions_use_the_colour_blind_safe_palette():
+    import plotly.colors as pc
+
+    from attention_ui.figures import contributions_bar
+
+    tokens = [f"w{j}" for j in range(13)]  # more tokens than colours: the palette repeats
+    fig = contributions_bar(np.ones((13, 3)), tokens, np.ones(3), title="b_i")
+    bars = [trace for trace in fig.data if trace.type == "bar"]
+    assert len(bars) == 13
+    assert all(bar.marker.color in pc.qualitative.Safe for bar in bars)
+    assert len({bar.marker.color for bar in bars}) == len(pc.qualitative.Safe)
