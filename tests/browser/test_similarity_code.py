@@ -39,7 +39,12 @@ def test_longer_key_changes_the_dot_product_not_the_cosine(open_app):
     thumb.focus()
     for _ in range(10):  # step 0.1: 1.0 → 2.0
         thumb.press("ArrowRight")
-    wait_for_app(page)
+    for _ in range(50):  # each key press may start its own rerun: wait until the last one has landed
+        wait_for_app(page)
+        if parse_qs(urlparse(page.url).query).get("k_length") == ["2.0"] and \
+                float(metrics(page)["Dot product"]) == pytest.approx(1.0, abs=1e-3):
+            break
+        page.wait_for_timeout(200)
     no_exception(page)
     after = metrics(page)
     assert after["Cosine"] == before["Cosine"]
