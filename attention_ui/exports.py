@@ -142,7 +142,7 @@ def _remember_format(widget_key: str) -> None:
 
 def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None = None,
                 col_labels: Sequence[str] | None = None, filename: str | None = None,
-                corner: str = "") -> None:
+                corner: str = "", alt: str | None = None) -> None:
     """Draw ``fig`` with image download (PNG or SVG) and, given ``matrix``, a CSV download.
 
     Parameters
@@ -158,6 +158,8 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
         Download file name without extension (made safe); defaults to ``key``.
     corner : str
         Top-left cell of the CSV (e.g. "query i \\ key j").
+    alt : str, optional
+        The chart's accessible name; by default its title (``alt_text``).
 
     Use it as ``with column: show_figure(...)`` inside columns.
     """
@@ -174,7 +176,7 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
     # The browser merges a new figure into the one it shows, so a font size that disappears
     # from the layout would stay; another key in presentation mode draws the chart afresh.
     st.plotly_chart(shown, key=f"{key}_present" if presenting else key,
-                    config=plotly_config(stem, _current_format()), alt=alt_text(fig))
+                    config=plotly_config(stem, _current_format()), alt=alt or alt_text(fig))
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.caption(t("exports.image_label"), width="content")
         st.segmented_control(t("exports.image_format"), list(IMAGE_FORMATS),

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from attention_core.intuition import BUDGET, SCENE_REGIONS, SCENE_RELEVANCE, allocate, marked_units, reading_weights
+from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
 from attention_ui.shell import page_start
@@ -66,10 +67,12 @@ items = [t("intuition.budget_item", name=t(f"intuition.region_{r}"), score=f"{s:
 y_max = 1.18 * max(float(even.max()), float(weighted.max()))
 left, right = st.columns(2, gap="large")
 weighted_title = t("intuition.budget_weighted", beta=f"{beta:.1f}")
-left.plotly_chart(allocation_bars(items, even, title=t("intuition.budget_even"), colour="#9aa5b1", y_max=y_max),
-                  key="fig_budget_even", alt=t("intuition.budget_even"))
-right.plotly_chart(allocation_bars(items, weighted, title=weighted_title, colour="#f0a400", y_max=y_max),
-                   key="fig_budget_weighted", alt=weighted_title)
+with left:
+    show_figure(allocation_bars(items, even, title=t("intuition.budget_even"), colour="#9aa5b1", y_max=y_max),
+                "fig_budget_even", alt=t("intuition.budget_even"))
+with right:
+    show_figure(allocation_bars(items, weighted, title=weighted_title, colour="#f0a400", y_max=y_max),
+                "fig_budget_weighted", alt=weighted_title)
 st.latex(r"\text{share}_j = " + f"{BUDGET:.0f}" + r"\cdot\hat\alpha_j,\qquad "
          r"\hat\alpha_j = \mathrm{softmax}_j(\beta\, s_j) = \frac{e^{\beta s_j}}{\sum_{k} e^{\beta s_k}}")
 st.success(t("intuition.budget_softmax"))

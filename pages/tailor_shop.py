@@ -16,6 +16,7 @@ from attention_core.tailor import (
     Request,
     fit,
 )
+from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.shell import page_start
 from attention_ui.tailor_figures import shirt_svg, weight_bars
@@ -120,14 +121,16 @@ left, right = st.columns(2, gap="large")
 with left:
     st.latex(r"\alpha_j = q \cdot k_j" if measure == "dot"
              else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}")
-    st.plotly_chart(weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
-                    key="fig_scores", alt=t("tailor.step1_title"))
+    show_figure(weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
+                "fig_scores", matrix=scores, row_labels=[t("tailor.csv_request")], col_labels=labels,
+                filename="tailor_scores", alt=t("tailor.step1_title"))
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
     st.latex(r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
              + f"{float(beta):g}")
-    st.plotly_chart(weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True,
-                                highlight=best), key="fig_weights", alt=t("tailor.step2_title"))
+    show_figure(weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True,
+                            highlight=best), "fig_weights", matrix=weights, row_labels=[t("tailor.csv_request")],
+                col_labels=labels, filename="tailor_weights", alt=t("tailor.step2_title"))
     st.caption(t("tailor.step2_text", total=f"{100 * weights.sum():.1f}"))
 
 st.subheader(t("tailor.result_header"))
