@@ -43,6 +43,21 @@ def scaled_dot_similarity(a, b) -> np.ndarray:
     return (a @ b.T) / np.sqrt(a.shape[-1])  # (T_a, T_b)
 
 
+def unit_rows(x) -> np.ndarray:
+    """Each row scaled to length 1; a zero row (no direction) stays zero.
+
+    The dot product of unit rows is the cosine: ``cosine_similarity`` and the tailor
+    shop's cosine match both use it.
+
+    >>> unit_rows([[3.0, 4.0], [0.0, 0.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    x = np.asarray(x, dtype=np.float64)  # (rows, d)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)  # (rows, 1)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)  # (rows, d)
+
+
 def cosine_similarity(a, b) -> np.ndarray:
     """Cosine of the angle between each a_i and b_j, shape (T_a, T_b), in [-1, 1].
 
@@ -52,11 +67,7 @@ def cosine_similarity(a, b) -> np.ndarray:
     array([[1., 0., 0.]])
     """
     a, b = _pair(a, b)
-    na = np.linalg.norm(a, axis=-1, keepdims=True)  # (T_a, 1)
-    nb = np.linalg.norm(b, axis=-1, keepdims=True)  # (T_b, 1)
-    unit_a = np.divide(a, na, out=np.zeros_like(a), where=na > 0)  # (T_a, d)
-    unit_b = np.divide(b, nb, out=np.zeros_like(b), where=nb > 0)  # (T_b, d)
-    return np.clip(unit_a @ unit_b.T, -1.0, 1.0)  # (T_a, T_b)
+    return np.clip(unit_rows(a) @ unit_rows(b).T, -1.0, 1.0)  # (T_a, T_b)
 
 
 SIMILARITIES = {

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .attention import AttentionTrace, scaled_dot_product_attention
+from .similarity import unit_rows
 
 GROUPS: dict[str, tuple[str, ...]] = {
     "cut": ("mens", "womens"),
@@ -184,12 +185,6 @@ class TailorFit:
         return self.trace.outputs[0]
 
 
-def _unit_rows(x: np.ndarray) -> np.ndarray:
-    """Each row scaled to length 1 (a zero row stays zero), so that dot = cosine."""
-    norms = np.linalg.norm(x, axis=-1, keepdims=True)  # (rows, 1)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)  # (rows, d)
-
-
 def fit(request: Request, *, sharpness: float = DEFAULT_SHARPNESS, similarity: str = "dot") -> TailorFit:
     """Blend the shop's samples for ``request``: softmax(β · q Kᵀ) V by scaled_dot_product_attention.
 
@@ -215,7 +210,7 @@ def fit(request: Request, *, sharpness: float = DEFAULT_SHARPNESS, similarity: s
     q = request.query()[None, :]  # (1, d_k)
     k = keys()  # (n, d_k)
     if similarity == "cosine":
-        q, k = _unit_rows(q), _unit_rows(k)  # (1, d_k), (n, d_k)
+        q, k = unit_rows(q), unit_rows(k)  # (1, d_k), (n, d_k): dot = cosine
     trace = scaled_dot_product_attention(q, k, values(), scale=sharpness)  # outputs (1, d_v)
     query = request.query()  # (d_k,)
     query.flags.writeable = False
