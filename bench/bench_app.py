@@ -28,7 +28,7 @@ bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
     ours the real model loads in between). The time to all heatmaps is printed too.
 (3) Peak RSS of the server process and its children, after all of the above (model loaded):
     the kernel's high-water mark VmHWM summed over the process tree, and the largest sum of
-    VmRSS seen by a sampler every 100 ms (psutil when installed, else /proc).
+    VmRSS seen by a sampler every 100 ms (bench/proctree.py, from /proc).
 
 It prints a table and the targets (1) ≤ 2× bare, (2) ≤ 3× bare, (3) < 900 MB. It never
 asserts a time. The machine may be shared: run it twice and compare.
@@ -46,12 +46,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from proctree import RssSampler, tree_hwm_bytes, tree_pids, tree_rss_bytes  # bench/, next to this script
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -90,77 +91,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-try:
-    import psutil  # type: ignore
-except ImportError:
-    psutil = None
-
-
-def _proc_status_kb(pid: int, key: str) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def _tree_pids(pid: int) -> list[int]:
-    """pid and all its descendants."""
-    if psutil is not None:
-        try:
-            p = psutil.Process(pid)
-            return [pid] + [c.pid for c in p.children(recursive=True)]
-        except psutil.Error:
-            return []
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        if not os.path.exists(f"/proc/{p}"):
-            continue
-        out.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-        except OSError:
-            pass
-    return out
-
-
-def tree_rss_bytes(pid: int) -> int:
-    if psutil is not None:
-        total = 0
-        for p in _tree_pids(pid):
-            with contextlib.suppress(psutil.Error):
-                total += psutil.Process(p).memory_info().rss
-        return total
-    return sum(_proc_status_kb(p, "VmRSS") for p in _tree_pids(pid)) * 1024
-
-
-def tree_hwm_bytes(pid: int) -> int:
-    """Sum of the kernel's peak RSS (VmHWM) over the process tree."""
-    return sum(_proc_status_kb(p, "VmHWM") for p in _tree_pids(pid)) * 1024
-
-
-class RssSampler(threading.Thread):
-    def __init__(self, pid: int, interval: float = 0.1):
-        super().__init__(daemon=True)
-        self.pid, self.interval, self.peak = pid, interval, 0
-        self._stop_event = threading.Event()
-
-    def run(self):
-        while not self._stop_event.is_set():
-            self.peak = max(self.peak, tree_rss_bytes(self.pid))
-            self._stop_event.wait(self.interval)
-
-    def stop(self):
-        self._stop_event.set()
-        self.join(timeout=2)
 
 
 @dataclass
@@ -454,7 +384,7 @@ def main() -> None:
     pool = word_pool()
     print(f"bench_app: {args.reps} reps + 1 warm-up per app, {N_TOKENS}-token sentences from "
           f"{len(pool)} single-token words (seed {seed}), {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.2f}; memory via {'psutil' if psutil else '/proc'}")
+          f"load average {os.getloadavg()[0]:.2f}; memory via /proc")
     try:
         import streamlit
 
@@ -500,7 +430,7 @@ def main() -> None:
             results[srv.name]["hwm"] = hwm
             results[srv.name]["sampled"] = srv.sampler.peak
             results[srv.name]["rss_now"] = tree_rss_bytes(srv.proc.pid)
-            results[srv.name]["n_procs"] = len(_tree_pids(srv.proc.pid))
+            results[srv.name]["n_procs"] = len(tree_pids(srv.proc.pid))
     finally:
         for srv in servers:
             srv.stop()

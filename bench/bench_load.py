@@ -51,7 +51,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +63,7 @@ import numpy as np  # noqa: E402
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain  # noqa: E402
 from harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server  # noqa: E402
+from proctree import RssSampler, tree_cpu_s, tree_hwm_bytes, tree_rss_bytes  # noqa: E402 - bench/
 
 MIB = 1024 * 1024
 TIMEOUT_MS = 600_000  # a loaded 2-core machine with 20 pages can take minutes
@@ -99,82 +99,12 @@ FIGURES = """() => [...document.querySelectorAll('.js-plotly-plot')].map(el => (
 # --------------------------------------------------------------------------- server memory
 
 
-def _tree_pids(pid: int) -> list[int]:
-    pids, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        if not os.path.exists(f"/proc/{p}"):
-            continue
-        pids.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
-        except OSError:
-            pass
-    return pids
-
-
-def _status_kb(pid: int, key: str) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def tree_rss(pid: int) -> int:
-    return sum(_status_kb(p, "VmRSS") for p in _tree_pids(pid)) * 1024
-
-
-def tree_cpu_s(pid: int) -> float:
-    """User + system CPU seconds used so far by the process tree (from /proc/<pid>/stat)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for p in _tree_pids(pid):
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-        except (OSError, IndexError, ValueError):
-            pass
-    return total / ticks
-
-
-def tree_hwm(pid: int) -> int:
-    return sum(_status_kb(p, "VmHWM") for p in _tree_pids(pid)) * 1024
-
-
-class Sampler(threading.Thread):
-    """The largest tree RSS seen since the last ``reset``, every ``interval`` seconds."""
-
-    def __init__(self, pid: int, interval: float = 0.05):
-        super().__init__(daemon=True)
-        self.pid, self.interval = pid, interval
-        self.peak = 0
-        self._halt = threading.Event()
-
-    def run(self):
-        while not self._halt.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
-            time.sleep(self.interval)
-
-    def reset(self) -> None:
-        self.peak = tree_rss(self.pid)
-
-    def stop(self) -> None:
-        self._halt.set()
-
-
 def settle_rss(pid: int, seconds: float = 3.0) -> int:
     """The tree RSS after the server has been idle for ``seconds`` (median of a few reads)."""
     time.sleep(seconds)
     reads = []
     for _ in range(5):
-        reads.append(tree_rss(pid))
+        reads.append(tree_rss_bytes(pid))
         time.sleep(0.2)
     return int(statistics.median(reads))
 
@@ -309,7 +239,7 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_sessions: int, single_reps: int):
+async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_sessions: int, single_reps: int):
     base = server.url
     pid = server.process.pid
     out = {"mode": mode}
@@ -357,7 +287,7 @@ async def run_mode(browser, server, sampler: Sampler, mode: str, embedder, n_ses
     server_cpu = tree_cpu_s(pid) - cpu_before
     reruns = sum(1 + len(r.step_s) for r in results)
     rss_n = settle_rss(pid)
-    hwm = tree_hwm(pid)
+    hwm = tree_hwm_bytes(pid)
     for context, _ in opened:
         await context.close()
 
@@ -418,9 +348,9 @@ async def main_async(args) -> list[dict]:
 
     runs = []
     with streamlit_server(timeout=180) as server:
-        sampler = Sampler(server.process.pid)
+        sampler = RssSampler(server.process.pid, interval=0.05)
         sampler.start()
-        print(f"server {server.url} pid {server.process.pid}, idle RSS {tree_rss(server.process.pid) / MIB:.0f} MB",
+        print(f"server {server.url} pid {server.process.pid}, idle RSS {tree_rss_bytes(server.process.pid) / MIB:.0f} MB",
               flush=True)
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -445,7 +375,7 @@ async def main_async(args) -> list[dict]:
                     after = settle_rss(server.process.pid)
                     print(f"\n== the real model's heads page once (torch and the full model loaded): server RSS "
                           f"{before / MIB:.0f} MB before, {after / MIB:.0f} MB after, VmHWM "
-                          f"{tree_hwm(server.process.pid) / MIB:.0f} MB", flush=True)
+                          f"{tree_hwm_bytes(server.process.pid) / MIB:.0f} MB", flush=True)
             finally:
                 await browser.close()
                 sampler.stop()
