@@ -5,7 +5,6 @@ the swap control, the examples and bad input work."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from test_pages import _decode
+from test_pages import figures_by_key, z_of
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -46,13 +45,6 @@ def open_page(sentence: str | None = SENTENCE_A, sentence_b: str | None = None, 
     return at
 
 
-def figures(at) -> dict[str, dict]:
-    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
-    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
-
-
-def z_of(fig: dict) -> np.ndarray:
-    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
 def torch_attention(x_q: np.ndarray, x_kv: np.ndarray, w_q, w_k, w_v, scale: float):
@@ -84,7 +76,7 @@ def test_cross_attention_numbers_equal_torch(lang):
     assert (len(a.tokens), len(b.tokens)) == (5, 11)
     p = a.projections
     scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
-    figs = figures(at)
+    figs = figures_by_key(at)
     for key, expected in (("fig_cross_scores", scores), ("fig_cross_weights", weights),
                           ("fig_cross_outputs", outputs)):
         z = z_of(figs[key])
@@ -107,7 +99,7 @@ def test_cross_attention_numbers_equal_torch(lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_self_attention_squares_equal_torch(lang):
     at = open_page(lang=lang, toy="true")
-    figs = figures(at)
+    figs = figures_by_key(at)
     for key, lesson in zip(("fig_self_a", "fig_self_b"), lessons(SENTENCE_A, DEFAULT_B)):
         p = lesson.projections
         _, weights, _ = torch_attention(lesson.inputs, lesson.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
@@ -125,7 +117,7 @@ def test_swap_lets_sentence_b_ask():
     a, b = lessons(SENTENCE_A, DEFAULT_B)
     p = a.projections
     scores, weights, outputs = torch_attention(b.inputs, a.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
-    figs = figures(at)
+    figs = figures_by_key(at)
     np.testing.assert_allclose(z_of(figs["fig_cross_scores"]), scores, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
@@ -141,7 +133,7 @@ def test_settings_of_the_sidebar_apply_to_both_sentences():
     p = a.projections
     assert p.d_k == 6 and np.array_equal(p.w_q, b.projections.w_q)
     scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1.0)
-    figs = figures(at)
+    figs = figures_by_key(at)
     np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
     assert z_of(figs["fig_cross_outputs"]).shape == (5, 6)
@@ -152,15 +144,15 @@ def test_rectangular_both_ways_with_identity_projections():
     at = open_page(toy="true", identity="true", sentence_b="un deux")
     a, b = lessons(SENTENCE_A, "un deux", LessonSettings(projection="identity"))
     expected = a.inputs @ b.inputs.T  # (5, 2)
-    np.testing.assert_allclose(z_of(figures(at)["fig_cross_scores"]), expected, atol=1e-12)
+    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_cross_scores"]), expected, atol=1e-12)
     at.toggle(key="swap").set_value(True)
     at.run()
-    np.testing.assert_allclose(z_of(figures(at)["fig_cross_scores"]), expected.T, atol=1e-12)
+    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_cross_scores"]), expected.T, atol=1e-12)
 
 
 def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
     at = open_page(toy="true", sentence_b="猫坐在垫子上")
-    layout = figures(at)["fig_cross_weights"]["layout"]
+    layout = figures_by_key(at)["fig_cross_weights"]["layout"]
     assert layout["xaxis"]["ticktext"] == labels("猫坐在垫子上")
     assert not at.warning
 
@@ -168,7 +160,7 @@ def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
     at = open_page(sentence="The cat sat on the mat", sentence_b="猫坐在垫子上", lang=lang)
-    n_b = len(figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"])
+    n_b = len(figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"])
     expected = translate(lang, "cross_attention.b_unknown", unknown=n_b - 2, total=n_b)  # 子 and 上 are known
     words = translate(lang, "shell.list_sep").join(["猫", "坐", "在", "垫"])
     assert [w.value for w in at.warning] == [expected + " " + translate(lang, "shell.unknown_words", words=words)]
@@ -180,7 +172,7 @@ def test_example_pills_fill_sentence_b():
     at.run()
     assert not at.exception, at.exception
     assert at.text_input(key="sentence_b").value == "猫坐在垫子上，因为它累了"
-    assert figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "0: 猫"
+    assert figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "0: 猫"
     assert at.pills(key="b_example").value is None  # a one-shot button, ready for the next click
 
 
@@ -194,14 +186,14 @@ def test_empty_sentence_b_asks_for_one(sentence_b):
 
 def test_html_in_sentence_b_is_escaped_in_the_chart():
     at = open_page(toy="true", sentence_b="<b>bold</b> <script>")
-    ticks = figures(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"]
+    ticks = figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"]
     assert all("<" not in tick for tick in ticks) and any("&lt;" in tick for tick in ticks)
 
 
 def test_long_sentence_b_is_cut_with_a_message():
     at = open_page(toy="true", sentence_b="word " * 100)
     assert any(i.value == translate("en", "cross_attention.b_truncated", total=100, shown=24) for i in at.info)
-    assert z_of(figures(at)["fig_cross_weights"]).shape == (5, 24)
+    assert z_of(figures_by_key(at)["fig_cross_weights"]).shape == (5, 24)
 
 
 def test_empty_sentence_a_still_shows_the_page():
@@ -217,7 +209,7 @@ def test_hand_typed_url_parameters_are_safe(params):
 
 def test_sentence_b_comes_from_the_url():
     at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
-    layout = figures(at)["fig_cross_weights"]["layout"]
+    layout = figures_by_key(at)["fig_cross_weights"]["layout"]
     assert layout["yaxis"]["ticktext"] == ["0: hello", "1: world"]  # B asks: B's tokens are the rows
 
 

@@ -23,6 +23,7 @@ from attention_core.intuition import (
     reading_weights,
 )
 from attention_ui.i18n import LANGS, translate
+from tests.test_pages import _decode, open_link
 from attention_ui.intuition_figures import blur, focus_mask, focus_picture, foveate, reading_html, scene
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,22 +150,9 @@ def test_a_larger_focus_keeps_more_of_the_picture_sharp():
 
 # --- the page ----------------------------------------------------------------------------------
 
-def _decode(value):
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return np.array(value, dtype=float)
-
-
 def open_page(lang: str = "en", **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("pages/intuition.py")
-    at.query_params["toy"] = "true"
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    """The page opened straight from a shared link (test_pages.open_link)."""
+    return open_link("pages/intuition.py", lang, **params)
 
 
 def budget_bars(at) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,6 @@ References written here, independent of attention_core's attention code:
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from test_pages import _decode
+from test_pages import figures_by_key, z_of
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -45,13 +44,6 @@ def open_page(sentence: str | None = SENTENCE, lang: str = "en", **params) -> Ap
     return at
 
 
-def figures(at) -> dict[str, dict]:
-    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
-    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
-
-
-def z_of(fig: dict) -> np.ndarray:
-    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
 def inputs(sentence: str = SENTENCE, **settings):
@@ -78,7 +70,7 @@ def reference_heads(x: np.ndarray, n_heads: int, d_k: int, seed: int, scale: flo
 @pytest.mark.parametrize("n_heads", [1, 3, 4])
 def test_heads_and_concatenation_equal_torch(lang, n_heads):
     at = open_page(lang=lang, toy="true", heads=str(n_heads))
-    figs = figures(at)
+    figs = figures_by_key(at)
     weights, outputs = reference_heads(inputs(), n_heads, d_k=4, seed=0)
     assert sorted(k for k in figs if k.startswith("fig_head_")) == [f"fig_head_{h}" for h in range(n_heads)]
     for h in range(n_heads):
@@ -100,7 +92,7 @@ def test_heads_and_concatenation_equal_torch(lang, n_heads):
 
 def test_heads_differ_and_head_1_is_the_lessons_head():
     at = open_page(toy="true", heads="2")
-    figs = figures(at)
+    figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     np.testing.assert_allclose(z_of(figs["fig_head_0"]), lesson.trace.weights, atol=1e-12)
     assert np.abs(z_of(figs["fig_head_0"]) - z_of(figs["fig_head_1"])).max() > 1e-3
@@ -109,7 +101,7 @@ def test_heads_differ_and_head_1_is_the_lessons_head():
 def test_sidebar_settings_reach_the_heads():
     at = open_page(toy="true", heads="3", seed="5", d_k="3", scaled="false")
     weights, outputs = reference_heads(inputs(seed=5, d_k=3, scaled=False), 3, d_k=3, seed=5, scale=1.0)
-    figs = figures(at)
+    figs = figures_by_key(at)
     for h in range(3):
         np.testing.assert_allclose(z_of(figs[f"fig_head_{h}"]), weights[h], atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_concat"]), outputs, atol=1e-12)
@@ -119,7 +111,7 @@ def test_identity_in_the_sidebar_keeps_random_heads_and_says_so():
     at = open_page(toy="true", identity="true", heads="2")
     assert any(i.value == translate("en", "multi_head.identity_note", seed=0, d_k=4) for i in at.info)
     weights, _ = reference_heads(inputs(projection="identity"), 2, d_k=4, seed=0)
-    np.testing.assert_allclose(z_of(figures(at)["fig_head_1"]), weights[1], atol=1e-12)
+    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_head_1"]), weights[1], atol=1e-12)
 
 
 def loop_causal(x: np.ndarray, w_q, w_k, scale: float):
@@ -137,7 +129,7 @@ def loop_causal(x: np.ndarray, w_q, w_k, scale: float):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_causal_mask_step_equals_a_loop(lang):
     at = open_page(lang=lang, toy="true")
-    figs = figures(at)
+    figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     t = len(lesson.tokens)
     scaled, weights = loop_causal(lesson.inputs, lesson.projections.w_q, lesson.projections.w_k, 1 / math.sqrt(4))
@@ -169,7 +161,7 @@ def test_causal_weights_equal_torch_is_causal():
     a = torch.tensor(lesson.inputs)
     q, k = a @ torch.tensor(p.w_q), a @ torch.tensor(p.w_k)
     scaled = (q @ k.T / math.sqrt(5)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf)
-    np.testing.assert_allclose(z_of(figures(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(),
+    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(),
                                atol=1e-12)
 
 
@@ -178,7 +170,7 @@ def test_mask_off_shows_the_plain_matrices():
     at.toggle(key="causal").set_value(False)
     at.run()
     assert not at.exception, at.exception
-    figs = figures(at)
+    figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     np.testing.assert_allclose(z_of(figs["fig_masked_scaled"]), lesson.trace.scaled, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_masked_weights"]), lesson.trace.weights, atol=1e-12)
@@ -188,7 +180,7 @@ def test_mask_off_shows_the_plain_matrices():
 
 def test_real_model_page_in_chinese():
     at = open_page(sentence="The cat sat on the mat", lang="zh", heads="2")
-    figs = figures(at)
+    figs = figures_by_key(at)
     assert z_of(figs["fig_concat"]).shape == (6, 8)
     assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")
 
@@ -196,13 +188,13 @@ def test_real_model_page_in_chinese():
 @pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])
 def test_hand_typed_url_parameters_are_safe(params):
     at = open_page(toy="true", **params)
-    assert "fig_concat" in figures(at)
+    assert "fig_concat" in figures_by_key(at)
 
 
 @pytest.mark.parametrize("sentence", ["", "<script>alert(1)</script>", "注意力机制很重要", "😀", "word " * 60])
 def test_bad_input_gives_a_working_page(sentence):
     at = open_page(sentence, toy="true")
-    for fig in figures(at).values():
+    for fig in figures_by_key(at).values():
         assert all("<" not in tick for tick in fig["layout"]["yaxis"].get("ticktext", []))
 
 

@@ -31,6 +31,30 @@ def _decode(value):
     return np.array(value, dtype=float)
 
 
+def figures_by_key(at) -> dict[str, dict]:
+    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+def z_of(fig: dict) -> np.ndarray:
+    """The z matrix of a figure's first trace."""
+    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
+
+
+def open_link(page: str, lang: str = "en", **params) -> AppTest:
+    """``page`` opened straight from a shared link, on the toy embedder: its URL parameters
+    reach the page's first run."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(page)
+    at.query_params["toy"] = "true"
+    at.query_params["lang"] = lang
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def charts(at) -> dict[str, dict]:
     """Plotly figures on the page by their Streamlit key suffix."""
     out = {}

@@ -30,6 +30,7 @@ from attention_core.tailor import (
 )
 from attention_ui.i18n import translate
 from attention_ui.tailor_figures import PLAID_MAX, SHEEN_MAX, STRIPES_MAX, TEXTURE_MAX, shirt_outline, shirt_svg
+from tests.test_pages import _decode, open_link
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -241,23 +242,9 @@ def test_longer_sleeves_reach_lower_and_fitted_waists_are_narrower():
 
 # --- the page ----------------------------------------------------------------------------------
 
-def _decode(value):
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return np.array(value, dtype=float)
-
-
 def open_page(lang: str = "en", **params) -> AppTest:
-    """The page opened straight from a link (its URL parameters reach the page's first run)."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("pages/tailor_shop.py")
-    at.query_params["toy"] = "true"
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    """The page opened straight from a shared link (test_pages.open_link)."""
+    return open_link("pages/tailor_shop.py", lang, **params)
 
 
 def page_numbers(at: AppTest) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
