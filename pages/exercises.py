@@ -67,6 +67,24 @@ score_box = top[2].empty()  # filled at the end, after this run's answer has bee
 kind = _url_choice("ex_kind", ex.KINDS, t("exercises.kind"), lambda k: t(f"exercises.kind_{k}"))
 
 
+def _choose_one(form_key: str, question: str, options: list, *, format_func, key: str, ex_id: str, check,
+                horizontal: bool = False):
+    """A one-answer question in a form: the learner picks, presses Check, the first answer is
+    scored. Returns ``check(the last checked answer)`` once there is one, else None."""
+    with st.form(form_key):
+        choice = st.radio(question, options, index=None, horizontal=horizontal, format_func=format_func, key=key)
+        if st.form_submit_button(t("exercises.check"), type="primary"):
+            if choice is None:
+                st.warning(t("exercises.choose_one"))
+            else:
+                _submitted(ex_id, choice, check(choice).correct)
+    if ex_id not in answers:
+        return None
+    result = check(answers[ex_id])
+    _verdict(result.correct)
+    return result
+
+
 def attend_page() -> None:
     source = _url_choice("ex_source", ("generated", "lesson"), t("exercises.source"),
                          lambda s: t(f"exercises.source_{s}"))
@@ -90,18 +108,11 @@ def attend_page() -> None:
     fig = weights_bar(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
     show_figure(fig, f"ex_scores_{seed}", matrix=exercise.scores, row_labels=[tokens[i]], col_labels=tokens,
                 filename=f"exercise_{seed}_scores", corner=t("exercises.weights_csv_corner"))
-    with st.form(f"form_attend_{seed}_{source}"):
-        choice = st.radio(t("exercises.attend_question"), list(range(len(tokens))), index=None, horizontal=True,
-                          format_func=lambda j: escape_markdown(labels[j]), key=f"ex_attend_answer_{seed}_{source}")
-        if st.form_submit_button(t("exercises.check"), type="primary"):
-            if choice is None:
-                st.warning(t("exercises.choose_one"))
-            else:
-                _submitted(ex_id, choice, ex.check_attend(exercise, choice).correct)
-    if ex_id not in answers:
+    result = _choose_one(f"form_attend_{seed}_{source}", t("exercises.attend_question"), list(range(len(tokens))),
+                         format_func=lambda j: escape_markdown(labels[j]), key=f"ex_attend_answer_{seed}_{source}",
+                         ex_id=ex_id, check=lambda answer: ex.check_attend(exercise, answer), horizontal=True)
+    if result is None:
         return
-    result = ex.check_attend(exercise, answers[ex_id])
-    _verdict(result.correct)
     best = result.expected
     if result.correct:
         st.markdown(t("exercises.attend_right", token=escape_markdown(tokens[result.answer]), j=result.answer,
@@ -198,18 +209,11 @@ def no_scaling_page() -> None:
     exercise = ex.no_scaling_exercise(seed)
     ex_id = ex.exercise_id("no_scaling", seed)
     st.markdown(t("exercises.no_scaling_task", d_k=exercise.d_k, sqrt_d_k=f"{np.sqrt(exercise.d_k):g}"))
-    with st.form(f"form_no_scaling_{seed}"):
-        choice = st.radio(t("exercises.no_scaling_question"), list(exercise.options), index=None,
-                          format_func=lambda c: t(f"exercises.choice_{c}"), key=f"ex_choice_{seed}")
-        if st.form_submit_button(t("exercises.check"), type="primary"):
-            if choice is None:
-                st.warning(t("exercises.choose_one"))
-            else:
-                _submitted(ex_id, choice, ex.check_no_scaling(exercise, choice).correct)
-    if ex_id not in answers:
+    result = _choose_one(f"form_no_scaling_{seed}", t("exercises.no_scaling_question"), list(exercise.options),
+                         format_func=lambda c: t(f"exercises.choice_{c}"), key=f"ex_choice_{seed}",
+                         ex_id=ex_id, check=lambda answer: ex.check_no_scaling(exercise, answer))
+    if result is None:
         return
-    result = ex.check_no_scaling(exercise, answers[ex_id])
-    _verdict(result.correct)
     if result.choice and result.choice != result.expected:
         st.markdown(t(f"exercises.why_{result.choice}", sum_error=f"{exercise.raw_sum_error:.1e}",
                       min_weight=f"{exercise.raw_min_weight:.1e}"))
