@@ -19,7 +19,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .i18n import DEFAULT_LANG, translate
-from .safe import escape_label, token_labels
+from .safe import escape_label, numbered_labels, token_labels
 
 COLORSCALE = "Cividis"
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
@@ -105,20 +105,15 @@ def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tup
 
 def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
-    return heatmap(z, _raw_labels(tokens_q), _raw_labels(tokens_k), title=title, tr=tr,
+    return heatmap(z, numbered_labels(tokens_q), numbered_labels(tokens_k), title=title, tr=tr,
                    y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), stack_cjk=True, **kw)
 
 
 def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs)."""
     d = np.asarray(z).shape[1]
-    return heatmap(z, _raw_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title, tr=tr,
+    return heatmap(z, numbered_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title, tr=tr,
                    y_title=tr("figures.token_axis"), diverging=True, **kw)
-
-
-def _raw_labels(tokens):
-    # token_labels escapes; heatmap escapes again, so build "i: token" unescaped here
-    return [f"{i}: {t}" for i, t in enumerate(tokens)]
 
 
 def weights_bar(weights, tokens, *, title: str, tr: Translate = ENGLISH, highlight: int | None = None,

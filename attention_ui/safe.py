@@ -26,6 +26,16 @@ def escape_label(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def numbered_labels(tokens: list[str]) -> list[str]:
+    """Raw labels "i: token", so repeated words stay distinguishable; for builders that escape
+    their labels themselves (figures.heatmap), and for selectboxes.
+
+    >>> numbered_labels(["the", "<cat>", "the"])
+    ['0: the', '1: <cat>', '2: the']
+    """
+    return [f"{i}: {t}" for i, t in enumerate(tokens)]
+
+
 def token_labels(tokens: list[str]) -> list[str]:
     """Axis labels "i: token", so repeated words stay distinguishable, escaped for Plotly.
 

@@ -260,7 +260,7 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
         st.warning(warning)
     try:
         lesson = build_lesson(sentence, embedder, settings)
-    except ValueError as exc:
+    except ValueError:  # no tokens: nothing typed, or only spaces and invisible characters
         st.info(t("shell.no_sentence"))
         return None, source
     if lesson.truncated:

@@ -14,6 +14,7 @@ from attention_core import Lesson, TokenExplanation
 from .exports import show_figure
 from .figures import heatmap
 from .i18n import t
+from .safe import numbered_labels
 
 STEPS = ["tokens", "embedding", "qkv", "scores", "scale", "softmax", "output"]
 """The steps in order; the name of step n is ``step_name(n)`` (catalog key ``steps.name_<id>``)."""
@@ -87,6 +88,6 @@ def show_embedding(lesson: Lesson, i: int) -> None:
         fig = heatmap(rows, labels, [str(c) if c % 32 == 0 else "" for c in range(d)],
                       title=t("steps.embedding_strip_title", i=i, d=d), diverging=True, height=240, tr=t)
     show_figure(fig, "fig_embedding")
-    show_figure(heatmap(lesson.inputs if d <= 16 else lesson.inputs, [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens)],
+    show_figure(heatmap(lesson.inputs, numbered_labels(lesson.tokens),
                         [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
                         title=t("steps.inputs_title"), diverging=True, tr=t), "fig_inputs")

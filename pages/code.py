@@ -16,7 +16,7 @@ from attention_core import (
 )
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
-from attention_ui.safe import escape_markdown
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start, url_int
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
@@ -85,7 +85,7 @@ if lesson is None:
 honesty_banner(lesson)
 tokens = lesson.tokens
 T = len(tokens)
-labels = [f"{n}: {token}" for n, token in enumerate(tokens)]
+labels = numbered_labels(tokens)
 trace = lesson.trace
 i = url_int("token", T)
 chosen = st.segmented_control(t("code.token_picker"), list(range(T)), default=i, key="code_token_picker",

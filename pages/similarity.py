@@ -6,7 +6,7 @@ from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.safe import escape_label, escape_markdown
+from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start, url_int
 from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
 
@@ -57,7 +57,7 @@ if lesson is None:
     st.stop()
 honesty_banner(lesson)
 tokens = lesson.tokens
-labels = [f"{n}: {token}" for n, token in enumerate(tokens)]
+labels = numbered_labels(tokens)
 # kept in the URL as ?vectors=qk|inputs by hand: bind="query-params" would store the translated label
 if st.session_state.get("sim_vectors") not in VECTORS:
     st.session_state["sim_vectors"] = st.query_params.get("vectors") if st.query_params.get("vectors") in VECTORS \

@@ -7,7 +7,7 @@ from attention_core import explain
 from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
-from attention_ui.safe import escape_markdown
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start, url_int
 from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula, step_name
 
@@ -76,7 +76,7 @@ if lesson is not None:
                          key="key_j")
         st.latex(rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
                  rf"\quad\Rightarrow\quad \alpha_{{{i},{j}}} = \textstyle\sum = {e.scores[j]:.4f}")
-        show_figure(heatmap(e.products, [f"{n}: {tok}" for n, tok in enumerate(tokens)],
+        show_figure(heatmap(e.products, numbered_labels(tokens),
                             [f"d={c}" for c in range(trace.d_k)], title=t("step_by_step.products_title", i=i),
                             diverging=True, y_title=t("figures.key_axis_short"), tr=t), "fig_products")
         show_figure(weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j,
