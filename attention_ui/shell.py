@@ -209,6 +209,7 @@ def _cjk_control(sentence: str, toy: bool) -> str:
 
 _SIDEBAR_THIS_RUN = "_sidebar_this_run"
 _SHARE_BOX = "_share_box"
+_THROUGH_APP = "_through_app"  # this session's runs go through app.py (or were just sent there)
 
 
 def share_link() -> None:
@@ -223,7 +224,7 @@ def share_link() -> None:
 def app_sidebar(page: str) -> None:
     """What app.py calls between st.navigation and the page: draw the sidebar and hand its
     values to the page's ``page_start`` (through session state, for this run only)."""
-    st.session_state["_app_ran"] = True
+    st.session_state[_THROUGH_APP] = True
     st.session_state[_SIDEBAR_THIS_RUN] = sidebar(page)
 
 
@@ -233,7 +234,7 @@ def _declare_pages() -> None:
     rerunning makes this and every later run go through app.py's st.navigation, so the
     sidebar's settings keep their URL parameters from page to page (checked in Chromium by
     tests/browser/test_app.py)."""
-    st.session_state["_routed"] = True
+    st.session_state[_THROUGH_APP] = True
     st.navigation(navigation_pages(), position="hidden")
     st.rerun()
 
@@ -250,7 +251,7 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
                        layout="wide")
     state = st.session_state
     drawn = state.pop(_SIDEBAR_THIS_RUN, None)
-    if drawn is None and not state.get("_app_ran") and not state.get("_routed"):
+    if drawn is None and not state.get(_THROUGH_APP):
         _declare_pages()
     # AppTest reruns a page it switched to without app.py: then the page draws the sidebar.
     sentence, source, settings = drawn if drawn is not None else sidebar(page)
