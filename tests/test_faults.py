@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -195,13 +196,91 @@ def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     assert embedder is not None and reason is None
 
 
-@pytest.mark.xfail(strict=True, reason="model.py verifies the SHA-256 only for the bundled package's own "
-                                       "directory; a damaged copy named by $ATTENTION_LAB_MODEL loads silently")
+def _sha256(path) -> str:
+    import hashlib  # the reference: hashlib on the whole file, not model.file_sha256
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _small_model_dir(root: Path, weights_from: Path, *, same_config: bool = True) -> Path:
+    """A model directory with the three files the lesson reads: tokenizer.json, config.json and
+    model.safetensors (copied from ``weights_from``). same_config=False changes config.json by
+    one byte, so the directory no longer claims to be the bundled model."""
+    bundled = core_model._bundled_path()
+    root.mkdir(parents=True)
+    shutil.copy(bundled / "tokenizer.json", root / "tokenizer.json")
+    config = (bundled / "config.json").read_bytes()
+    (root / "config.json").write_bytes(config if same_config else config + b" ")
+    shutil.copy(weights_from, root / core_model.WEIGHTS_FILE)
+    return root
+
+
+def _refused(name) -> str | None:
+    """The ModelUnavailable reason for reading ``name``, or None if it was read."""
+    clear_all_caches()
+    try:
+        core_model.ModelEmbedder(str(name)).load()
+    except core_model.ModelUnavailable as err:
+        return err.reason
+    return None
+
+
 def test_a_damaged_copy_named_by_the_environment_variable_is_refused(monkeypatch, damaged_model_dir):
     monkeypatch.setenv(core_model.MODEL_ENV, str(damaged_model_dir))
     with pytest.raises(core_model.ModelUnavailable) as info:
         core_model.ModelEmbedder().load()
     assert info.value.reason == "checksum"
+    assert core_model.BUNDLED_SHA256 in str(info.value) and _sha256(damaged_model_dir / core_model.WEIGHTS_FILE) in str(info.value)
+
+
+def test_an_intact_copy_named_by_the_environment_variable_reads_the_bundled_numbers(monkeypatch, tmp_path):
+    bundled = core_model._bundled_path()
+    copy = _small_model_dir(tmp_path / "copy", bundled / core_model.WEIGHTS_FILE)
+    monkeypatch.setenv(core_model.MODEL_ENV, str(copy))
+    assert _refused(copy) is None
+    np.testing.assert_array_equal(core_model.word_table(str(copy)).table, core_model.word_table(str(bundled)).table)
+
+
+def test_another_model_is_checked_against_the_hash_given_with_it(monkeypatch, tmp_path, damaged_model_dir):
+    """A directory that is not the bundled model (its config differs) has no known hash: it is
+    read unchecked, unless $ATTENTION_LAB_MODEL_SHA256 or a model.safetensors.sha256 file says
+    what the weights must be."""
+    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
+    damaged_weights = damaged_model_dir / core_model.WEIGHTS_FILE
+    other = _small_model_dir(tmp_path / "other", damaged_weights, same_config=False)
+    monkeypatch.delenv(core_model.SHA256_ENV, raising=False)
+    assert core_model.expected_weights_sha256(other) is None
+    assert _refused(other) is None  # nothing knows this model's hash: read as it is
+
+    monkeypatch.setenv(core_model.MODEL_ENV, str(other))
+    monkeypatch.setenv(core_model.SHA256_ENV, _sha256(bundled_weights).upper())
+    assert _refused(other) == "checksum"
+    monkeypatch.setenv(core_model.SHA256_ENV, _sha256(damaged_weights))
+    assert _refused(other) is None
+    monkeypatch.setenv(core_model.MODEL_ENV, str(damaged_model_dir))  # the hash belongs to the named model only
+    assert core_model.expected_weights_sha256(other) is None
+
+    monkeypatch.delenv(core_model.SHA256_ENV)
+    sidecar = other / (core_model.WEIGHTS_FILE + ".sha256")
+    sidecar.write_text(f"{_sha256(bundled_weights)}  {core_model.WEIGHTS_FILE}\n")  # sha256sum's format
+    assert _refused(other) == "checksum"
+    sidecar.write_text(_sha256(damaged_weights))
+    assert _refused(other) is None
+
+
+def test_a_damaged_blob_in_a_hugging_face_cache_snapshot_is_refused(tmp_path, damaged_model_dir):
+    """In the Hugging Face cache, snapshots/<rev>/model.safetensors links to blobs/<its SHA-256>."""
+    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
+    for label, weights in (("good", bundled_weights), ("bad", damaged_model_dir / core_model.WEIGHTS_FILE)):
+        blobs = tmp_path / label / "blobs"
+        blobs.mkdir(parents=True)
+        blob = blobs / _sha256(bundled_weights)  # named by the hash the file should have
+        shutil.copy(weights, blob)
+        snapshot = _small_model_dir(tmp_path / label / "snapshots" / "rev", bundled_weights, same_config=False)
+        (snapshot / core_model.WEIGHTS_FILE).unlink()
+        (snapshot / core_model.WEIGHTS_FILE).symlink_to(blob)
+        assert core_model.expected_weights_sha256(snapshot) == _sha256(bundled_weights)
+        assert _refused(snapshot) == (None if label == "good" else "checksum")
 
 
 def test_without_torch_the_lessons_keep_the_real_embeddings_and_the_heads_page_says_why(monkeypatch):
