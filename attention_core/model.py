@@ -245,6 +245,17 @@ def expected_weights_sha256(directory: str | os.PathLike) -> str | None:
     return None
 
 
+def _cached_snapshot(repo_id: str) -> Path | None:
+    """The local Hugging Face cache snapshot holding ``repo_id``'s weights, or None (offline: no lookup)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(repo_id, WEIGHTS_FILE)
+    except Exception:  # noqa: BLE001 - not a valid repo id, or no huggingface_hub: nothing to check here
+        return None
+    return Path(found).parent if isinstance(found, str) else None
+
+
 def _check_weights(directory: Path) -> None:
     """verify_weights against ``expected_weights_sha256``, when something knows the hash."""
     expected = expected_weights_sha256(directory)
@@ -295,6 +306,10 @@ def _load(resolved: str):
                                reason="missing")
     if local:
         _check_weights(path)
+    else:
+        snapshot = _cached_snapshot(resolved)
+        if snapshot is not None:
+            _check_weights(snapshot)
 
     os.environ.update(_OFFLINE_ENV)  # read by huggingface_hub at import time: set it first
     try:

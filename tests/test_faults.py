@@ -283,6 +283,27 @@ def test_a_damaged_blob_in_a_hugging_face_cache_snapshot_is_refused(tmp_path, da
         assert _refused(snapshot) == (None if label == "good" else "checksum")
 
 
+def test_a_hub_id_whose_cached_weights_are_damaged_is_refused(monkeypatch, tmp_path, damaged_model_dir):
+    """$ATTENTION_LAB_MODEL as a hub id: the cached snapshot's weights are checked before loading."""
+    import huggingface_hub.constants
+
+    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
+    repo = tmp_path / "models--attention-lab--damaged-copy"
+    (repo / "blobs").mkdir(parents=True)
+    blob = repo / "blobs" / _sha256(bundled_weights)
+    shutil.copy(damaged_model_dir / core_model.WEIGHTS_FILE, blob)
+    snapshot = _small_model_dir(repo / "snapshots" / "rev", bundled_weights, same_config=False)
+    (snapshot / core_model.WEIGHTS_FILE).unlink()
+    (snapshot / core_model.WEIGHTS_FILE).symlink_to(blob)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("rev")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
+    assert core_model._cached_snapshot("attention-lab/damaged-copy") == snapshot
+    assert core_model._cached_snapshot("attention-lab/not-cached") is None
+    monkeypatch.setenv(core_model.MODEL_ENV, "attention-lab/damaged-copy")
+    assert _refused("attention-lab/damaged-copy") == "checksum"
+
+
 def test_without_torch_the_lessons_keep_the_real_embeddings_and_the_heads_page_says_why(monkeypatch):
     """A light deployment without torch/sentence-transformers (README, Community Cloud option 3):
     the lesson pages read the word embeddings straight from the model files; only the real
