@@ -16,12 +16,15 @@ word embeddings, the app's default):
     sentences. This is the reference time, measured in the same run on the same machine.
 (2) N sessions at once. N contexts open /step_by_step together; when all are loaded, all type
     their own sentence and press Enter at the same moment (a barrier), then each picks its own
-    token i and steps through at its own pace.
+    token i and steps through as fast as its pages update ("flat out"). With ``--think MIN MAX``
+    ("class pace") every session first waits a random MIN-MAX seconds before each action, Enter
+    included, as learners reading each step do.
+    ``--server-cpus 0 --client-cpus 1`` puts the server and the browsers on different cores.
 
 Times. "Enter": from pressing Enter until the page is idle (script not running, nothing stale)
 AND the token picker shows exactly this session's tokens. "Step": from a click (token or Next)
 until the page is idle AND the step indicator / picked token show the new state. The page is
-polled with requestAnimationFrame; no settle delay is added.
+polled with requestAnimationFrame (or every ``--poll`` ms); no settle delay is added.
 
 Correctness, every session, every run: the sentence box and ?sentence= hold its own sentence;
 the token picker lists exactly the tokens of ``build_lesson(sentence, embedder, LessonSettings())``
@@ -40,7 +43,10 @@ for the steady value (all sessions finished, still connected) and for the peak w
 
 Targets: growth < 5 MB per extra session; p95 of Enter→updated page < 3× the single-user p95.
 This script prints figures; it asserts nothing about time. On a 2-core machine the browser's
-20 pages compete with the server for the CPU, which inflates the concurrent times.
+20 pages compete with the server for the CPU, which inflates the concurrent times: on 2026-12-04,
+with the server pinned to one core and the 20 pages to the other, the server used 8 s of CPU in
+220 s while the pages' core was full. The server's own time under 20 sessions is measured by
+bench_server.py, whose clients do not draw pages.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -63,9 +70,10 @@ import numpy as np  # noqa: E402
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain  # noqa: E402
 from harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server  # noqa: E402
-from proctree import RssSampler, tree_cpu_s, tree_hwm_bytes, tree_rss_bytes  # noqa: E402 - bench/
+from proctree import RssSampler, pin, tree_cpu_s, tree_hwm_bytes, tree_rss_bytes  # noqa: E402 - bench/
 
 MIB = 1024 * 1024
+POLLING: str | float = "raf"  # how often a waiting page is checked: every animation frame, or --poll ms
 TIMEOUT_MS = 600_000  # a loaded 2-core machine with 20 pages can take minutes
 # Words that are one token for the toy tokenizer and for the model's (lower case, in its vocabulary).
 WORDS = ("the a cat dog bird fish sat ran jumped slept on under near the mat tree house river because it "
@@ -128,6 +136,7 @@ class SessionResult:
     step_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     checked: int = 0  # how many number checks passed
+    notes: list[str] = field(default_factory=list)  # odd but not wrong
 
 
 def expected_for(sentence: str, embedder, i: int) -> Expected:
@@ -139,7 +148,7 @@ def expected_for(sentence: str, embedder, i: int) -> Expected:
 async def wait_until(page, predicate_js: str, arg=None) -> None:
     """Until the app is idle and ``predicate_js(arg)`` is true (polled every animation frame)."""
     js = f"(arg) => ({IDLE})() && ({predicate_js})(arg)"
-    await page.wait_for_function(js, arg=arg, timeout=TIMEOUT_MS, polling="raf")
+    await page.wait_for_function(js, arg=arg, timeout=TIMEOUT_MS, polling=POLLING)
 
 
 TOKENS_ARE = """(want) => { const got = [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
@@ -183,12 +192,22 @@ async def open_session(browser, base: str, mode: str, name: str):
     return context, page
 
 
-async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event | None = None) -> None:
-    """Type the sentence (timed), pick token i (timed), Next to the end (each timed), check numbers."""
+async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event | None = None,
+                think=None) -> None:
+    """Type the sentence (timed), pick token i (timed), Next to the end (each timed), check numbers.
+
+    ``think()``, if given, is a learner's reading time in seconds, waited before every action.
+    """
+
+    async def pause() -> None:
+        if think is not None:
+            await asyncio.sleep(think())
+
     box = page.locator('[data-testid="stSidebar"] input[type="text"]').first
     await box.fill(exp.sentence)
     if start is not None:
         await start.wait()
+    await pause()
     t0 = time.perf_counter()
     await box.press("Enter")
     want = [f"{n}: {tok}" for n, tok in enumerate(exp.tokens)]
@@ -196,9 +215,15 @@ async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event
     result.enter_s = time.perf_counter() - t0
     if await box.input_value() != exp.sentence:
         result.errors.append(f"the sentence box shows {await box.input_value()!r}")
-    if f"sentence={exp.sentence.split()[0]}" not in page.url:
-        result.errors.append(f"the URL lost the sentence: {page.url}")
+    if f"sentence={exp.sentence.split()[0]}" not in page.url:  # the address bar may follow the page late
+        seen, t_url = page.url, time.perf_counter()
+        try:
+            await page.wait_for_url(f"**sentence={exp.sentence.split()[0]}*", timeout=10_000)
+            result.notes.append(f"the URL showed the sentence {time.perf_counter() - t_url:.2f} s after the page")
+        except Exception:
+            result.errors.append(f"the URL lost the sentence: {seen}, still {page.url} 10 s later")
     if exp.i:
+        await pause()
         t0 = time.perf_counter()
         await page.locator('[data-testid="stMain"] .st-key-token_picker button').nth(exp.i).click()
         await wait_until(page, PICKED_IS, want[exp.i])
@@ -210,6 +235,7 @@ async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event
     step, total = (int(m.group(1)) - 1, int(m.group(2))) if m else (0, 7)
     next_button = page.locator('[data-testid="stMain"] button').filter(has_text="Next")
     while step < total - 1:
+        await pause()
         t0 = time.perf_counter()
         await next_button.click()
         await wait_until(page, STEP_IS, step + 2)
@@ -239,7 +265,8 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
-async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_sessions: int, single_reps: int):
+async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_sessions: int, single_reps: int,
+                   think=None):
     base = server.url
     pid = server.process.pid
     out = {"mode": mode}
@@ -274,7 +301,7 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
     expected = [expected_for(sentence_for(s), embedder, i=s % 8) for s in range(n_sessions)]
     sampler.reset()
     cpu_before = tree_cpu_s(pid)
-    tasks = [asyncio.create_task(drive(p, e, r, start)) for (_, p), e, r in zip(opened, expected, results)]
+    tasks = [asyncio.create_task(drive(p, e, r, start, think)) for (_, p), e, r in zip(opened, expected, results)]
     await asyncio.sleep(1.0)  # every session has filled its box
     t0 = time.perf_counter()
     start.set()
@@ -296,7 +323,7 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
     many_enter = [r.enter_s for r in results if r.enter_s == r.enter_s]
     many_step = [s for r in results for s in r.step_s]
     out.update(
-        sessions=n_sessions, wall_s=wall,
+        sessions=n_sessions, wall_s=wall, pace="flat out" if think is None else "class pace",
         single_enter_median=statistics.median(single_enter), single_enter_p95=pct(single_enter, 95),
         single_step_median=statistics.median(single_step), single_step_p95=pct(single_step, 95),
         many_enter_median=statistics.median(many_enter) if many_enter else float("nan"),
@@ -308,17 +335,18 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
         per_session_peak=(peak_n - peak_1) / max(n_sessions - 1, 1),
         server_cpu_s=server_cpu, reruns=reruns,
         errors=[(r.name, e) for r in single + results for e in r.errors],
+        notes=[(r.name, e) for r in single + results for e in r.notes],
         checks=sum(r.checked for r in single + results),
     )
     return out
 
 
-def report(runs: list[dict]) -> None:
+def report(runs: list[dict], pinning: str = "") -> None:
     print()
     for r in runs:
         n = r["sessions"]
-        print(f"== mode {r['mode']}: {n} sessions at once (wall {r['wall_s']:.1f} s from the shared Enter "
-              f"to the last session's last step)")
+        print(f"== mode {r['mode']}: {n} sessions at once, {r['pace']} (wall {r['wall_s']:.1f} s from the shared "
+              f"Enter to the last session's last step)")
         print(f"  Enter -> updated page  single user: median {r['single_enter_median']:.2f} s, "
               f"p95 {r['single_enter_p95']:.2f} s | {n} sessions: median {r['many_enter_median']:.2f} s, "
               f"p95 {r['many_enter_p95']:.2f} s  -> p95 ratio {r['many_enter_p95'] / r['single_enter_p95']:.1f}x "
@@ -337,9 +365,12 @@ def report(runs: list[dict]) -> None:
         print(f"  number checks passed: {r['checks']}; errors: {len(r['errors'])}")
         for name, e in r["errors"][:20]:
             print(f"    {name}: {e}")
+        for name, e in r["notes"][:20]:
+            print(f"    note, {name}: {e}")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
-          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}",
+          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}; "
+          f"{pinning}",
           flush=True)
 
 
@@ -350,7 +381,8 @@ async def main_async(args) -> list[dict]:
     with streamlit_server(timeout=180) as server:
         sampler = RssSampler(server.process.pid, interval=0.05)
         sampler.start()
-        print(f"server {server.url} pid {server.process.pid}, idle RSS {tree_rss_bytes(server.process.pid) / MIB:.0f} MB",
+        pinning = pin(server.process.pid, args.server_cpus, args.client_cpus)  # before Chromium starts
+        print(f"server {server.url} pid {server.process.pid}, {pinning}, idle RSS {tree_rss_bytes(server.process.pid) / MIB:.0f} MB",
               flush=True)
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -363,9 +395,10 @@ async def main_async(args) -> list[dict]:
 
                         embedder = ModelEmbedder()
                     print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} sessions", flush=True)
+                    think = (lambda: random.uniform(*args.think)) if args.think else None
                     runs.append(await run_mode(browser, server, sampler, mode, embedder, args.sessions,
-                                               args.single_reps))
-                    report(runs[-1:])  # each mode's figures as soon as they are in
+                                               args.single_reps, think))
+                    report(runs[-1:], pinning)  # each mode's figures as soon as they are in
                 if not args.no_heads:  # (3) the full model with torch, as "Real model heads" loads it
                     before = settle_rss(server.process.pid, 1.0)
                     context, page = await open_session(browser, server.url, "model", "heads")
@@ -388,7 +421,18 @@ def main() -> int:
     parser.add_argument("--single-reps", type=int, default=5)
     parser.add_argument("--no-heads", action="store_true", help="skip the final Real model heads memory reading")
     parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=["toy", "model"])
+    parser.add_argument("--think", nargs=2, type=float, metavar=("MIN", "MAX"),
+                        help="class pace: each learner reads for a random MIN-MAX seconds before every action "
+                             "(default: none, every session clicks as soon as its page is updated)")
+    parser.add_argument("--poll", type=float, default=None,
+                        help="check a waiting page every POLL ms instead of every animation frame: 20 pages "
+                             "checked 60 times a second cost the clients' CPU")
+    parser.add_argument("--server-cpus", type=int, nargs="*", default=[], help="pin the server to these CPUs")
+    parser.add_argument("--client-cpus", type=int, nargs="*", default=[],
+                        help="pin this script and its Chromium to these CPUs")
     args = parser.parse_args()
+    global POLLING
+    POLLING = args.poll if args.poll else "raf"
     runs = asyncio.run(main_async(args))
     return 1 if any(r["errors"] for r in runs) else 0
 

@@ -59,7 +59,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from attention_core import ToyEmbedder  # noqa: E402
 from bench_load import Expected, expected_for, pct, sentence_for, settle_rss  # noqa: E402 - bench/
 from harness import streamlit_server  # noqa: E402
-from proctree import RssSampler, tree_cpu_s  # noqa: E402 - bench/
+from proctree import RssSampler, pin, tree_cpu_s  # noqa: E402 - bench/
 
 MIB = 1024 * 1024
 FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.script_finished: the script asked for another run
@@ -322,10 +322,7 @@ async def main_async(args) -> int:
     failed = False
     with streamlit_server(timeout=180) as server:
         pid = server.process.pid
-        if args.server_cpus:
-            os.sched_setaffinity(0, set(args.client_cpus) if args.client_cpus else os.sched_getaffinity(0))
-            subprocess.run(["taskset", "-a", "-p", "-c", ",".join(map(str, args.server_cpus)), str(pid)],
-                           check=True, capture_output=True)
+        pinning = pin(pid, args.server_cpus, args.client_cpus)
         sampler = RssSampler(pid, interval=0.05)
         sampler.start()
         try:
@@ -337,7 +334,7 @@ async def main_async(args) -> int:
             sampler.stop()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; commit "
-          f"{commit.stdout.strip() or 'n/a'}; server CPUs {args.server_cpus or 'all'}", flush=True)
+          f"{commit.stdout.strip() or 'n/a'}; {pinning}", flush=True)
     return 1 if failed else 0
 
 

@@ -82,3 +82,21 @@ class RssSampler(threading.Thread):
     def stop(self) -> None:
         self._halt.set()
         self.join(timeout=2)
+
+
+def pin(server_pid: int, server_cpus: list[int], client_cpus: list[int]) -> str:
+    """Put the server's threads on ``server_cpus`` and this process (and what it starts later,
+    e.g. Chromium) on ``client_cpus``, so that server and clients do not share a core.
+
+    A classroom's learners each draw their page on their own laptop; on one benchmark machine
+    the clients would otherwise take the server's CPU. Returns a description for the report.
+    Example: ``pin(server.process.pid, [0], [1])`` on a 2-core machine.
+    """
+    if not server_cpus:
+        return "server and clients share all CPUs"
+    for p in tree_pids(server_pid):
+        for task in os.listdir(f"/proc/{p}/task"):
+            os.sched_setaffinity(int(task), set(server_cpus))
+    if client_cpus:
+        os.sched_setaffinity(0, set(client_cpus))
+    return f"server on CPUs {server_cpus}, clients on {client_cpus or 'all'}"
