@@ -84,7 +84,7 @@ def init_lang() -> str:
     state = st.session_state
     if state.get("lang") not in LANGS:
         state["lang"] = choose_lang(st.query_params.get("lang"), st.context.locale)
-    st.query_params["lang"] = state["lang"]
+    keep_in_url("lang", state["lang"])
     return state["lang"]
 
 
@@ -99,7 +99,7 @@ def _set_lang() -> None:
     chosen = st.session_state.get("lang_picker")
     if chosen in LANGS:
         st.session_state["lang"] = chosen
-        st.query_params["lang"] = chosen
+        keep_in_url("lang", chosen)
 
 
 def language_switch() -> str:
@@ -198,10 +198,7 @@ def _cjk_control(sentence: str, toy: bool) -> str:
                                       key="cjk", selection_mode="single", disabled=not toy,
                                       help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"))
         mode = chosen if chosen in CJK_MODES else kept  # None: the learner clicked the chosen option off
-    if mode == DEFAULTS["cjk"]:
-        st.query_params.pop("cjk", None)
-    else:
-        st.query_params["cjk"] = mode
+    keep_in_url("cjk", mode, DEFAULTS["cjk"])
     if mode == "words" and toy and not word_segmenter_available():
         st.caption(t("shell.segmenter_missing"))
     return mode
@@ -320,5 +317,20 @@ def url_int(name: str, count: int, default: int = 0) -> int:
     if not isinstance(value, int) or not 0 <= value < count:
         value = default
     state[name] = value
-    st.query_params[name] = str(value)
+    keep_in_url(name, value)
     return value
+
+
+def keep_in_url(name: str, value, default=None) -> None:
+    """Show ``value`` in the URL as ``?name=`` (and drop it when it equals ``default``).
+
+    Writes only when the URL says something else: every write sends the browser a whole new
+    query string, and a write on every rerun could land after the browser had put a bound
+    widget's newer value (``?sentence=``) in the address bar, and replace it (bench_load.py saw
+    this under load). Example: ``keep_in_url("step", 3)`` gives ``?step=3``; calling it again
+    sends nothing; ``keep_in_url("match", "dot", "dot")`` removes ``?match=``.
+    """
+    if default is not None and value == default:
+        st.query_params.pop(name, None)  # sends a message only if the parameter was there
+    elif st.query_params.get(name) != str(value):
+        st.query_params[name] = str(value)

@@ -17,7 +17,7 @@ from attention_core import (
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, page_start, url_int
+from attention_ui.shell import honesty_banner, keep_in_url, page_start, url_int
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
     "project": (project, self_attention),
@@ -92,7 +92,7 @@ chosen = st.segmented_control(t("code.token_picker"), list(range(T)), default=i,
                               format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}")
 if chosen is not None and chosen != i:
     st.session_state["token"] = i = int(chosen)
-    st.query_params["token"] = str(i)
+    keep_in_url("token", i)
 scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 
 # --------------------------------------------------------------------------- where q, k, v come from

@@ -12,7 +12,7 @@ from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, weights_bar
 from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start
+from attention_ui.shell import keep_in_url, page_start
 
 lesson, _ = page_start("exercises")
 
@@ -44,7 +44,7 @@ def _url_choice(name: str, options: tuple[str, ...], label: str, format_func) ->
     value = st.segmented_control(label, list(options), format_func=format_func, key=name, required=True)
     value = value if value in options else options[0]
     state[f"_keep_{name}"] = value
-    st.query_params[name] = value
+    keep_in_url(name, value)
     return value
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.i18n import current_lang, t
-from attention_ui.shell import honesty_banner, page_start
+from attention_ui.shell import honesty_banner, keep_in_url, page_start
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
@@ -24,7 +24,7 @@ def _open_tab() -> str:
         state["matrix"] = st.query_params.get("matrix")
     if state["matrix"] not in TABS:
         state["matrix"] = DEFAULT_TAB
-    st.query_params["matrix"] = state["matrix"]
+    keep_in_url("matrix", state["matrix"])
     return state["matrix"]
 
 
@@ -33,7 +33,7 @@ def _remember_tab(widget_key: str) -> None:
     for tab_id in TABS:
         if label == t(f"matrices.tab_{tab_id}"):
             st.session_state["matrix"] = tab_id
-            st.query_params["matrix"] = tab_id
+            keep_in_url("matrix", tab_id)
 
 
 lesson, _ = page_start("matrices")

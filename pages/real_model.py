@@ -19,7 +19,7 @@ from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start, unknown_tokens_help, url_int
+from attention_ui.shell import keep_in_url, page_start, unknown_tokens_help, url_int
 from attention_ui.steps import fmt_vec
 
 WORD_PIECES = MAX_TOKENS  # word pieces per sentence, [CLS] and [SEP] come on top (the lessons' cap)
@@ -70,7 +70,7 @@ def picker(label: str, name: str, count: int, fmt, default: int = 0) -> int:
                                   default=value, selection_mode="single")
     if chosen is not None and chosen != value:
         st.session_state[name] = value = int(chosen)
-        st.query_params[name] = str(value)
+        keep_in_url(name, value)
     return value
 
 

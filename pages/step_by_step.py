@@ -8,7 +8,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, page_start, url_int
+from attention_ui.shell import honesty_banner, keep_in_url, page_start, url_int
 from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula, step_name
 
 lesson, _ = page_start("step_by_step")
@@ -26,7 +26,7 @@ if lesson is not None:
         default=i, selection_mode="single")
     if chosen is not None and chosen != i:
         st.session_state["token"] = i = int(chosen)
-        st.query_params["token"] = str(i)
+        keep_in_url("token", i)
 
     step = url_int("step", len(STEPS))
 

@@ -18,7 +18,7 @@ from attention_core.tailor import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.shell import page_start
+from attention_ui.shell import keep_in_url, page_start
 from attention_ui.tailor_figures import shirt_svg, weight_bars
 
 DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": "casual"}
@@ -50,14 +50,6 @@ def url_state(key: str, options, default) -> None:
             except ValueError:
                 value = None
         st.session_state[key] = default if value is None else value
-
-
-def keep_in_url(key: str, value, default) -> None:
-    """Write the widget's value to the URL (and drop it when it is the default)."""
-    if value == default:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = str(value)
 
 
 def sharpness_label(beta: float) -> str:
