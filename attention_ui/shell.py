@@ -321,6 +321,29 @@ def url_int(name: str, count: int, default: int = 0) -> int:
     return value
 
 
+def url_picker(label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0) -> int:
+    """A segmented control over 0..count-1 whose choice is session value ``name``, kept in the URL
+    as ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
+
+    Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
+    """
+    value = url_int(name, count, default)
+    chosen = st.segmented_control(label, list(range(count)), format_func=fmt, key=key or f"{name}_picker",
+                                  default=value, selection_mode="single")
+    if chosen is not None and chosen != value:
+        st.session_state[name] = value = int(chosen)
+        keep_in_url(name, value)
+    return value
+
+
+def token_picker(label: str, tokens: list[str], *, key: str | None = None, param: str = "token",
+                 default: int = 0) -> int:
+    """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
+    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``."""
+    return url_picker(label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key,
+                      default=default)
+
+
 def keep_in_url(name: str, value, default=None) -> None:
     """Show ``value`` in the URL as ``?name=`` (and drop it when it equals ``default``).
 

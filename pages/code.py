@@ -16,8 +16,8 @@ from attention_core import (
 )
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
-from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, keep_in_url, page_start, url_int
+from attention_ui.safe import numbered_labels
+from attention_ui.shell import honesty_banner, page_start, token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
     "project": (project, self_attention),
@@ -87,12 +87,7 @@ tokens = lesson.tokens
 T = len(tokens)
 labels = numbered_labels(tokens)
 trace = lesson.trace
-i = url_int("token", T)
-chosen = st.segmented_control(t("code.token_picker"), list(range(T)), default=i, key="code_token_picker",
-                              format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}")
-if chosen is not None and chosen != i:
-    st.session_state["token"] = i = int(chosen)
-    keep_in_url("token", i)
+i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
 scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 
 # --------------------------------------------------------------------------- where q, k, v come from

@@ -18,8 +18,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
-from attention_ui.safe import escape_markdown
-from attention_ui.shell import keep_in_url, page_start, unknown_tokens_help, url_int
+from attention_ui.shell import page_start, token_picker, unknown_tokens_help, url_picker
 from attention_ui.steps import fmt_vec
 
 WORD_PIECES = MAX_TOKENS  # word pieces per sentence, [CLS] and [SEP] come on top (the lessons' cap)
@@ -61,17 +60,6 @@ def terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
     """One LaTeX term per key j; long rows show the first three and the last two."""
     items = [fmt.format(j=j, v=v) for j, v in enumerate(values)]
     return sep.join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
-
-
-def picker(label: str, name: str, count: int, fmt, default: int = 0) -> int:
-    """A segmented control whose choice lives in the URL as ?name= (via shell.url_int)."""
-    value = url_int(name, count, default)
-    chosen = st.segmented_control(label, list(range(count)), format_func=fmt, key=f"{name}_picker",
-                                  default=value, selection_mode="single")
-    if chosen is not None and chosen != value:
-        st.session_state[name] = value = int(chosen)
-        keep_in_url(name, value)
-    return value
 
 
 lesson, _ = page_start("real_model")
@@ -120,9 +108,9 @@ st.caption(t("real_model.grid_caption"))
 st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = picker(t("real_model.layer"), "layer", info.n_layers, str)
+    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str)
 with c_head:
-    head = picker(t("real_model.head"), "head", info.n_heads, str)
+    head = url_picker(t("real_model.head"), "head", info.n_heads, str)
 with grid:
     show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
 
@@ -180,8 +168,7 @@ with tab_outputs:
                 col_labels=[f"b[{c}]" for c in range(d_v)], filename=f"outputs_layer{layer}_head{head}")
 
 st.subheader(t("real_model.h_row"))
-i = picker(t("real_model.query_picker"), "model_token", T,
-           lambda n: f"{n}: {escape_markdown(tokens[n])}", default=1)
+i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=1)
 e = explain(trace, i)
 st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, r"\alpha_{{%d,{j}}} = {v:.2f}" % i))
 st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{d_k}}}}}:\quad " + terms(e.scaled, "{v:.3f}"))

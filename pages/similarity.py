@@ -7,7 +7,7 @@ from attention_core.similarity import SIMILARITIES, compare_similarities, polar_
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, keep_in_url, page_start, url_int
+from attention_ui.shell import honesty_banner, keep_in_url, page_start, token_picker
 from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
@@ -94,12 +94,7 @@ st.caption(t("similarity.weights_caption"))
 
 # --------------------------------------------------------------------------- one query token
 st.subheader(t("similarity.token_header"))
-i = url_int("token", len(tokens))
-chosen = st.segmented_control(t("similarity.token_picker"), list(range(len(tokens))), default=i,
-                              format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}", key="sim_token_picker")
-if chosen is not None and chosen != i:
-    st.session_state["token"] = i = int(chosen)
-    keep_in_url("token", i)
+i = token_picker(t("similarity.token_picker"), tokens, key="sim_token_picker")
 token_i = escape_markdown(tokens[i])
 show_figure(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
                      title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),

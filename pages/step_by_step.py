@@ -7,8 +7,8 @@ from attention_core import explain
 from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
-from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, keep_in_url, page_start, url_int
+from attention_ui.safe import numbered_labels
+from attention_ui.shell import honesty_banner, page_start, token_picker, url_int
 from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula, step_name
 
 lesson, _ = page_start("step_by_step")
@@ -19,14 +19,7 @@ if lesson is not None:
     T = len(tokens)
     trace = lesson.trace
 
-    i = url_int("token", T)
-    chosen = st.segmented_control(
-        t("step_by_step.query_picker"), list(range(T)),
-        format_func=lambda n: f"{n}: {escape_markdown(tokens[n])}", key="token_picker",
-        default=i, selection_mode="single")
-    if chosen is not None and chosen != i:
-        st.session_state["token"] = i = int(chosen)
-        keep_in_url("token", i)
+    i = token_picker(t("step_by_step.query_picker"), tokens)
 
     step = url_int("step", len(STEPS))
 
