@@ -247,11 +247,16 @@ async def scenario(base: str, query: str, learners: list[Learner], pid: int, thi
     rss = settle_rss(pid, 1.0)
     for session, _ in opened:
         await session.close()
+    return summary(learners, wall, cpu, rss)
+
+
+def summary(learners: list[Learner], wall: float, cpu: float, rss: int) -> dict:
+    """The figures of one scenario: its learners' action times, script runs, checks and errors."""
     times = [s for learner in learners for s in learner.times]
-    runs = sum(learner.runs for learner in learners)
     return {"median": statistics.median(times) if times else float("nan"), "p95": pct(times, 95),
-            "max": max(times, default=float("nan")), "actions": len(times), "wall": wall, "cpu": cpu, "runs": runs,
-            "rss": rss, "checked": sum(learner.checked for learner in learners),
+            "max": max(times, default=float("nan")), "actions": len(times), "wall": wall, "cpu": cpu,
+            "runs": sum(learner.runs for learner in learners), "rss": rss,
+            "checked": sum(learner.checked for learner in learners),
             "errors": [(learner.name, e) for learner in learners for e in learner.errors]}
 
 
@@ -269,19 +274,12 @@ async def run_mode(base: str, pid: int, sampler: RssSampler, mode: str, args) ->
     await scenario(base, query, warm, pid)  # caches, the model, the first figures
     single = [Learner(f"single-{r}", expected_for(sentence_for(500 + r), embedder, i=r % 8))
               for r in range(args.single_reps)]
-    one = {"times": []}
+    wall = cpu = 0.0
     for learner in single:  # one after another: one learner at a time
         r = await scenario(base, query, [learner], pid)
-        one["times"] += learner.times
-        one.setdefault("parts", []).append(r)
+        wall, cpu = wall + r["wall"], cpu + r["cpu"]
     rss_1 = settle_rss(pid, 1.0)
-    parts = one["parts"]
-    results.append(("single", {"median": statistics.median(one["times"]), "p95": pct(one["times"], 95),
-                               "max": max(one["times"]), "actions": len(one["times"]),
-                               "wall": sum(p["wall"] for p in parts), "cpu": sum(p["cpu"] for p in parts),
-                               "runs": sum(p["runs"] for p in parts), "rss": rss_1,
-                               "checked": sum(p["checked"] for p in parts),
-                               "errors": [e for p in parts for e in p["errors"]]}))
+    results.append(("single", summary(single, wall, cpu, rss_1)))
     lo, hi = args.think
 
     def think():
