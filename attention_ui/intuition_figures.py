@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 import plotly.graph_objects as go
 
+from .figures import figure
 from .safe import escape_label
 
 HEIGHT, WIDTH = 400, 720
@@ -210,31 +211,28 @@ def focus_picture(img: np.ndarray, *, title: str = "") -> go.Figure:
     Image.fromarray(img).save(buffer, format="JPEG", quality=88)
     source = "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
     xs, ys = np.meshgrid(np.arange(CLICK_GRID // 2, w, CLICK_GRID), np.arange(CLICK_GRID // 2, h, CLICK_GRID))
-    fig = go.Figure(go.Image(source=source, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=xs.ravel(), y=ys.ravel(), mode="markers", hoverinfo="none",
-                             marker={"size": CLICK_GRID, "opacity": 0.0}, showlegend=False,
-                             selected={"marker": {"opacity": 0.0}}, unselected={"marker": {"opacity": 0.0}}))
-    fig.update_layout(title=title or None, margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=h,
-                      clickmode="event+select", dragmode=False, hovermode="closest")
-    fig.update_xaxes(visible=False, range=[-0.5, w - 0.5], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[h - 0.5, -0.5], fixedrange=True, scaleanchor="x")
-    return fig
+    picture = {"type": "image", "source": source, "hoverinfo": "skip"}
+    targets = {"type": "scatter", "x": xs.ravel(), "y": ys.ravel(), "mode": "markers", "hoverinfo": "none",
+               "marker": {"size": CLICK_GRID, "opacity": 0.0}, "showlegend": False,
+               "selected": {"marker": {"opacity": 0.0}}, "unselected": {"marker": {"opacity": 0.0}}}
+    return figure([picture, targets], title=title or None, margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=h,
+                  clickmode="event+select", dragmode=False, hovermode="closest",
+                  xaxis={"visible": False, "range": [-0.5, w - 0.5], "fixedrange": True},
+                  yaxis={"visible": False, "range": [h - 0.5, -0.5], "fixedrange": True, "scaleanchor": "x"})
 
 
 def allocation_bars(items: list[str], amounts, *, title: str, colour: str, y_max: float,
                     unit: str = "") -> go.Figure:
     """One bar per item, its amount printed on the bar; the same y range for both charts."""
     amounts = np.asarray(amounts, dtype=np.float64)  # (n,)
-    fig = go.Figure(go.Bar(x=list(range(len(items))), y=amounts, marker_color=colour,
-                           text=[f"{a:.1f}{unit}" for a in amounts], textposition="outside",
-                           textfont={"size": 15}, hovertemplate="%{y:.2f}<extra></extra>",
-                           cliponaxis=False))
-    fig.update_layout(title=title, height=340, margin={"l": 10, "r": 10, "t": 56, "b": 10},
-                      showlegend=False, bargap=0.3)
-    fig.update_xaxes(tickvals=list(range(len(items))), ticktext=[escape_label(i) for i in items],
-                     tickfont={"size": 15})
-    fig.update_yaxes(range=[0, y_max], showticklabels=False, showgrid=False)
-    return fig
+    bar = {"type": "bar", "x": list(range(len(items))), "y": amounts, "marker": {"color": colour},
+           "text": [f"{a:.1f}{unit}" for a in amounts], "textposition": "outside", "textfont": {"size": 15},
+           "hovertemplate": "%{y:.2f}<extra></extra>", "cliponaxis": False}
+    return figure([bar], title=title, height=340, margin={"l": 10, "r": 10, "t": 56, "b": 10}, showlegend=False,
+                  bargap=0.3,
+                  xaxis={"tickvals": list(range(len(items))), "ticktext": [escape_label(i) for i in items],
+                         "tickfont": {"size": 15}},
+                  yaxis={"range": [0, y_max], "showticklabels": False, "showgrid": False})
 
 
 def reading_html(units: list[tuple[str, float | None]], weights) -> str:

@@ -10,16 +10,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate
+from .figures import COLORSCALE, ENGLISH, Translate, domains
 
 SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
-
-
-def _domains(n: int, gap: float) -> list[tuple[float, float]]:
-    """n equal intervals of [0, 1] with ``gap`` between neighbours, left (or top) first."""
-    size = (1.0 - gap * (n - 1)) / n
-    return [(round(k * (size + gap), 6), round(min(1.0, k * (size + gap) + size), 6)) for k in range(n)]
 
 
 def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[int, int] | None = None) -> go.Figure:
@@ -46,13 +40,13 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
         raise ValueError(f"weights must have shape (n_layers, n_heads, T, T), got {w.shape}")
     n_layers, n_heads, t, _ = w.shape
-    columns = _domains(n_heads, 0.008)  # x domain of each head
-    rows = _domains(n_layers, 0.03)  # y domain of each layer, from the top
+    columns = domains(n_heads, 0.008)  # x domain of each head
+    rows = domains(n_layers, 0.03)  # y domain of each layer, from the top
     traces, layout = [], {}
     hover = (tr("figures.grid_hover_head", layer="{layer}", head="{head}") + "<br>"
              + tr("figures.grid_hover_cell", i="%{{y}}", j="%{{x}}") + "<br>α̂ = %{{z:.3f}}<extra></extra>")
     for layer in range(n_layers):
-        y1, y0 = 1.0 - rows[layer][0], max(0.0, round(1.0 - rows[layer][1], 6))
+        y1, y0 = 1.0 - rows[layer][0], max(0.0, 1.0 - rows[layer][1])
         for h in range(n_heads):
             n = layer * n_heads + h + 1
             suffix = "" if n == 1 else str(n)

@@ -42,7 +42,7 @@ def _tilt(fig: go.Figure, labels, budget: int = FLAT_LABEL_BUDGET) -> go.Figure:
     >>> _tilt(go.Figure(), [f"{i}: because" for i in range(10)]).layout.xaxis.tickangle
     -45
     """
-    fig.update_xaxes(tickangle=0 if _label_width(labels) <= budget else -45)
+    fig.layout.xaxis.tickangle = 0 if _label_width(labels) <= budget else -45
     return fig
 
 
@@ -99,12 +99,15 @@ def concatenated_heads(outputs, tokens, n_heads: int, *, title: str, y_title: st
     d_v = width // n_heads
     columns = [f"{h + 1}·b[{c}]" for h in range(n_heads) for c in range(d_v)]
     fig = heatmap(z, numbered(tokens), columns, title=title, y_title=y_title, tr=tr, diverging=True, **kw)
-    for h in range(1, n_heads):
-        fig.add_vline(x=h * d_v - 0.5, line={"color": BOUNDARY, "width": 4})
-    for h in range(n_heads):
-        fig.add_annotation(x=h * d_v + (d_v - 1) / 2, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                           text=escape_label(head_labels[h]), font={"size": 14})
-    fig.update_layout(margin={"t": 80})
+    # Set on the built figure in one assignment each: add_vline / add_annotation per head
+    # re-validate the whole layout every call (9.6 ms for 3 heads, against 1.5 ms for the heatmap).
+    fig.layout.shapes = [{"type": "line", "x0": h * d_v - 0.5, "x1": h * d_v - 0.5, "xref": "x",
+                          "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": BOUNDARY, "width": 4}}
+                         for h in range(1, n_heads)]
+    fig.layout.annotations = [{"x": h * d_v + (d_v - 1) / 2, "y": 1.0, "yref": "paper", "yanchor": "bottom",
+                               "showarrow": False, "text": escape_label(head_labels[h]), "font": {"size": 14}}
+                              for h in range(n_heads)]
+    fig.layout.margin.t = 80
     return fig
 
 
@@ -119,5 +122,5 @@ def mask_map(mask, tokens, *, title: str, y_title: str, x_title: str, tr: Transl
     m = np.asarray(mask, dtype=bool)  # (T_q, T_k)
     fig = attention_map(m.astype(np.float64), tokens, tokens, title=title, y_title=y_title, x_title=x_title,
                         tr=tr, zmin=0.0, zmax=1.0, digits=0, **kw)
-    fig.update_traces(colorscale=MASK_COLORS, showscale=False, xgap=1, ygap=1)
+    fig.data[0].update(colorscale=MASK_COLORS, showscale=False, xgap=1, ygap=1)
     return fig

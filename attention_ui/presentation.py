@@ -88,13 +88,20 @@ def projector_figure(fig):
     """
     import plotly.graph_objects as go
 
-    big = go.Figure(fig)
+    spec = fig.to_dict()  # a deep copy, changed as plain dicts: update_layout on the figure took 18 ms
     factor = CHART_FONT_PX / 12
-    big.update_layout(font={"size": CHART_FONT_PX}, title_font_size=round(CHART_FONT_PX * 1.15))
-    if big.layout.height:  # larger text needs more room (axis ticks, colour bar labels)
-        big.update_layout(height=round(big.layout.height * CHART_HEIGHT_FACTOR))
-    for trace in big.data:
-        size = getattr(getattr(trace, "textfont", None), "size", None)
+    layout = spec["layout"]
+    template = layout.pop("template", None)  # validating the template again would be 12 of 13 ms
+    layout["font"] = {**layout.get("font", {}), "size": CHART_FONT_PX}
+    title = layout.setdefault("title", {})
+    title["font"] = {**title.get("font", {}), "size": round(CHART_FONT_PX * 1.15)}
+    if layout.get("height"):  # larger text needs more room (axis ticks, colour bar labels)
+        layout["height"] = round(layout["height"] * CHART_HEIGHT_FACTOR)
+    for trace in spec["data"]:
+        size = trace.get("textfont", {}).get("size")
         if size:
-            trace.textfont.size = round(size * factor)
+            trace["textfont"]["size"] = round(size * factor)
+    big = go.Figure(spec)  # gets the default template
+    if template is not None and big.layout.template.to_plotly_json() != template:
+        big.layout.template = template  # only for a figure drawn with another template
     return big

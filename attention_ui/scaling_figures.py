@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from .figures import ENGLISH, Translate
+from .figures import ENGLISH, Translate, figure, panel_axes
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -36,23 +35,21 @@ def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_varia
     edges = np.linspace(-bound, bound, bins + 1)  # (bins + 1,)
     centers = (edges[:-1] + edges[1:]) / 2  # (bins,)
     edge_pairs = np.stack([edges[:-1], edges[1:]], axis=1)  # (bins, 2)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
-                        subplot_titles=(tr("figures.hist_raw", variance=raw_variance, n=len(raw)),
-                                        tr("figures.hist_scaled", d_k=d_k, variance=scaled_variance)))
-    for row, values, color, name in ((1, raw, RAW, tr("figures.raw_name")),
-                                     (2, scaled, SCALED, tr("figures.scaled_name"))):
+    layout = panel_axes(2, across=False, gap=0.12,
+                        titles=(tr("figures.hist_raw", variance=raw_variance, n=len(raw)),
+                                tr("figures.hist_scaled", d_k=d_k, variance=scaled_variance)))
+    bars = []
+    for axis, values, color, name in (("", raw, RAW, tr("figures.raw_name")),
+                                      ("2", scaled, SCALED, tr("figures.scaled_name"))):
         counts, _ = np.histogram(values, bins=edges)  # (bins,)
-        fig.add_trace(go.Bar(x=centers, y=counts, width=edges[1] - edges[0], marker_color=color, name=name,
-                             customdata=edge_pairs,
-                             hovertemplate=tr("figures.hist_hover", low="%{customdata[0]:.2f}",
-                                              high="%{customdata[1]:.2f}", count="%{y}")
-                             + "<extra>%{fullData.name}</extra>"),
-                      row=row, col=1)
-        fig.update_yaxes(title_text=tr("figures.count_axis"), row=row, col=1)
-    fig.update_xaxes(title_text=tr("figures.score_axis"), row=2, col=1)
-    fig.update_layout(title=tr("figures.hist_title", d_k=d_k), height=460, bargap=0, showlegend=False,
-                      margin=_MARGIN)
-    return fig
+        bars.append({"type": "bar", "x": centers, "y": counts, "width": edges[1] - edges[0], "marker": {"color": color},
+                     "name": name, "customdata": edge_pairs, "xaxis": f"x{axis}", "yaxis": f"y{axis}",
+                     "hovertemplate": tr("figures.hist_hover", low="%{customdata[0]:.2f}",
+                                         high="%{customdata[1]:.2f}", count="%{y}") + "<extra>%{fullData.name}</extra>"})
+        layout[f"yaxis{axis}"]["title"] = {"text": tr("figures.count_axis")}
+    layout["xaxis2"]["title"] = {"text": tr("figures.score_axis")}
+    return figure(bars, title=tr("figures.hist_title", d_k=d_k), height=460, bargap=0, showlegend=False,
+                  margin=_MARGIN, **layout)
 
 
 def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate = ENGLISH) -> go.Figure:
@@ -60,50 +57,45 @@ def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate 
     raw_weights = np.asarray(raw_weights, dtype=np.float64)  # (n_keys,)
     scaled_weights = np.asarray(scaled_weights, dtype=np.float64)  # (n_keys,)
     keys = list(range(len(raw_weights)))
-    fig = go.Figure()
-    for w, color, name in ((raw_weights, RAW, tr("figures.raw_name")),
-                           (scaled_weights, SCALED, tr("figures.scaled_name"))):
-        fig.add_trace(go.Bar(x=keys, y=w, name=name, marker_color=color,
-                             hovertemplate=tr("figures.hover_key", j="%{x}")
-                             + ": α̂ = %{y:.4f}<extra>%{fullData.name}</extra>"))
-    fig.update_layout(title=tr("figures.row_title", n_keys=len(keys), d_k=d_k),
-                      barmode="group", height=360, margin=_MARGIN, legend=_LEGEND)
-    fig.update_xaxes(title=tr("figures.key_axis_short"), tickvals=keys)
-    fig.update_yaxes(title=tr("figures.row_weight_axis"), range=[0, 1.05])
-    return fig
+    bars = [{"type": "bar", "x": keys, "y": w, "name": name, "marker": {"color": color},
+             "hovertemplate": tr("figures.hover_key", j="%{x}") + ": α̂ = %{y:.4f}<extra>%{fullData.name}</extra>"}
+            for w, color, name in ((raw_weights, RAW, tr("figures.raw_name")),
+                                   (scaled_weights, SCALED, tr("figures.scaled_name")))]
+    return figure(bars, title=tr("figures.row_title", n_keys=len(keys), d_k=d_k), barmode="group", height=360,
+                  margin=_MARGIN, legend=_LEGEND,
+                  xaxis={"title": {"text": tr("figures.key_axis_short")}, "tickvals": keys},
+                  yaxis={"title": {"text": tr("figures.row_weight_axis")}, "range": [0, 1.05]})
 
 
 def _sweep_figure(d_ks, raw, scaled, *, title: str, y_title: str, highlight: int | None, tr: Translate = ENGLISH,
                   references=(), log_y: bool = False, y_range=None) -> go.Figure:
     """Raw and scaled statistics against d_k (log x), with grey dashed reference lines on top."""
     d_ks = np.asarray(d_ks)  # (m,)
-    fig = go.Figure()
-    for y, color, name, symbol in ((raw, RAW, tr("figures.raw_name"), "circle"),
-                                   (scaled, SCALED, tr("figures.scaled_name"), "square")):
-        fig.add_trace(go.Scatter(x=d_ks, y=np.asarray(y, dtype=np.float64), mode="lines+markers", name=name,
-                                 line={"color": color, "width": 3},
-                                 marker={"color": color, "symbol": symbol, "size": 8},
-                                 hovertemplate="d_k = %{x}: %{y:.4g}<extra>%{fullData.name}</extra>"))
-    for value, name in references:
-        ref = np.broadcast_to(np.asarray(value, dtype=np.float64), d_ks.shape)  # (m,)
-        fig.add_trace(go.Scatter(x=d_ks, y=ref, mode="lines", name=name,
-                                 line={"color": REFERENCE, "dash": "dash", "width": 1.5},
-                                 hovertemplate="d_k = %{x}: %{y:.4g}<extra>%{fullData.name}</extra>"))
+    hover = "d_k = %{x}: %{y:.4g}<extra>%{fullData.name}</extra>"
+    lines = [{"type": "scatter", "x": d_ks, "y": np.asarray(y, dtype=np.float64), "mode": "lines+markers", "name": name,
+              "line": {"color": color, "width": 3}, "marker": {"color": color, "symbol": symbol, "size": 8},
+              "hovertemplate": hover}
+             for y, color, name, symbol in ((raw, RAW, tr("figures.raw_name"), "circle"),
+                                            (scaled, SCALED, tr("figures.scaled_name"), "square"))]
+    lines += [{"type": "scatter", "x": d_ks, "y": np.broadcast_to(np.asarray(value, dtype=np.float64), d_ks.shape),
+               "mode": "lines", "name": name, "line": {"color": REFERENCE, "dash": "dash", "width": 1.5},
+               "hovertemplate": hover}  # y: (m,)
+              for value, name in references]
     yaxis = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
     if y_range is not None:
         yaxis["range"] = y_range
     if log_y:
         yaxis["tickvals"] = [2.0 ** e for e in range(0, int(np.log2(max(d_ks.max(), 2))) + 1)]
     if highlight is not None:
-        fig.add_trace(go.Scatter(x=[highlight, highlight], y=[0, 1], yaxis="y2", mode="lines",
-                                 name=f"d_k = {highlight}", showlegend=False,
-                                 line={"color": "black", "dash": "dot", "width": 1}, hoverinfo="skip"))
+        lines.append({"type": "scatter", "x": [highlight, highlight], "y": [0, 1], "yaxis": "y2", "mode": "lines",
+                      "name": f"d_k = {highlight}", "showlegend": False,
+                      "line": {"color": "black", "dash": "dot", "width": 1}, "hoverinfo": "skip"})
     # Legend under the chart: four entries beside a long (e.g. Chinese) title would overlap it.
-    fig.update_layout(title=title, height=400, margin={**_MARGIN, "b": 20}, yaxis=yaxis,
-                      legend={"orientation": "h", "yanchor": "top", "y": -0.28, "xanchor": "left", "x": 0.0},
-                      yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True})
-    fig.update_xaxes(title=tr("figures.d_k_log_axis"), type="log", tickvals=list(d_ks), ticktext=[str(d) for d in d_ks])
-    return fig
+    return figure(lines, title=title, height=400, margin={**_MARGIN, "b": 20}, yaxis=yaxis,
+                  legend={"orientation": "h", "yanchor": "top", "y": -0.28, "xanchor": "left", "x": 0.0},
+                  yaxis2={"overlaying": "y", "range": [0, 1], "visible": False, "fixedrange": True},
+                  xaxis={"title": {"text": tr("figures.d_k_log_axis")}, "type": "log", "tickvals": list(d_ks),
+                         "ticktext": [str(d) for d in d_ks]})
 
 
 def variance_sweep(d_ks, raw_variance, scaled_variance, *, tr: Translate = ENGLISH,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .figures import figure
 from .safe import escape_label
 
 N_ATTRIBUTES = 12
@@ -131,15 +132,14 @@ def weight_bars(labels: list[str], values, *, title: str, colour: str, percent: 
     colours = [colour] * len(values)
     if highlight is not None and 0 <= highlight < len(values):
         colours[highlight] = "#c2410c"
-    fig = go.Figure(go.Bar(y=list(range(len(labels))), x=values, orientation="h", marker_color=colours,
-                           text=text, textposition="outside", textfont={"size": 15}, cliponaxis=False,
-                           hovertemplate="%{x:.4f}<extra></extra>"))
+    bar = {"type": "bar", "y": list(range(len(labels))), "x": values, "orientation": "h", "marker": {"color": colours},
+           "text": text, "textposition": "outside", "textfont": {"size": 15}, "cliponaxis": False,
+           "hovertemplate": "%{x:.4f}<extra></extra>"}
     top = float(values.max()) if values.size and values.max() > 0 else 1.0
     bottom = min(0.0, float(values.min())) if values.size else 0.0
-    fig.update_layout(title=title, height=height, margin={"l": 10, "r": 30, "t": 56, "b": 10},
-                      showlegend=False, bargap=0.28)
-    fig.update_yaxes(tickvals=list(range(len(labels))), ticktext=[escape_label(x) for x in labels],
-                     autorange="reversed", tickfont={"size": 14})
-    fig.update_xaxes(range=[bottom * 1.3, top * 1.28], showticklabels=False, showgrid=False, zeroline=True,
-                     zerolinecolor="#999")
-    return fig
+    return figure([bar], title=title, height=height, margin={"l": 10, "r": 30, "t": 56, "b": 10}, showlegend=False,
+                  bargap=0.28,
+                  yaxis={"tickvals": list(range(len(labels))), "ticktext": [escape_label(x) for x in labels],
+                         "autorange": "reversed", "tickfont": {"size": 14}},
+                  xaxis={"range": [bottom * 1.3, top * 1.28], "showticklabels": False, "showgrid": False,
+                         "zeroline": True, "zerolinecolor": "#999"})

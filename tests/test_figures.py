@@ -1,0 +1,82 @@
+"""The figure builders' shared pieces against Plotly's own: ``panel_axes`` lays panels out as
+``plotly.subplots.make_subplots`` does, ``figure`` builds what ``update_layout`` would, and
+``projector_figure`` enlarges as Plotly's update methods would."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from plotly.subplots import make_subplots
+
+from attention_ui.figures import domains, figure, heatmap, panel_axes
+from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector_figure
+
+
+def _close(a, b) -> bool:
+    """Equal JSON-like values, floats to 1e-12 (the two sums round differently)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, abs_tol=1e-12)
+    return a == b
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("across", [True, False])
+def test_panel_axes_lay_out_as_make_subplots(n, across):
+    gap = 0.06 if across else 0.12
+    titles = [f"panel {k}" for k in range(n)]
+    if across:
+        ref = make_subplots(rows=1, cols=n, horizontal_spacing=gap, subplot_titles=titles)
+    else:
+        ref = make_subplots(rows=n, cols=1, vertical_spacing=gap, shared_xaxes=True, subplot_titles=titles)
+    expected = ref.layout.to_plotly_json()
+    expected.pop("template")
+    got = panel_axes(n, across=across, gap=gap, titles=titles)
+    assert len(got["annotations"]) == n
+    assert _close(got, expected), (got, expected)
+
+
+def test_domains_split_the_unit_interval():
+    parts = domains(5, 0.02)
+    assert parts[0][0] == 0.0 and parts[-1][1] == 1.0
+    widths = [high - low for low, high in parts]
+    assert np.allclose(widths, widths[0]) and np.allclose([b[0] - a[1] for a, b in zip(parts, parts[1:])], 0.02)
+
+
+def test_figure_is_what_update_layout_builds():
+    bar = {"type": "bar", "x": [0, 1], "y": [0.25, 0.75]}
+    ref = go.Figure(go.Bar(bar))
+    ref.update_layout(title="Weights", height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, bargap=0.3)
+    ref.update_xaxes(title="key j", tickvals=[0, 1])
+    got = figure([bar], title="Weights", height=300, bargap=0.3,
+                 xaxis={"title": {"text": "key j"}, "tickvals": [0, 1]})
+    assert got.to_dict() == ref.to_dict()
+    assert "title" not in figure([bar], title=None, height=300).to_dict()["layout"]
+
+
+def _projector_reference(fig: go.Figure) -> go.Figure:
+    """The enlargement written with Plotly's own update methods (slower, the same result)."""
+    big = go.Figure(fig)
+    big.update_layout(font={"size": CHART_FONT_PX}, title_font_size=round(CHART_FONT_PX * 1.15))
+    if big.layout.height:
+        big.update_layout(height=round(big.layout.height * CHART_HEIGHT_FACTOR))
+    for trace in big.data:
+        if getattr(getattr(trace, "textfont", None), "size", None):
+            trace.textfont.size = round(trace.textfont.size * CHART_FONT_PX / 12)
+    return big
+
+
+@pytest.mark.parametrize("template", [None, "plotly_dark"])
+def test_projector_figure_equals_plotly_updates(template):
+    fig = heatmap(np.arange(6.0).reshape(2, 3), ["a", "b"], ["x", "y", "z"], title="Weights")
+    if template:
+        fig.layout.template = template
+    before = fig.to_dict()
+    assert projector_figure(fig).to_dict() == _projector_reference(fig).to_dict()
+    assert fig.to_dict() == before  # the figure passed in is not changed
