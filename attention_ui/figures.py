@@ -7,6 +7,12 @@ Every builder takes ``tr``, a function ``tr("figures.<name>", **fields) -> str``
 the words it draws (axis titles, hover text) in the learner's language: pages pass
 ``attention_ui.i18n.t``, tests ``functools.partial(translate, "zh")``; without it they speak
 English (``ENGLISH``). The builders stay pure (no Streamlit); titles arrive ready-made.
+
+Every builder here and in the other ``*_figures`` modules makes its figure in one call,
+``figure(traces, title=..., height=..., xaxis={...})``, with traces as dicts and panels from
+``panel_axes``. Plotly's ``update_layout`` / ``update_xaxes`` / ``add_vline`` and
+``make_subplots`` cost 3–9 times more per chart, on every rerun of every learner's page
+(``python bench/bench_figures.py``).
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ word embeddings, the app's default):
     ("class pace") every session first waits a random MIN-MAX seconds before each action, Enter
     included, as learners reading each step do.
     ``--server-cpus 0 --client-cpus 1`` puts the server and the browsers on different cores.
+    ``--browsers K``: only K of the N sessions are Chromium pages (and only they are timed);
+    the other N − K are bench_server.py's protocol learners, walking the same lesson with
+    the same pace and checks but drawing nothing. The server carries all N, while the
+    machine draws K pages: what a learner sees on their own laptop while the class works.
 
 Times. "Enter": from pressing Enter until the page is idle (script not running, nothing stale)
 AND the token picker shows exactly this session's tokens. "Step": from a click (token or Next)
@@ -265,8 +269,23 @@ def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+async def open_peers(base: str, mode: str, embedder, numbers) -> list:
+    """Protocol sessions (bench_server.py's websocket learners) for session numbers ``numbers``:
+    they load the server as learners do, with their numbers checked, but draw no page."""
+    import bench_server as peer  # bench_server imports this module: imported here, not at the top
+
+    query = "lang=en" + ("&toy=true" if mode == "toy" else "")
+    peers = []
+    for s in numbers:
+        session, answer = await peer.Session.open(base, query)
+        learner = peer.Learner(f"{mode}-{s} (protocol)", expected_for(sentence_for(s), embedder, i=s % 8))
+        learner.errors += answer.exceptions
+        peers.append((session, learner))
+    return peers
+
+
 async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_sessions: int, single_reps: int,
-                   think=None):
+                   think=None, browsers: int | None = None):
     base = server.url
     pid = server.process.pid
     out = {"mode": mode}
@@ -293,15 +312,20 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
     peak_1 = sampler.peak
     await context.close()
 
-    # (2) n sessions at once
-    opened = await asyncio.gather(*[open_session(browser, base, mode, f"{mode}-{s}") for s in range(n_sessions)])
+    # (2) n sessions at once: `browsers` of them in Chromium, the others as protocol peers
+    from bench_server import walk as peer_walk  # bench_server imports this module: imported here
+    n_pages = n_sessions if browsers is None else browsers
+    opened = await asyncio.gather(*[open_session(browser, base, mode, f"{mode}-{s}") for s in range(n_pages)])
+    peers = await open_peers(base, mode, embedder, range(n_pages, n_sessions))
+    peer_results: list[SessionResult] = []
     rss_open = settle_rss(pid, 2.0)
     start = asyncio.Event()
-    results = [SessionResult(f"{mode}-{s}") for s in range(n_sessions)]
-    expected = [expected_for(sentence_for(s), embedder, i=s % 8) for s in range(n_sessions)]
+    results = [SessionResult(f"{mode}-{s}") for s in range(n_pages)]
+    expected = [expected_for(sentence_for(s), embedder, i=s % 8) for s in range(n_pages)]
     sampler.reset()
     cpu_before = tree_cpu_s(pid)
     tasks = [asyncio.create_task(drive(p, e, r, start, think)) for (_, p), e, r in zip(opened, expected, results)]
+    tasks += [asyncio.create_task(peer_walk(session, learner, think, start)) for session, learner in peers]
     await asyncio.sleep(1.0)  # every session has filled its box
     t0 = time.perf_counter()
     start.set()
@@ -310,20 +334,28 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
     for r, d in zip(results, done):
         if isinstance(d, BaseException):
             r.errors.append(f"{type(d).__name__}: {d}")
+    for (_, learner), d in zip(peers, done[n_pages:]):
+        result = SessionResult(learner.name, checked=learner.checked, errors=learner.errors)
+        if isinstance(d, BaseException):
+            result.errors.append(f"{type(d).__name__}: {d}")
+        peer_results.append(result)
     peak_n = sampler.peak
     server_cpu = tree_cpu_s(pid) - cpu_before
-    reruns = sum(1 + len(r.step_s) for r in results)
+    reruns = sum(1 + len(r.step_s) for r in results) + sum(learner.runs for _, learner in peers)
     rss_n = settle_rss(pid)
     hwm = tree_hwm_bytes(pid)
     for context, _ in opened:
         await context.close()
+    for session, _ in peers:
+        await session.close()
 
+    everyone = single + results + peer_results
     single_enter = [r.enter_s for r in single]
     single_step = [s for r in single for s in r.step_s]
     many_enter = [r.enter_s for r in results if r.enter_s == r.enter_s]
     many_step = [s for r in results for s in r.step_s]
     out.update(
-        sessions=n_sessions, wall_s=wall, pace="flat out" if think is None else "class pace",
+        sessions=n_sessions, pages=n_pages, wall_s=wall, pace="flat out" if think is None else "class pace",
         single_enter_median=statistics.median(single_enter), single_enter_p95=pct(single_enter, 95),
         single_step_median=statistics.median(single_step), single_step_p95=pct(single_step, 95),
         many_enter_median=statistics.median(many_enter) if many_enter else float("nan"),
@@ -334,9 +366,9 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
         per_session_steady=(rss_n - rss_1) / max(n_sessions - 1, 1),
         per_session_peak=(peak_n - peak_1) / max(n_sessions - 1, 1),
         server_cpu_s=server_cpu, reruns=reruns,
-        errors=[(r.name, e) for r in single + results for e in r.errors],
-        notes=[(r.name, e) for r in single + results for e in r.notes],
-        checks=sum(r.checked for r in single + results),
+        errors=[(r.name, e) for r in everyone for e in r.errors],
+        notes=[(r.name, e) for r in everyone for e in r.notes],
+        checks=sum(r.checked for r in everyone),
     )
     return out
 
@@ -345,7 +377,8 @@ def report(runs: list[dict], pinning: str = "") -> None:
     print()
     for r in runs:
         n = r["sessions"]
-        print(f"== mode {r['mode']}: {n} sessions at once, {r['pace']} (wall {r['wall_s']:.1f} s from the shared "
+        who = "" if r["pages"] == n else f" ({r['pages']} in Chromium, timed; {n - r['pages']} protocol peers)"
+        print(f"== mode {r['mode']}: {n} sessions at once{who}, {r['pace']} (wall {r['wall_s']:.1f} s from the shared "
               f"Enter to the last session's last step)")
         print(f"  Enter -> updated page  single user: median {r['single_enter_median']:.2f} s, "
               f"p95 {r['single_enter_p95']:.2f} s | {n} sessions: median {r['many_enter_median']:.2f} s, "
@@ -397,7 +430,7 @@ async def main_async(args) -> list[dict]:
                     print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} sessions", flush=True)
                     think = (lambda: random.uniform(*args.think)) if args.think else None
                     runs.append(await run_mode(browser, server, sampler, mode, embedder, args.sessions,
-                                               args.single_reps, think))
+                                               args.single_reps, think, args.browsers))
                     report(runs[-1:], pinning)  # each mode's figures as soon as they are in
                 if not args.no_heads:  # (3) the full model with torch, as "Real model heads" loads it
                     before = settle_rss(server.process.pid, 1.0)
@@ -424,6 +457,9 @@ def main() -> int:
     parser.add_argument("--think", nargs=2, type=float, metavar=("MIN", "MAX"),
                         help="class pace: each learner reads for a random MIN-MAX seconds before every action "
                              "(default: none, every session clicks as soon as its page is updated)")
+    parser.add_argument("--browsers", type=int, default=None,
+                        help="only this many of the sessions in Chromium (they are timed); the others are "
+                             "bench_server.py's protocol learners, which load the server but draw nothing")
     parser.add_argument("--poll", type=float, default=None,
                         help="check a waiting page every POLL ms instead of every animation frame: 20 pages "
                              "checked 60 times a second cost the clients' CPU")
