@@ -68,6 +68,16 @@ def domains(n: int, gap: float) -> list[tuple[float, float]]:
     return [(k * (size + gap), min(1.0, k * (size + gap) + size)) for k in range(n)]
 
 
+def axis_suffix(n: int) -> str:
+    """How Plotly numbers its n-th axis pair (1-based): ``xaxis``/``x`` for the first, then
+    ``xaxis2``/``x2`` and on.
+
+    >>> axis_suffix(1), axis_suffix(3)
+    ('', '3')
+    """
+    return "" if n == 1 else str(n)
+
+
 def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int = 16) -> dict:
     """Layout entries for ``n`` panels in one row (``across``) or one column, like
     ``plotly.subplots.make_subplots`` draws them: axis k+1 is ``xaxis{k+1}``/``yaxis{k+1}``
@@ -81,7 +91,7 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
     """
     layout, notes = {}, []
     for k, (low, high) in enumerate(domains(n, gap)):
-        suffix = "" if k == 0 else str(k + 1)
+        suffix = axis_suffix(k + 1)
         x, y = (f"x{suffix}", f"y{suffix}")
         if across:
             layout[f"xaxis{suffix}"] = {"anchor": y, "domain": [low, high]}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate, domains
+from .figures import COLORSCALE, ENGLISH, Translate, axis_suffix, domains
 
 SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -49,7 +49,7 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
         y1, y0 = 1.0 - rows[layer][0], max(0.0, 1.0 - rows[layer][1])
         for h in range(n_heads):
             n = layer * n_heads + h + 1
-            suffix = "" if n == 1 else str(n)
+            suffix = axis_suffix(n)
             traces.append({  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
                 "type": "heatmap",
                 "z": w[layer, h].astype(np.float32),  # (T, T)
@@ -70,7 +70,7 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
     if selected is not None:
         layer, h = selected
         n = layer * n_heads + h + 1
-        suffix = "" if n == 1 else str(n)
+        suffix = axis_suffix(n)
         layout["shapes"] = [{"type": "rect", "xref": f"x{suffix} domain", "yref": f"y{suffix} domain",
                              "x0": -0.07, "x1": 1.07, "y0": -0.07, "y1": 1.07,
                              "line": {"color": SELECTED, "width": 3}}]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, figure, panel_axes
+from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -39,8 +39,9 @@ def score_histograms(raw, scaled, *, d_k: int, raw_variance: float, scaled_varia
                         titles=(tr("figures.hist_raw", variance=raw_variance, n=len(raw)),
                                 tr("figures.hist_scaled", d_k=d_k, variance=scaled_variance)))
     bars = []
-    for axis, values, color, name in (("", raw, RAW, tr("figures.raw_name")),
-                                      ("2", scaled, SCALED, tr("figures.scaled_name"))):
+    for panel, values, color, name in ((1, raw, RAW, tr("figures.raw_name")),
+                                       (2, scaled, SCALED, tr("figures.scaled_name"))):
+        axis = axis_suffix(panel)
         counts, _ = np.histogram(values, bins=edges)  # (bins,)
         bars.append({"type": "bar", "x": centers, "y": counts, "width": edges[1] - edges[0], "marker": {"color": color},
                      "name": name, "customdata": edge_pairs, "xaxis": f"x{axis}", "yaxis": f"y{axis}",

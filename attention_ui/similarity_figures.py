@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, DIVERGING, figure, panel_axes
+from .figures import COLORSCALE, DIVERGING, axis_suffix, figure, panel_axes
 from .safe import escape_label
 
 COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
@@ -76,7 +76,7 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
     bars = []
     for col, (name, panel, values) in enumerate(rows, start=1):
         values = np.asarray(values, dtype=np.float64)  # (T_k,)
-        suffix = "" if col == 1 else str(col)
+        suffix = axis_suffix(col)
         bars.append({"type": "bar", "x": keys, "y": values, "name": panel, "marker": {"color": COLORS[name]},
                      "customdata": labels, "text": [f"{x:.2f}" for x in values] if few else None,
                      "textposition": "outside", "cliponaxis": False, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
@@ -88,7 +88,7 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
         layout[f"xaxis{suffix}"].update(tickvals=ticks, ticktext=[labels[j] if few else str(j) for j in ticks],
                                         tickangle=-45 if few and len(keys) > 3 else 0)
     middle = (len(rows) + 1) // 2
-    layout["xaxis" if middle == 1 else f"xaxis{middle}"]["title"] = {"text": x_title}
+    layout[f"xaxis{axis_suffix(middle)}"]["title"] = {"text": x_title}
     return figure(bars, title=title, height=400, showlegend=False, margin={**_MARGIN, "t": 84}, **layout)
 
 

@@ -467,6 +467,8 @@ def main() -> int:
     parser.add_argument("--client-cpus", type=int, nargs="*", default=[],
                         help="pin this script and its Chromium to these CPUs")
     args = parser.parse_args()
+    if args.browsers is not None and not 1 <= args.browsers <= args.sessions:
+        parser.error(f"--browsers must be between 1 and --sessions ({args.sessions}), got {args.browsers}")
     global POLLING
     POLLING = args.poll if args.poll else "raf"
     runs = asyncio.run(main_async(args))
