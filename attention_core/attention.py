@@ -153,7 +153,8 @@ def _check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
             raise ValueError(f"{name} contains NaN or inf")
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
-            f"q and k must share d_k: q has d_k={q.shape[-1]} (shape {q.shape}), k has d_k={k.shape[-1]} (shape {k.shape})"
+            f"q and k must share d_k: q has d_k={q.shape[-1]} (shape {q.shape}), "
+            f"k has d_k={k.shape[-1]} (shape {k.shape})"
         )
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(
@@ -232,7 +233,9 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
         try:
             mask = np.broadcast_to(mask, scores.shape)  # (..., T_q, T_k)
         except ValueError:
-            raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}") from None
+            raise ValueError(
+                f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}"
+            ) from None
         scaled = np.where(mask, scaled, -np.inf)  # (..., T_q, T_k)
         mask = _frozen(mask, dtype=bool)
     weights = softmax(scaled, axis=-1)  # (..., T_q, T_k)   α̂_ij, rows sum to 1

@@ -41,8 +41,28 @@ KINDS = ("attend", "by_hand", "order", "no_scaling")
 MAX_SEED = 1_000_000
 """Seeds are integers 0 … MAX_SEED − 1 (short enough to read out to a class)."""
 
-VOCAB = ("cat", "dog", "sat", "mat", "bird", "sang", "tree", "sun", "ran", "home", "fish", "swam",
-         "red", "big", "small", "on", "the", "park", "ball", "blue")
+VOCAB = (
+    "cat",
+    "dog",
+    "sat",
+    "mat",
+    "bird",
+    "sang",
+    "tree",
+    "sun",
+    "ran",
+    "home",
+    "fish",
+    "swam",
+    "red",
+    "big",
+    "small",
+    "on",
+    "the",
+    "park",
+    "ball",
+    "blue",
+)
 """Canonical words of generated sentences. Their vectors come from ``ToyEmbedder`` applied to
 these (English) words, so an exercise has the same numbers in every language; the page shows
 word ``VOCAB[w]`` as the w-th word of its catalog's word list."""
@@ -153,8 +173,9 @@ class AttendResult:
     best_weight: float
 
 
-def attend_from_trace(trace: AttentionTrace, tokens: Sequence[str], seed: int,
-                      word_ids: Sequence[int] | None = None) -> AttendExercise:
+def attend_from_trace(
+    trace: AttentionTrace, tokens: Sequence[str], seed: int, word_ids: Sequence[int] | None = None
+) -> AttendExercise:
     """An ``attend`` exercise on a single-head trace: the query row is chosen by ``seed``.
 
     >>> from attention_core import ToyEmbedder, build_lesson
@@ -165,16 +186,23 @@ def attend_from_trace(trace: AttentionTrace, tokens: Sequence[str], seed: int,
     """
     weights = np.asarray(trace.weights)
     if weights.ndim != 2 or weights.shape[0] != weights.shape[1] or weights.shape[0] != len(tokens):
-        raise ValueError(f"need a self-attention trace with one row per token: weights {weights.shape}, "
-                         f"{len(tokens)} tokens")
+        raise ValueError(
+            f"need a self-attention trace with one row per token: weights {weights.shape}, {len(tokens)} tokens"
+        )
     rng = exercise_rng(seed, "attend")
     i = int(rng.integers(len(tokens)))
     row = weights[i]  # (T,)
     best = float(row.max())
     answers = tuple(int(j) for j in np.flatnonzero(row == best))
-    return AttendExercise(seed=check_seed(seed), tokens=tuple(tokens),
-                          word_ids=None if word_ids is None else tuple(int(w) for w in word_ids), query=i,
-                          scores=_frozen(trace.scores[i]), weights=_frozen(row), answers=answers)
+    return AttendExercise(
+        seed=check_seed(seed),
+        tokens=tuple(tokens),
+        word_ids=None if word_ids is None else tuple(int(w) for w in word_ids),
+        query=i,
+        scores=_frozen(trace.scores[i]),
+        weights=_frozen(row),
+        answers=answers,
+    )
 
 
 def generated_sentence(seed: int) -> tuple[int, ...]:
@@ -223,8 +251,9 @@ def check_attend(ex: AttendExercise, answer) -> AttendResult:
         valid = False
     if not valid:
         return AttendResult(False, None, expected, None, None, best_score, best_weight)
-    return AttendResult(j in ex.answers, j, expected, float(ex.scores[j]), float(ex.weights[j]),
-                        best_score, best_weight)
+    return AttendResult(
+        j in ex.answers, j, expected, float(ex.scores[j]), float(ex.weights[j]), best_score, best_weight
+    )
 
 
 # --------------------------------------------------------------------------- (b) by hand
@@ -297,9 +326,17 @@ def by_hand_exercise(seed: int) -> ByHandExercise:
     trace = scaled_dot_product_attention(q[None, :], k, k)  # v = k: only the weights are asked
     e = explain(trace, 0)
     exps = np.exp(e.scaled)  # (n,)   e^(α_1j/√2) as computed by hand, no max subtracted
-    return ByHandExercise(seed=check_seed(seed), q=_frozen(q), k=_frozen(k), scale=float(trace.scale),
-                          scores=_frozen(e.scores), scaled=_frozen(e.scaled), exps=_frozen(exps),
-                          total=float(exps.sum()), weights=_frozen(e.weights))
+    return ByHandExercise(
+        seed=check_seed(seed),
+        q=_frozen(q),
+        k=_frozen(k),
+        scale=float(trace.scale),
+        scores=_frozen(e.scores),
+        scaled=_frozen(e.scaled),
+        exps=_frozen(exps),
+        total=float(exps.sum()),
+        weights=_frozen(e.weights),
+    )
 
 
 def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERANCE) -> ByHandResult:
@@ -338,8 +375,15 @@ def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERAN
             if not all(per_key) and (np.abs(got - linear) <= tolerance).all():
                 mistakes.append("no_exp")
     correct = all(per_key) and "missing" not in mistakes
-    return ByHandResult(correct=correct, per_key=per_key, answer=_frozen(got), expected=ex.weights,
-                        answer_sum=answer_sum, tolerance=float(tolerance), mistakes=tuple(mistakes))
+    return ByHandResult(
+        correct=correct,
+        per_key=per_key,
+        answer=_frozen(got),
+        expected=ex.weights,
+        answer_sum=answer_sum,
+        tolerance=float(tolerance),
+        mistakes=tuple(mistakes),
+    )
 
 
 # --------------------------------------------------------------------------- (c) order
@@ -411,7 +455,7 @@ def check_order(answer: Sequence[str]) -> OrderResult:
 
 @dataclass(frozen=True)
 class NoScalingExercise:
-    """"What changes without √d_k?", with the numbers of a seeded experiment.
+    """ "What changes without √d_k?", with the numbers of a seeded experiment.
 
     d_k : the dimension asked about
     options : four answer ids from ``CHOICES`` (always including the right one), shuffled
@@ -463,13 +507,21 @@ def no_scaling_exercise(seed: int) -> NoScalingExercise:
     options = tuple(options[i] for i in rng.permutation(4))
     run = scaling_experiment(d_k, n_keys=NO_SCALING_KEYS, n_samples=NO_SCALING_SAMPLES, seed=check_seed(seed))
     return NoScalingExercise(
-        seed=check_seed(seed), d_k=d_k, options=options, n_keys=NO_SCALING_KEYS, n_samples=NO_SCALING_SAMPLES,
-        raw_std=float(np.sqrt(run.raw_variance)), scaled_std=float(np.sqrt(run.scaled_variance)),
-        raw_max_weight=run.raw_stats.max_weight, scaled_max_weight=run.scaled_stats.max_weight,
-        raw_jacobian=run.raw_stats.jacobian_norm, scaled_jacobian=run.scaled_stats.jacobian_norm,
+        seed=check_seed(seed),
+        d_k=d_k,
+        options=options,
+        n_keys=NO_SCALING_KEYS,
+        n_samples=NO_SCALING_SAMPLES,
+        raw_std=float(np.sqrt(run.raw_variance)),
+        scaled_std=float(np.sqrt(run.scaled_variance)),
+        raw_max_weight=run.raw_stats.max_weight,
+        scaled_max_weight=run.scaled_stats.max_weight,
+        raw_jacobian=run.raw_stats.jacobian_norm,
+        scaled_jacobian=run.scaled_stats.jacobian_norm,
         raw_sum_error=float(np.abs(run.raw_weights.sum(axis=1) - 1.0).max()),
         raw_min_weight=float(run.raw_weights.min()),
-        example_raw=_frozen(run.raw_weights[0]), example_scaled=_frozen(run.scaled_weights[0]),
+        example_raw=_frozen(run.raw_weights[0]),
+        example_scaled=_frozen(run.scaled_weights[0]),
     )
 
 

@@ -86,7 +86,7 @@ def marked_units(text: str) -> list[Unit]:
 
     pos = 0
     for m in _MARKED.finditer(text):
-        plain(text[pos:m.start()])
+        plain(text[pos : m.start()])
         units.append(Unit(m.group(2), float(len(m.group(1)))))
         pos = m.end()
     plain(text[pos:])

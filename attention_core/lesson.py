@@ -103,8 +103,9 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     if not cleaned:
         raise ValueError("the sentence is empty: type at least one word")
     # Only embedders that tokenize with simple_tokenize take the CJK mode (the model has its own tokenizer).
-    embedding = embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) \
-        else embedder.embed(cleaned)
+    embedding = (
+        embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) else embedder.embed(cleaned)
+    )
     t = min(len(embedding.tokens), settings.max_tokens)
     x = np.asarray(embedding.vectors[:t], dtype=np.float64)  # (T, d_model)
     d_model = x.shape[1]

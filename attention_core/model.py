@@ -171,8 +171,9 @@ def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256)
     """
     weights = Path(directory) / WEIGHTS_FILE
     if not weights.is_file():
-        raise ModelUnavailable(f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory",
-                               reason="missing")
+        raise ModelUnavailable(
+            f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory", reason="missing"
+        )
     actual = file_sha256(weights)
     if actual != expected.strip().lower():
         raise ModelUnavailable(
@@ -237,7 +238,8 @@ def expected_weights_sha256(directory: str | os.PathLike) -> str | None:
         if target.parent.name == "blobs" and _hex64(target.name) == target.name:
             return target.name
     if bundled is not None and all(
-        (directory / name).is_file() and (bundled / name).is_file()
+        (directory / name).is_file()
+        and (bundled / name).is_file()
         and (directory / name).read_bytes() == (bundled / name).read_bytes()
         for name in _SAME_MODEL_FILES
     ):
@@ -302,8 +304,9 @@ def _load(resolved: str):
     path = Path(os.path.expanduser(resolved))
     local = path.is_dir()
     if not local and (_looks_like_path(resolved) or path.exists()):
-        raise ModelUnavailable(f"no model directory at {resolved}: the path does not exist or is not a directory",
-                               reason="missing")
+        raise ModelUnavailable(
+            f"no model directory at {resolved}: the path does not exist or is not a directory", reason="missing"
+        )
     if local:
         _check_weights(path)
     else:
@@ -325,8 +328,9 @@ def _load(resolved: str):
     source = str(path) if local else resolved
     try:
         try:
-            model = SentenceTransformer(source, device="cpu", local_files_only=True,
-                                        model_kwargs={"attn_implementation": "eager"})
+            model = SentenceTransformer(
+                source, device="cpu", local_files_only=True, model_kwargs={"attn_implementation": "eager"}
+            )
         except TypeError:  # a sentence-transformers without model_kwargs / attn_implementation
             model = SentenceTransformer(source, device="cpu", local_files_only=True)
         model.eval()  # no dropout
@@ -344,8 +348,9 @@ def _load(resolved: str):
                 "cache (the app never downloads models)",
                 reason="missing",
             ) from err
-        raise ModelUnavailable(f"the model {resolved} could not be loaded: {type(err).__name__}: {err}",
-                               reason="load") from err
+        raise ModelUnavailable(
+            f"the model {resolved} could not be loaded: {type(err).__name__}: {err}", reason="load"
+        ) from err
     return model
 
 
@@ -462,9 +467,7 @@ def _check_index(value, count: int, what: str, plural: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{what} must be an integer in 0..{count - 1}, got {value!r}")
     if not 0 <= value < count:
-        raise ValueError(
-            f"{what} must be in 0..{count - 1} (the model has {count} {plural}), got {int(value)}"
-        )
+        raise ValueError(f"{what} must be in 0..{count - 1} (the model has {count} {plural}), got {int(value)}")
     return int(value)
 
 
@@ -505,8 +508,10 @@ def _read_word_table(directory: Path) -> WordTable:
         from safetensors import safe_open
         from tokenizers import Tokenizer
     except ImportError as err:
-        raise ModelUnavailable(f"reading the model needs safetensors and tokenizers ({err}); "
-                               "`pip install -r requirements.txt`", reason="missing") from err
+        raise ModelUnavailable(
+            f"reading the model needs safetensors and tokenizers ({err}); `pip install -r requirements.txt`",
+            reason="missing",
+        ) from err
     try:
         tokenizer = Tokenizer.from_file(str(directory / _TOKENIZER_FILE))
         tokenizer.no_padding()
@@ -514,16 +519,20 @@ def _read_word_table(directory: Path) -> WordTable:
         with safe_open(str(directory / WEIGHTS_FILE), framework="np") as f:
             names = [key for key in f.keys() if key.endswith("word_embeddings.weight")]
             if len(names) != 1:
-                raise ModelUnavailable(f"{directory / WEIGHTS_FILE} has {len(names)} word-embedding tensors, "
-                                       "expected one (a BERT-shaped model)", reason="load")
+                raise ModelUnavailable(
+                    f"{directory / WEIGHTS_FILE} has {len(names)} word-embedding tensors, "
+                    "expected one (a BERT-shaped model)",
+                    reason="load",
+                )
             table = f.get_tensor(names[0])  # (vocab_size, d_model)
     except ModelUnavailable:
         raise
     except MemoryError as err:
         raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
     except Exception as err:  # noqa: BLE001 - a damaged file becomes one clear error
-        raise ModelUnavailable(f"the model files in {directory} could not be read: {type(err).__name__}: {err}",
-                               reason="load") from err
+        raise ModelUnavailable(
+            f"the model files in {directory} could not be read: {type(err).__name__}: {err}", reason="load"
+        ) from err
     return WordTable(tokenizer=tokenizer, table=_read_only(np.asarray(table)), unk_id=tokenizer.token_to_id("[UNK]"))
 
 
@@ -532,8 +541,9 @@ def _word_table_cached(resolved: str) -> WordTable | None:
     path = Path(os.path.expanduser(resolved))
     if not path.is_dir():
         if _looks_like_path(resolved) or path.exists():
-            raise ModelUnavailable(f"no model directory at {resolved}: the path does not exist or is not a directory",
-                                   reason="missing")
+            raise ModelUnavailable(
+                f"no model directory at {resolved}: the path does not exist or is not a directory", reason="missing"
+            )
         return None  # a hub id: only the full model knows where its files are
     if not (path / _TOKENIZER_FILE).is_file() or not (path / WEIGHTS_FILE).is_file():
         return None  # an older layout (vocab.txt, pytorch_model.bin): use the full model
@@ -672,8 +682,7 @@ def _forward(text: str, resolved: str) -> _Pass:
         with torch.inference_mode():
             out = bert(**encoded, output_hidden_states=True, output_attentions=eager)
     except MemoryError as err:
-        raise ModelUnavailable(f"not enough memory to run the model on {len(tokens)} tokens",
-                               reason="memory") from err
+        raise ModelUnavailable(f"not enough memory to run the model on {len(tokens)} tokens", reason="memory") from err
     hidden = np.stack([h[0].double().numpy() for h in out.hidden_states])  # (L + 1, T, d_model)
     attentions = None
     if eager and out.attentions:
@@ -780,8 +789,9 @@ def head_projections(layer: int, head: int, name: str | os.PathLike | None = Non
 # --------------------------------------------------------------------------- attention, ours
 
 
-def model_attention(text: str, layer: int, head: int, *,
-                    name: str | os.PathLike | None = None) -> tuple[list[str], AttentionTrace]:
+def model_attention(
+    text: str, layer: int, head: int, *, name: str | os.PathLike | None = None
+) -> tuple[list[str], AttentionTrace]:
     """One head of the real model, recomputed by our ``scaled_dot_product_attention``.
 
     q, k, v = hidden[layer] W^{Q,K,V}_head + b;  weights = softmax(q kᵀ / √d_k);
@@ -826,8 +836,9 @@ def model_attention(text: str, layer: int, head: int, *,
     return tokens, trace
 
 
-def model_layer_attention(text: str, layer: int, *,
-                          name: str | os.PathLike | None = None) -> tuple[list[str], AttentionTrace]:
+def model_layer_attention(
+    text: str, layer: int, *, name: str | os.PathLike | None = None
+) -> tuple[list[str], AttentionTrace]:
     """All heads of one layer at once: a trace with a leading head axis.
 
     Uses the same ``head_projections`` as ``model_attention``, so ``trace.head(h)`` equals

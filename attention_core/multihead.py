@@ -53,8 +53,9 @@ class MultiHeadResult:
     outputs: np.ndarray
 
 
-def multi_head_attention(a, n_heads: int, d_k: int, *, seed: int = 0, mask=None, scale=None,
-                         a_memory=None) -> MultiHeadResult:
+def multi_head_attention(
+    a, n_heads: int, d_k: int, *, seed: int = 0, mask=None, scale=None, a_memory=None
+) -> MultiHeadResult:
     """Run ``n_heads`` seeded-random heads on ``a`` (T, d_model); head h uses seed + h.
 
     With ``a_memory`` the heads are cross-attention (keys and values from it).

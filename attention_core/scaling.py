@@ -22,7 +22,7 @@ import numpy as np
 
 from .attention import _frozen, softmax
 
-D_KS = tuple(2 ** i for i in range(1, 10))
+D_KS = tuple(2**i for i in range(1, 10))
 """The default sweep: d_k = 2, 4, 8, …, 512."""
 
 _CHUNK = 250  # samples drawn at a time: keeps memory small even for d_k = 512

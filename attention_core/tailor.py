@@ -53,8 +53,20 @@ FEATURES: tuple[str, ...] = tuple(option for options in GROUPS.values() for opti
 """The d_k = 10 components of every key and query: mens, womens, plaid, solid, striped,
 cotton, silk, linen, formal, casual."""
 
-ATTRIBUTES: tuple[str, ...] = ("red", "green", "blue", "accent_red", "accent_green", "accent_blue",
-                               "plaid", "stripes", "sheen", "texture", "sleeve", "taper")
+ATTRIBUTES: tuple[str, ...] = (
+    "red",
+    "green",
+    "blue",
+    "accent_red",
+    "accent_green",
+    "accent_blue",
+    "plaid",
+    "stripes",
+    "sheen",
+    "texture",
+    "sleeve",
+    "taper",
+)
 """The d_v = 12 components of every value, each in [0, 1], all visible in the drawing:
 base colour (RGB), pattern colour (RGB), amount of plaid, amount of stripes, sheen (silk),
 weave texture (linen), sleeve length (short 0 … long 1), waist taper (straight 0 … fitted 1)."""
@@ -81,7 +93,7 @@ class Sample:
     def key(self) -> np.ndarray:
         """The label as a one-hot vector over FEATURES, shape (d_k,)."""
         k = np.zeros(len(FEATURES))  # (d_k,)
-        for group, option in self.label.items():
+        for option in self.label.values():
             k[FEATURES.index(option)] = 1.0
         return k
 
@@ -90,19 +102,28 @@ def _sample(id, cut, pattern, fabric, style, rgb, accent, sheen, texture, taper)
     plaid = 1.0 if pattern == "plaid" else 0.0
     stripes = 1.0 if pattern == "striped" else 0.0
     sleeve = 1.0 if style == "formal" else 0.35
-    return Sample(id, {"cut": cut, "pattern": pattern, "fabric": fabric, "style": style},
-                  (*rgb, *accent, plaid, stripes, sheen, texture, sleeve, taper))
+    return Sample(
+        id,
+        {"cut": cut, "pattern": pattern, "fabric": fabric, "style": style},
+        (*rgb, *accent, plaid, stripes, sheen, texture, sleeve, taper),
+    )
 
 
 SAMPLES: tuple[Sample, ...] = (
     _sample("flannel", "mens", "plaid", "cotton", "casual", (0.72, 0.16, 0.17), (0.10, 0.13, 0.30), 0.10, 0.30, 0.10),
     _sample("dress_white", "mens", "solid", "silk", "formal", (0.95, 0.94, 0.90), (0.80, 0.78, 0.72), 0.90, 0.05, 0.15),
-    _sample("oxford_stripe", "mens", "striped", "cotton", "formal", (0.72, 0.82, 0.95), (0.16, 0.30, 0.62), 0.15, 0.25, 0.15),
+    _sample(
+        "oxford_stripe", "mens", "striped", "cotton", "formal", (0.72, 0.82, 0.95), (0.16, 0.30, 0.62), 0.15, 0.25, 0.15
+    ),
     _sample("sand_linen", "mens", "solid", "linen", "casual", (0.85, 0.76, 0.58), (0.62, 0.52, 0.36), 0.05, 0.95, 0.05),
     _sample("breton", "womens", "striped", "linen", "casual", (0.96, 0.96, 0.94), (0.13, 0.20, 0.45), 0.05, 0.90, 0.85),
-    _sample("emerald_silk", "womens", "solid", "silk", "formal", (0.05, 0.45, 0.34), (0.02, 0.28, 0.20), 0.95, 0.05, 0.95),
+    _sample(
+        "emerald_silk", "womens", "solid", "silk", "formal", (0.05, 0.45, 0.34), (0.02, 0.28, 0.20), 0.95, 0.05, 0.95
+    ),
     _sample("gingham", "womens", "plaid", "cotton", "casual", (0.96, 0.80, 0.36), (0.85, 0.35, 0.12), 0.10, 0.30, 0.90),
-    _sample("rose_blouse", "womens", "solid", "cotton", "formal", (0.93, 0.66, 0.72), (0.76, 0.42, 0.50), 0.25, 0.20, 0.85),
+    _sample(
+        "rose_blouse", "womens", "solid", "cotton", "formal", (0.93, 0.66, 0.72), (0.76, 0.42, 0.50), 0.25, 0.20, 0.85
+    ),
 )
 """Eight samples: every option of every group appears, and no two labels are the same."""
 

@@ -49,8 +49,7 @@ def clean_text(text: str) -> str:
     text = _INVISIBLE.sub("", text)
     # Format characters (soft hyphen, joiners) vanish; other controls become spaces.
     text = "".join(
-        "" if unicodedata.category(c) == "Cf" else " " if unicodedata.category(c).startswith("C") else c
-        for c in text
+        "" if unicodedata.category(c) == "Cf" else " " if unicodedata.category(c).startswith("C") else c for c in text
     )
     return " ".join(text.split())
 
@@ -118,7 +117,7 @@ def simple_tokenize(text: str, cjk: str = "chars") -> list[str]:
     tokens: list[str] = []
     start = 0
     for run in _CJK_RUN.finditer(cleaned):
-        tokens += [t for t in _TOKEN.findall(cleaned[start:run.start()]) if not t.isspace()]
+        tokens += [t for t in _TOKEN.findall(cleaned[start : run.start()]) if not t.isspace()]
         tokens += _cjk_words(run.group())
         start = run.end()
     tokens += [t for t in _TOKEN.findall(cleaned[start:]) if not t.isspace()]

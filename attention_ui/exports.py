@@ -99,8 +99,9 @@ def matrix_csv(matrix, row_labels: Sequence[str], col_labels: Sequence[str], cor
     if z.ndim != 2:
         raise ValueError(f"matrix must be 1-D or 2-D, got shape {z.shape}")
     if len(row_labels) != z.shape[0] or len(col_labels) != z.shape[1]:
-        raise ValueError(f"matrix has shape {z.shape} but {len(row_labels)} row labels and "
-                         f"{len(col_labels)} column labels")
+        raise ValueError(
+            f"matrix has shape {z.shape} but {len(row_labels)} row labels and {len(col_labels)} column labels"
+        )
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow([csv_safe(corner)] + [csv_safe(c) for c in col_labels])
@@ -140,9 +141,17 @@ def _remember_format(widget_key: str) -> None:
         st.session_state[FORMAT_STATE] = chosen
 
 
-def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None = None,
-                col_labels: Sequence[str] | None = None, filename: str | None = None,
-                corner: str = "", alt: str | None = None) -> None:
+def show_figure(
+    fig,
+    key: str,
+    *,
+    matrix=None,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    filename: str | None = None,
+    corner: str = "",
+    alt: str | None = None,
+) -> None:
     """Draw ``fig`` with image download (PNG or SVG) and, given ``matrix``, a CSV download.
 
     Parameters
@@ -175,14 +184,25 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
     shown = projector_figure(fig) if presenting else fig
     # The browser merges a new figure into the one it shows, so a font size that disappears
     # from the layout would stay; another key in presentation mode draws the chart afresh.
-    st.plotly_chart(shown, key=f"{key}_present" if presenting else key,
-                    config=plotly_config(stem, _current_format()), alt=alt or alt_text(fig))
+    st.plotly_chart(
+        shown,
+        key=f"{key}_present" if presenting else key,
+        config=plotly_config(stem, _current_format()),
+        alt=alt or alt_text(fig),
+    )
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.caption(t("exports.image_label"), width="content")
-        st.segmented_control(t("exports.image_format"), list(IMAGE_FORMATS),
-                             format_func=lambda f: t(f"exports.format_{f}"), key=fmt_key, required=True,
-                             on_change=_remember_format, args=(fmt_key,), help=t("exports.image_help"),
-                             label_visibility="collapsed")
+        st.segmented_control(
+            t("exports.image_format"),
+            list(IMAGE_FORMATS),
+            format_func=lambda f: t(f"exports.format_{f}"),
+            key=fmt_key,
+            required=True,
+            on_change=_remember_format,
+            args=(fmt_key,),
+            help=t("exports.image_help"),
+            label_visibility="collapsed",
+        )
         if matrix is not None:
             z = np.asarray(matrix, dtype=np.float64)  # (rows, cols) or (cols,)
             n_rows = 1 if z.ndim == 1 else z.shape[0]
@@ -190,9 +210,16 @@ def show_figure(fig, key: str, *, matrix=None, row_labels: Sequence[str] | None 
             rows = list(row_labels) if row_labels is not None else [str(i) for i in range(n_rows)]
             cols = list(col_labels) if col_labels is not None else [str(j) for j in range(n_cols)]
             data = matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
-            st.download_button(t("exports.csv"), data=data, file_name=f"{stem}.csv", mime="text/csv",
-                               key=f"{key}_csv", on_click="ignore", icon=":material/download:",
-                               help=t("exports.csv_help"))
+            st.download_button(
+                t("exports.csv"),
+                data=data,
+                file_name=f"{stem}.csv",
+                mime="text/csv",
+                key=f"{key}_csv",
+                on_click="ignore",
+                icon=":material/download:",
+                help=t("exports.csv_help"),
+            )
 
 
 def alt_text(fig) -> str:

@@ -99,13 +99,27 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
             centre, top = (low + high) / 2, 1.0
         else:  # the first panel on top
             y_low, y_high = 1.0 - high, 1.0 - low
-            layout[f"xaxis{suffix}"] = {"anchor": y, "domain": [0.0, 1.0],
-                                        **({"matches": f"x{n}", "showticklabels": False} if k < n - 1 else {})}
+            layout[f"xaxis{suffix}"] = {
+                "anchor": y,
+                "domain": [0.0, 1.0],
+                **({"matches": f"x{n}", "showticklabels": False} if k < n - 1 else {}),
+            }
             layout[f"yaxis{suffix}"] = {"anchor": x, "domain": [y_low, y_high]}
             centre, top = 0.5, y_high
         if k < len(titles):
-            notes.append({"font": {"size": title_size}, "showarrow": False, "text": titles[k], "x": centre,
-                          "xanchor": "center", "xref": "paper", "y": top, "yanchor": "bottom", "yref": "paper"})
+            notes.append(
+                {
+                    "font": {"size": title_size},
+                    "showarrow": False,
+                    "text": titles[k],
+                    "x": centre,
+                    "xanchor": "center",
+                    "xref": "paper",
+                    "y": top,
+                    "yanchor": "bottom",
+                    "yref": "paper",
+                }
+            )
     layout["annotations"] = notes
     return layout
 
@@ -114,9 +128,22 @@ def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
     return [["−∞" if np.isneginf(x) else f"{x:.{digits}f}" for x in row] for row in z]
 
 
-def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate = ENGLISH, x_title: str = "", y_title: str = "",
-            stack_cjk: bool = False,
-            diverging: bool = False, zmin=None, zmax=None, digits: int = 2, height: int | None = None) -> go.Figure:
+def heatmap(
+    z,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    tr: Translate = ENGLISH,
+    x_title: str = "",
+    y_title: str = "",
+    stack_cjk: bool = False,
+    diverging: bool = False,
+    zmin=None,
+    zmax=None,
+    digits: int = 2,
+    height: int | None = None,
+) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
     Labels are escaped here; pass raw text. Cell values are printed while the matrix is
@@ -143,16 +170,29 @@ def heatmap(z, row_labels, col_labels, *, title: str, tr: Translate = ENGLISH, x
     if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
         trace.update(text=_finite_text(z, digits), texttemplate="%{text}", textfont={"size": 13 if n_cols <= 6 else 10})
     ticks, angle = _x_ticks([escape_label(c) for c in col_labels], stack_cjk=stack_cjk)
-    return figure([trace], title=title, height=height or max(260, 48 + 34 * n_rows),
-                  xaxis={"tickvals": list(range(n_cols)), "ticktext": ticks, "title": {"text": x_title},
-                         "side": "bottom", "tickangle": angle},
-                  yaxis={"tickvals": list(range(n_rows)), "ticktext": [escape_label(r) for r in row_labels],
-                         "title": {"text": y_title}, "autorange": "reversed"})
+    return figure(
+        [trace],
+        title=title,
+        height=height or max(260, 48 + 34 * n_rows),
+        xaxis={
+            "tickvals": list(range(n_cols)),
+            "ticktext": ticks,
+            "title": {"text": x_title},
+            "side": "bottom",
+            "tickangle": angle,
+        },
+        yaxis={
+            "tickvals": list(range(n_rows)),
+            "ticktext": [escape_label(r) for r in row_labels],
+            "title": {"text": y_title},
+            "autorange": "reversed",
+        },
+    )
 
 
 def _width(line: str) -> int:
     """Rough printed width of a label line: a CJK character counts as two Latin ones."""
-    return sum(2 if ord(ch) > 0x2e7f else 1 for ch in line)
+    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in line)
 
 
 def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tuple[list[str], int]:
@@ -167,7 +207,7 @@ def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tup
     """
     if len(labels) <= 8 or sum(_width(label) + 2 for label in labels) <= budget:
         return labels, 0
-    if not stack_cjk or not any(ord(ch) > 0x2e7f for label in labels for ch in label):
+    if not stack_cjk or not any(ord(ch) > 0x2E7F for label in labels for ch in label):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
     if sum(max(_width(line) for line in label.split("<br>")) + 1 for label in stacked) <= budget * 1.2:
@@ -177,45 +217,104 @@ def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tup
 
 def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
-    return heatmap(z, numbered_labels(tokens_q), numbered_labels(tokens_k), title=title, tr=tr,
-                   y_title=tr("figures.query_axis"), x_title=tr("figures.key_axis"), stack_cjk=True, **kw)
+    return heatmap(
+        z,
+        numbered_labels(tokens_q),
+        numbered_labels(tokens_k),
+        title=title,
+        tr=tr,
+        y_title=tr("figures.query_axis"),
+        x_title=tr("figures.key_axis"),
+        stack_cjk=True,
+        **kw,
+    )
 
 
 def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs)."""
     d = np.asarray(z).shape[1]
-    return heatmap(z, numbered_labels(tokens), [f"{symbol}[{c}]" for c in range(d)], title=title, tr=tr,
-                   y_title=tr("figures.token_axis"), diverging=True, **kw)
+    return heatmap(
+        z,
+        numbered_labels(tokens),
+        [f"{symbol}[{c}]" for c in range(d)],
+        title=title,
+        tr=tr,
+        y_title=tr("figures.token_axis"),
+        diverging=True,
+        **kw,
+    )
 
 
-def weights_bar(weights, tokens, *, title: str, tr: Translate = ENGLISH, highlight: int | None = None,
-                percent: bool = True) -> go.Figure:
+def weights_bar(
+    weights, tokens, *, title: str, tr: Translate = ENGLISH, highlight: int | None = None, percent: bool = True
+) -> go.Figure:
     """One value per key token j as a bar: α̂_ij as percentages, or raw/scaled scores."""
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
-    bar = {"type": "bar", "x": list(range(len(w))), "y": w, "text": text, "textposition": "outside",
-           "marker": {"color": colors}, "hovertemplate": tr("figures.hover_key", j="%{x}") + ": %{y:.4f}<extra></extra>"}
-    yaxis = ({"range": [0, max(1.0, float(w.max()) * 1.15)], "title": {"text": tr("figures.weight_axis")}}
-             if percent else {"title": {"text": tr("figures.score_axis")}})
+    bar = {
+        "type": "bar",
+        "x": list(range(len(w))),
+        "y": w,
+        "text": text,
+        "textposition": "outside",
+        "marker": {"color": colors},
+        "hovertemplate": tr("figures.hover_key", j="%{x}") + ": %{y:.4f}<extra></extra>",
+    }
+    yaxis = (
+        {"range": [0, max(1.0, float(w.max()) * 1.15)], "title": {"text": tr("figures.weight_axis")}}
+        if percent
+        else {"title": {"text": tr("figures.score_axis")}}
+    )
     ticks, angle = _x_ticks(token_labels(tokens), budget=130)  # a full-width chart
-    return figure([bar], title=title, height=340, yaxis=yaxis,
-                  xaxis={"tickvals": list(range(len(w))), "ticktext": ticks,
-                         "title": {"text": tr("figures.key_axis_short")}, "tickangle": angle})
+    return figure(
+        [bar],
+        title=title,
+        height=340,
+        yaxis=yaxis,
+        xaxis={
+            "tickvals": list(range(len(w))),
+            "ticktext": ticks,
+            "title": {"text": tr("figures.key_axis_short")},
+            "tickangle": angle,
+        },
+    )
 
 
 def contributions_bar(contributions, tokens, output, *, title: str, tr: Translate = ENGLISH) -> go.Figure:
     """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j."""
     c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
     d_v = c.shape[1]
-    bars = [{"type": "bar", "x": list(range(d_v)), "y": c[j], "name": label,
-             "marker": {"color": TOKEN_COLORS[j % len(TOKEN_COLORS)]},
-             "hovertemplate": "%{fullData.name}: %{y:.4f}<extra></extra>"}
-            for j, label in enumerate(token_labels(tokens))]
-    marks = {"type": "scatter", "x": list(range(d_v)), "y": np.asarray(output), "mode": "markers+text",
-             "name": tr("figures.output_marker"), "text": [f"{x:.3f}" for x in output], "textposition": "top center",
-             "marker": {"symbol": "diamond", "size": 12, "color": "black"}}
-    return figure([*bars, marks], title=title, height=380, barmode="relative",
-                  legend={"orientation": "h", "y": -0.2},
-                  xaxis={"tickvals": list(range(d_v)), "ticktext": [f"b[{c_}]" for c_ in range(d_v)],
-                         "title": {"text": tr("figures.output_axis")}})
+    bars = [
+        {
+            "type": "bar",
+            "x": list(range(d_v)),
+            "y": c[j],
+            "name": label,
+            "marker": {"color": TOKEN_COLORS[j % len(TOKEN_COLORS)]},
+            "hovertemplate": "%{fullData.name}: %{y:.4f}<extra></extra>",
+        }
+        for j, label in enumerate(token_labels(tokens))
+    ]
+    marks = {
+        "type": "scatter",
+        "x": list(range(d_v)),
+        "y": np.asarray(output),
+        "mode": "markers+text",
+        "name": tr("figures.output_marker"),
+        "text": [f"{x:.3f}" for x in output],
+        "textposition": "top center",
+        "marker": {"symbol": "diamond", "size": 12, "color": "black"},
+    }
+    return figure(
+        [*bars, marks],
+        title=title,
+        height=380,
+        barmode="relative",
+        legend={"orientation": "h", "y": -0.2},
+        xaxis={
+            "tickvals": list(range(d_v)),
+            "ticktext": [f"b[{c_}]" for c_ in range(d_v)],
+            "title": {"text": tr("figures.output_axis")},
+        },
+    )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import string
 import tomllib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGS = {"en": "English", "zh": "中文"}
@@ -29,7 +29,7 @@ DEFAULT_LANG = "en"
 LOCALES = Path(__file__).with_name("locales")
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, str]:
     """All strings of ``lang`` as {"namespace.name": template}, read once per process."""
     out: dict[str, str] = {}
@@ -42,8 +42,9 @@ def catalog(lang: str) -> dict[str, str]:
 
 def placeholders(template: str) -> set[str]:
     """The named fields of a template: ``placeholders("{n} of {total}") == {"n", "total"}``."""
-    return {field.split(".")[0].split("[")[0]
-            for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+    return {
+        field.split(".")[0].split("[")[0] for _, field, _, _ in string.Formatter().parse(template) if field is not None
+    }
 
 
 def translate(lang: str, key: str, **values) -> str:

@@ -37,8 +37,10 @@ def _ellipse(yy, xx, cy, cx, ry, rx):
 
 def _triangle(yy, xx, p0, p1, p2):
     """Pixels inside the triangle with corners (x, y) p0, p1, p2."""
+
     def side(a, b):
         return (xx - b[0]) * (a[1] - b[1]) - (a[0] - b[0]) * (yy - b[1])
+
     d1, d2, d3 = side(p0, p1), side(p1, p2), side(p2, p0)
     neg = (d1 < 0) | (d2 < 0) | (d3 < 0)
     pos = (d1 > 0) | (d2 > 0) | (d3 > 0)
@@ -58,11 +60,17 @@ def scene() -> np.ndarray:
     def paint(mask, colour):
         img[mask] = colour
 
-    halo = np.exp(-(((yy - 70) ** 2 + (xx - 630) ** 2) / (2 * 55.0 ** 2)))[..., None]  # (H, W, 1)
+    halo = np.exp(-(((yy - 70) ** 2 + (xx - 630) ** 2) / (2 * 55.0**2)))[..., None]  # (H, W, 1)
     img[:] = img * (1 - 0.5 * halo) + 0.5 * halo * np.array([1.0, 0.95, 0.7])
     paint(_disk(yy, xx, 70, 630, 34), (1.0, 0.84, 0.25))
-    for cy, cx, ry, rx in ((60, 150, 18, 46), (48, 185, 22, 34), (62, 215, 15, 36),
-                           (95, 420, 14, 40), (86, 448, 18, 30), (97, 478, 12, 30)):
+    for cy, cx, ry, rx in (
+        (60, 150, 18, 46),
+        (48, 185, 22, 34),
+        (62, 215, 15, 36),
+        (95, 420, 14, 40),
+        (86, 448, 18, 30),
+        (97, 478, 12, 30),
+    ):
         paint(_ellipse(yy, xx, cy, cx, ry, rx), (0.98, 0.98, 1.0))
     hills = 235 + 18 * np.sin(xx / 95.0) + 10 * np.sin(xx / 37.0 + 1.0)  # (H, W)
     paint(yy > hills, (0.47, 0.66, 0.52))
@@ -158,7 +166,7 @@ def blur(img: np.ndarray, radius: int = 7, passes: int = 3) -> np.ndarray:
 def focus_mask(shape: tuple[int, int], cx: float, cy: float, radius: float) -> np.ndarray:
     """1 inside the focus circle (centre cx, cy in pixels), fading smoothly to 0 by twice its
     radius; shape (H, W)."""
-    yy, xx = np.mgrid[0:shape[0], 0:shape[1]]  # (H, W)
+    yy, xx = np.mgrid[0 : shape[0], 0 : shape[1]]  # (H, W)
     d = np.hypot(xx - cx, yy - cy)  # (H, W)
     t = np.clip((d - radius) / max(radius, 1.0), 0.0, 1.0)
     return 1.0 - t * t * (3 - 2 * t)  # smoothstep from 1 to 0
@@ -175,8 +183,16 @@ def foveated_scene(fx: float, fy: float, radius: float) -> np.ndarray:
     return foveate(scene(), fx, fy, radius, coarse=_coarse_scene())
 
 
-def foveate(img: np.ndarray, fx: float, fy: float, radius: float, *, blur_radius: int = 7,
-            desaturate: float = 0.45, coarse: np.ndarray | None = None) -> np.ndarray:
+def foveate(
+    img: np.ndarray,
+    fx: float,
+    fy: float,
+    radius: float,
+    *,
+    blur_radius: int = 7,
+    desaturate: float = 0.45,
+    coarse: np.ndarray | None = None,
+) -> np.ndarray:
     """What the eye takes in while fixating (fx, fy), given as fractions 0…1 of the width and
     height: sharp inside the focus, blurred and paler in colour outside. uint8, same shape.
 
@@ -212,27 +228,58 @@ def focus_picture(img: np.ndarray, *, title: str = "") -> go.Figure:
     source = "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
     xs, ys = np.meshgrid(np.arange(CLICK_GRID // 2, w, CLICK_GRID), np.arange(CLICK_GRID // 2, h, CLICK_GRID))
     picture = {"type": "image", "source": source, "hoverinfo": "skip"}
-    targets = {"type": "scatter", "x": xs.ravel(), "y": ys.ravel(), "mode": "markers", "hoverinfo": "none",
-               "marker": {"size": CLICK_GRID, "opacity": 0.0}, "showlegend": False,
-               "selected": {"marker": {"opacity": 0.0}}, "unselected": {"marker": {"opacity": 0.0}}}
-    return figure([picture, targets], title=title or None, margin={"l": 0, "r": 0, "t": 0, "b": 0}, height=h,
-                  clickmode="event+select", dragmode=False, hovermode="closest",
-                  xaxis={"visible": False, "range": [-0.5, w - 0.5], "fixedrange": True},
-                  yaxis={"visible": False, "range": [h - 0.5, -0.5], "fixedrange": True, "scaleanchor": "x"})
+    targets = {
+        "type": "scatter",
+        "x": xs.ravel(),
+        "y": ys.ravel(),
+        "mode": "markers",
+        "hoverinfo": "none",
+        "marker": {"size": CLICK_GRID, "opacity": 0.0},
+        "showlegend": False,
+        "selected": {"marker": {"opacity": 0.0}},
+        "unselected": {"marker": {"opacity": 0.0}},
+    }
+    return figure(
+        [picture, targets],
+        title=title or None,
+        margin={"l": 0, "r": 0, "t": 0, "b": 0},
+        height=h,
+        clickmode="event+select",
+        dragmode=False,
+        hovermode="closest",
+        xaxis={"visible": False, "range": [-0.5, w - 0.5], "fixedrange": True},
+        yaxis={"visible": False, "range": [h - 0.5, -0.5], "fixedrange": True, "scaleanchor": "x"},
+    )
 
 
-def allocation_bars(items: list[str], amounts, *, title: str, colour: str, y_max: float,
-                    unit: str = "") -> go.Figure:
+def allocation_bars(items: list[str], amounts, *, title: str, colour: str, y_max: float, unit: str = "") -> go.Figure:
     """One bar per item, its amount printed on the bar; the same y range for both charts."""
     amounts = np.asarray(amounts, dtype=np.float64)  # (n,)
-    bar = {"type": "bar", "x": list(range(len(items))), "y": amounts, "marker": {"color": colour},
-           "text": [f"{a:.1f}{unit}" for a in amounts], "textposition": "outside", "textfont": {"size": 15},
-           "hovertemplate": "%{y:.2f}<extra></extra>", "cliponaxis": False}
-    return figure([bar], title=title, height=340, margin={"l": 10, "r": 10, "t": 56, "b": 10}, showlegend=False,
-                  bargap=0.3,
-                  xaxis={"tickvals": list(range(len(items))), "ticktext": [escape_label(i) for i in items],
-                         "tickfont": {"size": 15}},
-                  yaxis={"range": [0, y_max], "showticklabels": False, "showgrid": False})
+    bar = {
+        "type": "bar",
+        "x": list(range(len(items))),
+        "y": amounts,
+        "marker": {"color": colour},
+        "text": [f"{a:.1f}{unit}" for a in amounts],
+        "textposition": "outside",
+        "textfont": {"size": 15},
+        "hovertemplate": "%{y:.2f}<extra></extra>",
+        "cliponaxis": False,
+    }
+    return figure(
+        [bar],
+        title=title,
+        height=340,
+        margin={"l": 10, "r": 10, "t": 56, "b": 10},
+        showlegend=False,
+        bargap=0.3,
+        xaxis={
+            "tickvals": list(range(len(items))),
+            "ticktext": [escape_label(i) for i in items],
+            "tickfont": {"size": 15},
+        },
+        yaxis={"range": [0, y_max], "showticklabels": False, "showgrid": False},
+    )
 
 
 def reading_html(units: list[tuple[str, float | None]], weights) -> str:
@@ -256,9 +303,15 @@ def reading_html(units: list[tuple[str, float | None]], weights) -> str:
         rel = w / top if top > 0 else 1.0
         opacity = 0.18 + 0.82 * rel
         bold = 700 if rel > 0.55 else 400
-        glow = (f"background:rgba(255,196,0,{0.55 * rel * rel:.3f});border-radius:0.25em;padding:0 0.1em;"
-                if rel > 0.3 else "")
-        parts.append(f'<span data-weight="{w:.6f}" style="opacity:{opacity:.3f};font-weight:{bold};{glow}">'
-                     f'{safe}</span>')
-    return ('<div class="reading" style="font-size:1.55rem;line-height:2.1;padding:0.6rem 1rem;'
-            'border-left:4px solid #f0b400;background:#fffdf5">' + "".join(parts) + "</div>")
+        glow = (
+            f"background:rgba(255,196,0,{0.55 * rel * rel:.3f});border-radius:0.25em;padding:0 0.1em;"
+            if rel > 0.3
+            else ""
+        )
+        parts.append(
+            f'<span data-weight="{w:.6f}" style="opacity:{opacity:.3f};font-weight:{bold};{glow}">{safe}</span>'
+        )
+    return (
+        '<div class="reading" style="font-size:1.55rem;line-height:2.1;padding:0.6rem 1rem;'
+        'border-left:4px solid #f0b400;background:#fffdf5">' + "".join(parts) + "</div>"
+    )

@@ -43,37 +43,60 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
     columns = domains(n_heads, 0.008)  # x domain of each head
     rows = domains(n_layers, 0.03)  # y domain of each layer, from the top
     traces, layout = [], {}
-    hover = (tr("figures.grid_hover_head", layer="{layer}", head="{head}") + "<br>"
-             + tr("figures.grid_hover_cell", i="%{{y}}", j="%{{x}}") + "<br>α̂ = %{{z:.3f}}<extra></extra>")
+    hover = (
+        tr("figures.grid_hover_head", layer="{layer}", head="{head}")
+        + "<br>"
+        + tr("figures.grid_hover_cell", i="%{{y}}", j="%{{x}}")
+        + "<br>α̂ = %{{z:.3f}}<extra></extra>"
+    )
     for layer in range(n_layers):
         y1, y0 = 1.0 - rows[layer][0], max(0.0, 1.0 - rows[layer][1])
         for h in range(n_heads):
             n = layer * n_heads + h + 1
             suffix = axis_suffix(n)
-            traces.append({  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
-                "type": "heatmap",
-                "z": w[layer, h].astype(np.float32),  # (T, T)
-                "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-                "colorscale": COLORSCALE, "zmin": 0.0, "zmax": 1.0, "showscale": n == 1,
-                "hovertemplate": hover.format(layer=layer, head=h),
-            })
+            traces.append(
+                {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
+                    "type": "heatmap",
+                    "z": w[layer, h].astype(np.float32),  # (T, T)
+                    "xaxis": f"x{suffix}",
+                    "yaxis": f"y{suffix}",
+                    "colorscale": COLORSCALE,
+                    "zmin": 0.0,
+                    "zmax": 1.0,
+                    "showscale": n == 1,
+                    "hovertemplate": hover.format(layer=layer, head=h),
+                }
+            )
             axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
             layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
             layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
-    labels = [{"text": tr("figures.grid_head", head=h), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
-              for h, (x0, x1) in enumerate(columns)]
-    labels += [{"text": tr("figures.grid_layer", layer=layer), "x": 0.0, "xanchor": "right",
-                "y": 1.0 - (top + bottom) / 2}
-               for layer, (top, bottom) in enumerate(rows)]
-    layout["annotations"] = [{"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 12}, **label}
-                             for label in labels]
+    labels = [
+        {"text": tr("figures.grid_head", head=h), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
+        for h, (x0, x1) in enumerate(columns)
+    ]
+    labels += [
+        {"text": tr("figures.grid_layer", layer=layer), "x": 0.0, "xanchor": "right", "y": 1.0 - (top + bottom) / 2}
+        for layer, (top, bottom) in enumerate(rows)
+    ]
+    layout["annotations"] = [
+        {"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 12}, **label} for label in labels
+    ]
     if selected is not None:
         layer, h = selected
         n = layer * n_heads + h + 1
         suffix = axis_suffix(n)
-        layout["shapes"] = [{"type": "rect", "xref": f"x{suffix} domain", "yref": f"y{suffix} domain",
-                             "x0": -0.07, "x1": 1.07, "y0": -0.07, "y1": 1.07,
-                             "line": {"color": SELECTED, "width": 3}}]
+        layout["shapes"] = [
+            {
+                "type": "rect",
+                "xref": f"x{suffix} domain",
+                "yref": f"y{suffix} domain",
+                "x0": -0.07,
+                "x1": 1.07,
+                "y0": -0.07,
+                "y1": 1.07,
+                "line": {"color": SELECTED, "width": 3},
+            }
+        ]
     traces[0]["colorbar"] = {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01}
     layout.update(title=title, height=90 + THUMB_PX * n_layers, margin={"l": 60, "r": 40, "t": 80, "b": 10})
     return go.Figure(data=traces, layout=layout)

@@ -23,6 +23,7 @@ from .safe import escape_label
 def _en(key: str, **fields) -> str:  # for the doctests
     return _translate("en", key, **fields)
 
+
 MASK_COLORS = [[0.0, "#e6e6e6"], [1.0, "#2a6fb0"]]  # 0 = blocked (light grey), 1 = allowed (blue)
 BOUNDARY = "#ffffff"
 FLAT_LABEL_BUDGET = 36  # characters of column labels that fit flat under a half-width (or narrower) chart
@@ -31,7 +32,7 @@ FLAT_LABEL_BUDGET = 36  # characters of column labels that fit flat under a half
 def _label_width(labels) -> int:
     """Rough printed width of tick labels in Latin characters (a CJK character counts as 2,
     plus a gap of 2 between labels)."""
-    return sum(sum(2 if ord(ch) > 0x2e7f else 1 for ch in str(label)) + 2 for label in labels)
+    return sum(sum(2 if ord(ch) > 0x2E7F else 1 for ch in str(label)) + 2 for label in labels)
 
 
 def _tilt(fig: go.Figure, labels, budget: int = FLAT_LABEL_BUDGET) -> go.Figure:
@@ -68,19 +69,29 @@ def attention_map(z, tokens_q, tokens_k, *, title: str, y_title: str, x_title: s
     if z.shape != (len(tokens_q), len(tokens_k)):
         raise ValueError(f"matrix of shape {z.shape} for {len(tokens_q)} query and {len(tokens_k)} key tokens")
     columns = numbered(tokens_k)
-    return _tilt(heatmap(z, numbered(tokens_q), columns, title=title, y_title=y_title, x_title=x_title, tr=tr,
-                         **kw), columns)
+    return _tilt(
+        heatmap(z, numbered(tokens_q), columns, title=title, y_title=y_title, x_title=x_title, tr=tr, **kw), columns
+    )
 
 
 def vectors_map(z, tokens, *, title: str, y_title: str, tr: Translate, symbol: str = "b", **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (e.g. the outputs b_i), columns b[0] … b[d-1]."""
     z = np.asarray(z, dtype=np.float64)  # (T, d)
-    return heatmap(z, numbered(tokens), [f"{symbol}[{c}]" for c in range(z.shape[1])], title=title,
-                   y_title=y_title, tr=tr, diverging=True, **kw)
+    return heatmap(
+        z,
+        numbered(tokens),
+        [f"{symbol}[{c}]" for c in range(z.shape[1])],
+        title=title,
+        y_title=y_title,
+        tr=tr,
+        diverging=True,
+        **kw,
+    )
 
 
-def concatenated_heads(outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels,
-                       tr: Translate, **kw) -> go.Figure:
+def concatenated_heads(
+    outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels, tr: Translate, **kw
+) -> go.Figure:
     """The heads' outputs side by side, (T, H·d_v), with a white line between heads and the
     head's name above its block of columns.
 
@@ -101,12 +112,31 @@ def concatenated_heads(outputs, tokens, n_heads: int, *, title: str, y_title: st
     fig = heatmap(z, numbered(tokens), columns, title=title, y_title=y_title, tr=tr, diverging=True, **kw)
     # Set on the built figure in one assignment each: add_vline / add_annotation per head
     # re-validate the whole layout every call (9.6 ms for 3 heads, against 1.5 ms for the heatmap).
-    fig.layout.shapes = [{"type": "line", "x0": h * d_v - 0.5, "x1": h * d_v - 0.5, "xref": "x",
-                          "y0": 0, "y1": 1, "yref": "y domain", "line": {"color": BOUNDARY, "width": 4}}
-                         for h in range(1, n_heads)]
-    fig.layout.annotations = [{"x": h * d_v + (d_v - 1) / 2, "y": 1.0, "yref": "paper", "yanchor": "bottom",
-                               "showarrow": False, "text": escape_label(head_labels[h]), "font": {"size": 14}}
-                              for h in range(n_heads)]
+    fig.layout.shapes = [
+        {
+            "type": "line",
+            "x0": h * d_v - 0.5,
+            "x1": h * d_v - 0.5,
+            "xref": "x",
+            "y0": 0,
+            "y1": 1,
+            "yref": "y domain",
+            "line": {"color": BOUNDARY, "width": 4},
+        }
+        for h in range(1, n_heads)
+    ]
+    fig.layout.annotations = [
+        {
+            "x": h * d_v + (d_v - 1) / 2,
+            "y": 1.0,
+            "yref": "paper",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "text": escape_label(head_labels[h]),
+            "font": {"size": 14},
+        }
+        for h in range(n_heads)
+    ]
     fig.layout.margin.t = 80
     return fig
 
@@ -120,7 +150,18 @@ def mask_map(mask, tokens, *, title: str, y_title: str, x_title: str, tr: Transl
     (['1', '0'], ['1', '1'])
     """
     m = np.asarray(mask, dtype=bool)  # (T_q, T_k)
-    fig = attention_map(m.astype(np.float64), tokens, tokens, title=title, y_title=y_title, x_title=x_title,
-                        tr=tr, zmin=0.0, zmax=1.0, digits=0, **kw)
+    fig = attention_map(
+        m.astype(np.float64),
+        tokens,
+        tokens,
+        title=title,
+        y_title=y_title,
+        x_title=x_title,
+        tr=tr,
+        zmin=0.0,
+        zmax=1.0,
+        digits=0,
+        **kw,
+    )
     fig.data[0].update(colorscale=MASK_COLORS, showscale=False, xgap=1, ygap=1)
     return fig

@@ -61,8 +61,15 @@ def presentation_toggle() -> bool:
 
     from attention_ui.i18n import t
 
-    return bool(st.toggle(t("presentation.toggle"), key=STATE_KEY, bind="query-params",
-                          value=False, help=t("presentation.toggle_help")))
+    return bool(
+        st.toggle(
+            t("presentation.toggle"),
+            key=STATE_KEY,
+            bind="query-params",
+            value=False,
+            help=t("presentation.toggle_help"),
+        )
+    )
 
 
 def apply_presentation(enabled: bool) -> None:

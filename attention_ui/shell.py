@@ -91,8 +91,10 @@ def init_lang() -> str:
 def navigation_pages() -> list:
     """The st.Page list app.py hands to st.navigation, built from NAV."""
     init_lang()
-    return [st.Page(f"pages/{page}.py", title=t(f"shell.nav_{page}"), icon=icon, url_path=page,
-                    default=page == NAV[0][0]) for page, icon in NAV]
+    return [
+        st.Page(f"pages/{page}.py", title=t(f"shell.nav_{page}"), icon=icon, url_path=page, default=page == NAV[0][0])
+        for page, icon in NAV
+    ]
 
 
 def _set_lang() -> None:
@@ -106,13 +108,27 @@ def language_switch() -> str:
     """The English / 中文 switch at the top of the sidebar; returns the language."""
     lang = init_lang()
     st.session_state["lang_picker"] = lang  # widget state is dropped on page change: set it each run
-    st.segmented_control(t("shell.language"), list(LANGS), format_func=LANGS.get, key="lang_picker",
-                         on_change=_set_lang, label_visibility="collapsed")
+    st.segmented_control(
+        t("shell.language"),
+        list(LANGS),
+        format_func=LANGS.get,
+        key="lang_picker",
+        on_change=_set_lang,
+        label_visibility="collapsed",
+    )
     return lang
 
 
-DEFAULTS = {"sentence": DEFAULT_SENTENCE, "toy": False, "identity": False, "d_k": 4, "seed": 0,
-            "scaled": True, "positional": True, "cjk": "chars"}
+DEFAULTS = {
+    "sentence": DEFAULT_SENTENCE,
+    "toy": False,
+    "identity": False,
+    "d_k": 4,
+    "seed": 0,
+    "scaled": True,
+    "positional": True,
+    "cjk": "chars",
+}
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
 
 
@@ -144,26 +160,47 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         lang = language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
         st.header(t("shell.your_sentence"))
-        sentence = st.text_input(t("shell.sentence"), max_chars=MAX_CHARS, key="sentence", bind="query-params",
-                                 help=t("shell.sentence_help", max_tokens=MAX_TOKENS),
-                                 value=DEFAULTS["sentence"])
+        sentence = st.text_input(
+            t("shell.sentence"),
+            max_chars=MAX_CHARS,
+            key="sentence",
+            bind="query-params",
+            help=t("shell.sentence_help", max_tokens=MAX_TOKENS),
+            value=DEFAULTS["sentence"],
+        )
         st.header(t("shell.settings"))
-        toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"),
-                        value=DEFAULTS["toy"])
+        toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
         cjk = _cjk_control(sentence or "", toy)
-        identity = st.toggle(t("shell.identity"), key="identity", bind="query-params",
-                             value=DEFAULTS["identity"])
-        d_k = st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=identity,
-                        value=DEFAULTS["d_k"])
-        seed = st.number_input(t("shell.seed"), 0, 10_000, step=1, key="seed",
-                               bind="query-params", disabled=identity, value=DEFAULTS["seed"])
+        identity = st.toggle(t("shell.identity"), key="identity", bind="query-params", value=DEFAULTS["identity"])
+        d_k = st.slider(
+            t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=identity, value=DEFAULTS["d_k"]
+        )
+        seed = st.number_input(
+            t("shell.seed"),
+            0,
+            10_000,
+            step=1,
+            key="seed",
+            bind="query-params",
+            disabled=identity,
+            value=DEFAULTS["seed"],
+        )
         scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
-        positional = st.toggle(t("shell.positional"), key="positional", bind="query-params",
-                               value=DEFAULTS["positional"])
+        positional = st.toggle(
+            t("shell.positional"), key="positional", bind="query-params", value=DEFAULTS["positional"]
+        )
         presentation_toggle()
         st.session_state[_SHARE_BOX] = st.container()  # filled by app.py after the page (share_link)
-    values = {"sentence": sentence, "toy": toy, "identity": identity, "d_k": d_k, "seed": seed,
-              "scaled": scaled, "positional": positional, "cjk": cjk}
+    values = {
+        "sentence": sentence,
+        "toy": toy,
+        "identity": identity,
+        "d_k": d_k,
+        "seed": seed,
+        "scaled": scaled,
+        "positional": positional,
+        "cjk": cjk,
+    }
     for key, value in values.items():
         st.session_state[f"_keep_{key}"] = value
     shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
@@ -172,8 +209,15 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         for page_id, icon in NAV:
             st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=shared)
     source = "toy" if toy else "model"
-    settings = LessonSettings(d_k=int(d_k), projection="identity" if identity else "random", seed=int(seed),
-                              scaled=bool(scaled), positional=bool(positional), max_tokens=MAX_TOKENS, cjk=cjk)
+    settings = LessonSettings(
+        d_k=int(d_k),
+        projection="identity" if identity else "random",
+        seed=int(seed),
+        scaled=bool(scaled),
+        positional=bool(positional),
+        max_tokens=MAX_TOKENS,
+        cjk=cjk,
+    )
     return sentence or "", source, settings
 
 
@@ -194,9 +238,15 @@ def _cjk_control(sentence: str, toy: bool) -> str:
     mode = kept
     if has_cjk(sentence):
         state["cjk"] = kept
-        chosen = st.segmented_control(t("shell.cjk"), list(CJK_MODES), format_func=lambda m: t(f"shell.cjk_{m}"),
-                                      key="cjk", selection_mode="single", disabled=not toy,
-                                      help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"))
+        chosen = st.segmented_control(
+            t("shell.cjk"),
+            list(CJK_MODES),
+            format_func=lambda m: t(f"shell.cjk_{m}"),
+            key="cjk",
+            selection_mode="single",
+            disabled=not toy,
+            help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"),
+        )
         mode = chosen if chosen in CJK_MODES else kept  # None: the learner clicked the chosen option off
     keep_in_url("cjk", mode, DEFAULTS["cjk"])
     if mode == "words" and toy and not word_segmenter_available():
@@ -244,8 +294,7 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
     sentence cannot be used.
     """
     init_lang()
-    st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎",
-                       layout="wide")
+    st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎", layout="wide")
     state = st.session_state
     drawn = state.pop(_SIDEBAR_THIS_RUN, None)
     if drawn is None and not state.get(_THROUGH_APP):
@@ -328,20 +377,23 @@ def url_picker(label: str, name: str, count: int, fmt, *, key: str | None = None
     Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
     """
     value = url_int(name, count, default)
-    chosen = st.segmented_control(label, list(range(count)), format_func=fmt, key=key or f"{name}_picker",
-                                  default=value, selection_mode="single")
+    chosen = st.segmented_control(
+        label, list(range(count)), format_func=fmt, key=key or f"{name}_picker", default=value, selection_mode="single"
+    )
     if chosen is not None and chosen != value:
         st.session_state[name] = value = int(chosen)
         keep_in_url(name, value)
     return value
 
 
-def token_picker(label: str, tokens: list[str], *, key: str | None = None, param: str = "token",
-                 default: int = 0) -> int:
+def token_picker(
+    label: str, tokens: list[str], *, key: str | None = None, param: str = "token", default: int = 0
+) -> int:
     """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
     kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``."""
-    return url_picker(label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key,
-                      default=default)
+    return url_picker(
+        label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key, default=default
+    )
 
 
 def keep_in_url(name: str, value, default=None) -> None:

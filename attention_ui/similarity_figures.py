@@ -24,13 +24,27 @@ MAX_LABELLED_BARS = 12  # beyond this, a third of the page has no room for token
 def _tick_step(n: int) -> int:
     """Tick every column while they fit in a third of the page, else every 3rd or 5th."""
     return 1 if n <= 12 else 3 if n <= 16 else 5
+
+
 _MARGIN = {"l": 10, "r": 10, "t": 56, "b": 10}
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
 
 
-def matrix_heatmap(z, row_labels, col_labels, *, title: str, x_title: str, y_title: str, hover: str,
-                   zmin: float | None = None, zmax: float | None = None, diverging: bool = True,
-                   digits: int = 2, first: bool = True) -> go.Figure:
+def matrix_heatmap(
+    z,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: str,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    diverging: bool = True,
+    digits: int = 2,
+    first: bool = True,
+) -> go.Figure:
     """One (T_q, T_k) similarity or weight matrix; rows = query i (top to bottom), columns = key j.
 
     Integer positions with tick labels (Plotly would merge repeated tokens); labels are
@@ -49,18 +63,44 @@ def matrix_heatmap(z, row_labels, col_labels, *, title: str, x_title: str, y_tit
     if diverging and zmin is None and zmax is None:
         bound = float(np.abs(z).max()) or 1.0
         zmin, zmax = -bound, bound
-    trace = {"type": "heatmap", "z": z, "x": list(range(n_cols)), "y": list(range(n_rows)), "zmin": zmin,
-             "zmax": zmax, "colorscale": DIVERGING if diverging else COLORSCALE, "hovertemplate": hover,
-             "customdata": cells, "colorbar": {"thickness": 10, "len": 0.9, "xpad": 4}}
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": list(range(n_cols)),
+        "y": list(range(n_rows)),
+        "zmin": zmin,
+        "zmax": zmax,
+        "colorscale": DIVERGING if diverging else COLORSCALE,
+        "hovertemplate": hover,
+        "customdata": cells,
+        "colorbar": {"thickness": 10, "len": 0.9, "xpad": 4},
+    }
     if n_cols <= MAX_CELL_COLS:
-        trace.update(text=[[f"{x:.{digits}f}" for x in row] for row in z], texttemplate="%{text}",
-                     textfont={"size": 12 if n_cols <= 6 else 10})
+        trace.update(
+            text=[[f"{x:.{digits}f}" for x in row] for row in z],
+            texttemplate="%{text}",
+            textfont={"size": 12 if n_cols <= 6 else 10},
+        )
     ticks = list(range(0, n_cols, _tick_step(n_cols)))
-    return figure([trace], title=title, height=max(300, 90 + (30 if n_rows <= 12 else 22) * n_rows), margin=_MARGIN,
-                  xaxis={"tickvals": ticks, "ticktext": [str(j) for j in ticks], "title": {"text": x_title},
-                         "side": "bottom", "tickangle": 0},
-                  yaxis={"tickvals": list(range(n_rows)), "ticktext": rows, "title": {"text": y_title if first else ""},
-                         "autorange": "reversed"})
+    return figure(
+        [trace],
+        title=title,
+        height=max(300, 90 + (30 if n_rows <= 12 else 22) * n_rows),
+        margin=_MARGIN,
+        xaxis={
+            "tickvals": ticks,
+            "ticktext": [str(j) for j in ticks],
+            "title": {"text": x_title},
+            "side": "bottom",
+            "tickangle": 0,
+        },
+        yaxis={
+            "tickvals": list(range(n_rows)),
+            "ticktext": rows,
+            "title": {"text": y_title if first else ""},
+            "autorange": "reversed",
+        },
+    )
 
 
 def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
@@ -72,21 +112,38 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
     keys = list(range(len(key_labels)))
     labels = [escape_label(label) for label in key_labels]
     few = len(keys) <= MAX_LABELLED_BARS  # else: ticks by number j, token names in the hover
-    ticks = keys if few else keys[::_tick_step(len(keys))]
+    ticks = keys if few else keys[:: _tick_step(len(keys))]
     bars = []
     for col, (name, panel, values) in enumerate(rows, start=1):
         values = np.asarray(values, dtype=np.float64)  # (T_k,)
         suffix = axis_suffix(col)
-        bars.append({"type": "bar", "x": keys, "y": values, "name": panel, "marker": {"color": COLORS[name]},
-                     "customdata": labels, "text": [f"{x:.2f}" for x in values] if few else None,
-                     "textposition": "outside", "cliponaxis": False, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-                     "hovertemplate": "%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"})
+        bars.append(
+            {
+                "type": "bar",
+                "x": keys,
+                "y": values,
+                "name": panel,
+                "marker": {"color": COLORS[name]},
+                "customdata": labels,
+                "text": [f"{x:.2f}" for x in values] if few else None,
+                "textposition": "outside",
+                "cliponaxis": False,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": "%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>",
+            }
+        )
         top = float(np.abs(values).max()) or 1.0
-        layout[f"yaxis{suffix}"].update(range=[min(0.0, float(values.min())) - 0.18 * top,
-                                               max(0.0, float(values.max())) + 0.18 * top],
-                                        zeroline=True, zerolinecolor="#888")
-        layout[f"xaxis{suffix}"].update(tickvals=ticks, ticktext=[labels[j] if few else str(j) for j in ticks],
-                                        tickangle=-45 if few and len(keys) > 3 else 0)
+        layout[f"yaxis{suffix}"].update(
+            range=[min(0.0, float(values.min())) - 0.18 * top, max(0.0, float(values.max())) + 0.18 * top],
+            zeroline=True,
+            zerolinecolor="#888",
+        )
+        layout[f"xaxis{suffix}"].update(
+            tickvals=ticks,
+            ticktext=[labels[j] if few else str(j) for j in ticks],
+            tickangle=-45 if few and len(keys) > 3 else 0,
+        )
     middle = (len(rows) + 1) // 2
     layout[f"xaxis{axis_suffix(middle)}"]["title"] = {"text": x_title}
     return figure(bars, title=title, height=400, showlegend=False, margin={**_MARGIN, "t": 84}, **layout)
@@ -104,16 +161,37 @@ def weight_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) 
     keys = list(range(len(key_labels)))
     labels = [escape_label(label) for label in key_labels]
     printed = len(keys) * len(weights) <= MAX_PRINTED_BARS  # values on the bars while they fit
-    bars = [{"type": "bar", "x": keys, "y": np.asarray(values, dtype=np.float64), "name": legend,  # (T_k,)
-             "marker": {"color": COLORS[name]}, "customdata": labels,
-             "texttemplate": "%{y:.2f}" if printed else None, "textposition": "outside", "textfont": {"size": 10},
-             "cliponaxis": False, "hovertemplate": "%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>"}
-            for name, legend, values in weights]
-    return figure(bars, title=title, barmode="group", height=400, margin={**_MARGIN, "t": 90},
-                  legend={**_LEGEND, "y": 1.02},
-                  xaxis={"title": {"text": x_title}, "tickvals": keys, "ticktext": labels,
-                         "tickangle": -45 if len(keys) > 6 else 0},
-                  yaxis={"title": {"text": y_title}, "range": [0, 1.05]})
+    bars = [
+        {
+            "type": "bar",
+            "x": keys,
+            "y": np.asarray(values, dtype=np.float64),
+            "name": legend,  # (T_k,)
+            "marker": {"color": COLORS[name]},
+            "customdata": labels,
+            "texttemplate": "%{y:.2f}" if printed else None,
+            "textposition": "outside",
+            "textfont": {"size": 10},
+            "cliponaxis": False,
+            "hovertemplate": "%{customdata}: %{y:.4f}<extra>%{fullData.name}</extra>",
+        }
+        for name, legend, values in weights
+    ]
+    return figure(
+        bars,
+        title=title,
+        barmode="group",
+        height=400,
+        margin={**_MARGIN, "t": 90},
+        legend={**_LEGEND, "y": 1.02},
+        xaxis={
+            "title": {"text": x_title},
+            "tickvals": keys,
+            "ticktext": labels,
+            "tickangle": -45 if len(keys) > 6 else 0,
+        },
+        yaxis={"title": {"text": y_title}, "range": [0, 1.05]},
+    )
 
 
 def vectors_2d(q, k, *, title: str, q_name: str, k_name: str, limit: float = 3.2) -> go.Figure:
@@ -124,13 +202,44 @@ def vectors_2d(q, k, *, title: str, q_name: str, k_name: str, limit: float = 3.2
     """
     q = np.asarray(q, dtype=np.float64)  # (2,)
     k = np.asarray(k, dtype=np.float64)  # (2,)
-    tips = {"type": "scatter", "x": [q[0], k[0]], "y": [q[1], k[1]], "mode": "markers+text", "text": [q_name, k_name],
-            "textposition": "top center", "textfont": {"size": 18},
-            "marker": {"color": [QUERY_COLOR, KEY_COLOR], "size": 10},
-            "hovertemplate": "(%{x:.2f}, %{y:.2f})<extra>%{text}</extra>"}
-    arrows = [{"x": vec[0], "y": vec[1], "ax": 0, "ay": 0, "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
-               "text": "", "showarrow": True, "arrowhead": 3, "arrowsize": 1.4, "arrowwidth": 3, "arrowcolor": color}
-              for vec, color in ((q, QUERY_COLOR), (k, KEY_COLOR))]
+    tips = {
+        "type": "scatter",
+        "x": [q[0], k[0]],
+        "y": [q[1], k[1]],
+        "mode": "markers+text",
+        "text": [q_name, k_name],
+        "textposition": "top center",
+        "textfont": {"size": 18},
+        "marker": {"color": [QUERY_COLOR, KEY_COLOR], "size": 10},
+        "hovertemplate": "(%{x:.2f}, %{y:.2f})<extra>%{text}</extra>",
+    }
+    arrows = [
+        {
+            "x": vec[0],
+            "y": vec[1],
+            "ax": 0,
+            "ay": 0,
+            "xref": "x",
+            "yref": "y",
+            "axref": "x",
+            "ayref": "y",
+            "text": "",
+            "showarrow": True,
+            "arrowhead": 3,
+            "arrowsize": 1.4,
+            "arrowwidth": 3,
+            "arrowcolor": color,
+        }
+        for vec, color in ((q, QUERY_COLOR), (k, KEY_COLOR))
+    ]
     axis = {"range": [-limit, limit], "zeroline": True, "zerolinecolor": "#999", "dtick": 1, "fixedrange": True}
-    return figure([tips], title=title, height=440, showlegend=False, margin=_MARGIN, annotations=arrows,
-                  xaxis=axis, yaxis={**axis, "scaleanchor": "x", "scaleratio": 1})
+    return figure(
+        [tips],
+        title=title,
+        height=440,
+        showlegend=False,
+        margin=_MARGIN,
+        annotations=arrows,
+        xaxis=axis,
+        yaxis={**axis, "scaleanchor": "x", "scaleratio": 1},
+    )

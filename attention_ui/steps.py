@@ -48,31 +48,46 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
     elif step == 1:
         pe = t("steps.pe_on") if lesson.settings.positional else t("steps.pe_off")
-        st.latex(rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}} + PE_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
-                 if lesson.settings.positional else
-                 rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}")
+        st.latex(
+            rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}} + PE_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
+            if lesson.settings.positional
+            else rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
+        )
         st.markdown(t("steps.embedding_text", scale=lesson.embed_scale, pe=pe))
     elif step == 2:
-        st.latex(rf"q_{{{i}}} = a_{{{i}}} W^Q = {fmt_vec(tr.q[i])},\quad k_{{{i}}} = a_{{{i}}} W^K = {fmt_vec(tr.k[i])},"
-                 rf"\quad v_{{{i}}} = a_{{{i}}} W^V = {fmt_vec(tr.v[i])}")
+        st.latex(
+            rf"q_{{{i}}} = a_{{{i}}} W^Q = {fmt_vec(tr.q[i])},\quad k_{{{i}}} = a_{{{i}}} W^K = {fmt_vec(tr.k[i])},"
+            rf"\quad v_{{{i}}} = a_{{{i}}} W^V = {fmt_vec(tr.v[i])}"
+        )
         st.markdown(t("steps.qkv_text", d_k=tr.d_k))
     elif step == 3:
-        st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + _terms(e.scores, r"\alpha_{{%d,{j}}} = {v:.3f}" % i))
+        st.latex(
+            rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad "
+            + _terms(e.scores, rf"\alpha_{{{{{i},{{j}}}}}} = {{v:.3f}}")
+        )
         st.markdown(t("steps.scores_text"))
     elif step == 4:
         if lesson.settings.scaled:
-            st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{d_k}}}} = \frac{{\alpha_{{{i},j}}}}{{\sqrt{{{tr.d_k}}}}}:\quad "
-                     + _terms(e.scaled, "{v:.3f}"))
+            st.latex(
+                rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{d_k}}}} = "
+                rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{tr.d_k}}}}}:\quad " + _terms(e.scaled, "{v:.3f}")
+            )
             st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(tr.d_k))))
         else:
             st.markdown(t("steps.scale_off"))
     elif step == 5:
-        st.latex(rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},\quad m = {e.row_max:.3f},"
-                 rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + _terms(e.weights, "{v:.3f}"))
+        st.latex(
+            rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
+            rf"\quad m = {e.row_max:.3f},"
+            rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + _terms(e.weights, "{v:.3f}")
+        )
         st.markdown(t("steps.softmax_text", i=i, share=float(e.weights.max()), top=e.top_key))
     elif step == 6:
-        st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
-                 + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + ") + rf" = {fmt_vec(e.output)}")
+        st.latex(
+            rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
+            + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + ")
+            + rf" = {fmt_vec(e.output)}"
+        )
         st.markdown(t("steps.output_text", i=i))
 
 
@@ -82,12 +97,34 @@ def show_embedding(lesson: Lesson, i: int) -> None:
     rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
     labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
     if d <= 16:
-        fig = heatmap(rows, labels, [f"[{c}]" for c in range(d)], title=t("steps.embedding_title", i=i, d=d),
-                      diverging=True, height=240, tr=t)
+        fig = heatmap(
+            rows,
+            labels,
+            [f"[{c}]" for c in range(d)],
+            title=t("steps.embedding_title", i=i, d=d),
+            diverging=True,
+            height=240,
+            tr=t,
+        )
     else:
-        fig = heatmap(rows, labels, [str(c) if c % 32 == 0 else "" for c in range(d)],
-                      title=t("steps.embedding_strip_title", i=i, d=d), diverging=True, height=240, tr=t)
+        fig = heatmap(
+            rows,
+            labels,
+            [str(c) if c % 32 == 0 else "" for c in range(d)],
+            title=t("steps.embedding_strip_title", i=i, d=d),
+            diverging=True,
+            height=240,
+            tr=t,
+        )
     show_figure(fig, "fig_embedding")
-    show_figure(heatmap(lesson.inputs, numbered_labels(lesson.tokens),
-                        [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
-                        title=t("steps.inputs_title"), diverging=True, tr=t), "fig_inputs")
+    show_figure(
+        heatmap(
+            lesson.inputs,
+            numbered_labels(lesson.tokens),
+            [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
+            title=t("steps.inputs_title"),
+            diverging=True,
+            tr=t,
+        ),
+        "fig_inputs",
+    )

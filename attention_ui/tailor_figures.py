@@ -49,8 +49,21 @@ def shirt_outline(sleeve: float, taper: float) -> tuple[list, list, list]:
     the waist in from straight to fitted.
     """
     waist_in = 16.0 * taper
-    body = [(98, 26), (72, 36), (62, 48), (70, 100), (76 + waist_in, 160), (70, 236), (120, 242),
-            (170, 236), (164 - waist_in, 160), (170, 100), (178, 48), (168, 36), (142, 26)]
+    body = [
+        (98, 26),
+        (72, 36),
+        (62, 48),
+        (70, 100),
+        (76 + waist_in, 160),
+        (70, 236),
+        (120, 242),
+        (170, 236),
+        (164 - waist_in, 160),
+        (170, 100),
+        (178, 48),
+        (168, 36),
+        (142, 26),
+    ]
     shoulder, armpit = np.array([64.0, 42.0]), np.array([72.0, 100.0])
     outer_end = np.array(_lerp((36.0, 118.0), (16.0, 214.0), sleeve))
     direction = (outer_end - shoulder) / np.linalg.norm(outer_end - shoulder)
@@ -78,8 +91,7 @@ def shirt_svg(attributes, *, size: int = 240) -> str:
     body, left, right = shirt_outline(sleeve, taper)
     base, accent = _rgb(r, g, b), _rgb(ar, ag, ab)
     line = _rgb(0.55 * r, 0.55 * g, 0.55 * b)
-    shapes = (f'<polygon points="{_pts(left)}"/><polygon points="{_pts(right)}"/>'
-              f'<polygon points="{_pts(body)}"/>')
+    shapes = f'<polygon points="{_pts(left)}"/><polygon points="{_pts(right)}"/><polygon points="{_pts(body)}"/>'
     height = round(size * 260 / 240)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 240 260" width="{size}" height="{height}">'
@@ -107,23 +119,36 @@ def shirt_svg(attributes, *, size: int = 240) -> str:
         f'<polygon id="sleeve-right" points="{_pts(right)}" fill="{base}"/>'
         f'<polygon id="body" fill="{base}" points="{_pts(body)}"/></g>'
         '<g clip-path="url(#shape)">'
-        f'<rect id="stripes" x="0" y="0" width="240" height="260" fill="url(#stripe-tile)" opacity="{STRIPES_MAX * stripes:.6f}"/>'
-        f'<rect id="plaid" x="0" y="0" width="240" height="260" fill="url(#plaid-tile)" opacity="{PLAID_MAX * plaid:.6f}"/>'
-        f'<rect id="texture" x="0" y="0" width="240" height="260" filter="url(#weave)" opacity="{TEXTURE_MAX * texture:.6f}"/>'
-        f'<rect id="sheen" x="0" y="0" width="240" height="260" fill="url(#sheen-light)" opacity="{SHEEN_MAX * sheen:.6f}"/>'
+        f'<rect id="stripes" x="0" y="0" width="240" height="260"'
+        f' fill="url(#stripe-tile)" opacity="{STRIPES_MAX * stripes:.6f}"/>'
+        f'<rect id="plaid" x="0" y="0" width="240" height="260"'
+        f' fill="url(#plaid-tile)" opacity="{PLAID_MAX * plaid:.6f}"/>'
+        f'<rect id="texture" x="0" y="0" width="240" height="260"'
+        f' filter="url(#weave)" opacity="{TEXTURE_MAX * texture:.6f}"/>'
+        f'<rect id="sheen" x="0" y="0" width="240" height="260"'
+        f' fill="url(#sheen-light)" opacity="{SHEEN_MAX * sheen:.6f}"/>'
         "</g>"
         f'<g fill="none" stroke="{line}" stroke-width="2" stroke-linejoin="round">'
         f'<polygon points="{_pts(left)}"/><polygon points="{_pts(right)}"/><polygon points="{_pts(body)}"/>'
         '<line x1="120" y1="40" x2="120" y2="240"/></g>'
         f'<g fill="{base}" stroke="{line}" stroke-width="2" stroke-linejoin="round">'
         '<polygon points="98,26 120,44 106,60 92,34"/><polygon points="142,26 120,44 134,60 148,34"/></g>'
-        f'<g fill="{line}">' + "".join(f'<circle cx="124" cy="{y}" r="2.6"/>' for y in (66, 104, 142, 180, 218))
+        f'<g fill="{line}">'
+        + "".join(f'<circle cx="124" cy="{y}" r="2.6"/>' for y in (66, 104, 142, 180, 218))
         + "</g></svg>"
     )
 
 
-def weight_bars(labels: list[str], values, *, title: str, colour: str, percent: bool = False,
-                highlight: int | None = None, height: int = 360) -> go.Figure:
+def weight_bars(
+    labels: list[str],
+    values,
+    *,
+    title: str,
+    colour: str,
+    percent: bool = False,
+    highlight: int | None = None,
+    height: int = 360,
+) -> go.Figure:
     """Horizontal bars, one per label (top to bottom), each value printed at the bar's end
     (as a percentage when ``percent``; the bars' x stay the raw values). ``highlight`` draws
     one bar (the best match) in a stronger colour."""
@@ -132,14 +157,38 @@ def weight_bars(labels: list[str], values, *, title: str, colour: str, percent: 
     colours = [colour] * len(values)
     if highlight is not None and 0 <= highlight < len(values):
         colours[highlight] = "#c2410c"
-    bar = {"type": "bar", "y": list(range(len(labels))), "x": values, "orientation": "h", "marker": {"color": colours},
-           "text": text, "textposition": "outside", "textfont": {"size": 15}, "cliponaxis": False,
-           "hovertemplate": "%{x:.4f}<extra></extra>"}
+    bar = {
+        "type": "bar",
+        "y": list(range(len(labels))),
+        "x": values,
+        "orientation": "h",
+        "marker": {"color": colours},
+        "text": text,
+        "textposition": "outside",
+        "textfont": {"size": 15},
+        "cliponaxis": False,
+        "hovertemplate": "%{x:.4f}<extra></extra>",
+    }
     top = float(values.max()) if values.size and values.max() > 0 else 1.0
     bottom = min(0.0, float(values.min())) if values.size else 0.0
-    return figure([bar], title=title, height=height, margin={"l": 10, "r": 30, "t": 56, "b": 10}, showlegend=False,
-                  bargap=0.28,
-                  yaxis={"tickvals": list(range(len(labels))), "ticktext": [escape_label(x) for x in labels],
-                         "autorange": "reversed", "tickfont": {"size": 14}},
-                  xaxis={"range": [bottom * 1.3, top * 1.28], "showticklabels": False, "showgrid": False,
-                         "zeroline": True, "zerolinecolor": "#999"})
+    return figure(
+        [bar],
+        title=title,
+        height=height,
+        margin={"l": 10, "r": 30, "t": 56, "b": 10},
+        showlegend=False,
+        bargap=0.28,
+        yaxis={
+            "tickvals": list(range(len(labels))),
+            "ticktext": [escape_label(x) for x in labels],
+            "autorange": "reversed",
+            "tickfont": {"size": 14},
+        },
+        xaxis={
+            "range": [bottom * 1.3, top * 1.28],
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": True,
+            "zerolinecolor": "#999",
+        },
+    )

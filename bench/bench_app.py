@@ -14,8 +14,9 @@ bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
     interleaved (ours, bare, ours, …) so background load hits both alike. Each repetition
     types a new 20-token sentence (a different one every time; every word is one token of
     the model's vocabulary) into "Sentence", and times from pressing Enter until every
-    ``.js-plotly-plot`` on the page (1 on /matrices — its open tab, the weights; the tabs are lazy — and 1 on the bare app) has the new sentence
-    as its y tick labels ("0: word", …) and 20 rows of z — i.e. the new figures are in the page.
+    ``.js-plotly-plot`` on the page (1 on /matrices — its open tab, the weights; the tabs are
+    lazy — and 1 on the bare app) has the new sentence as its y tick labels ("0: word", …)
+    and 20 rows of z — i.e. the new figures are in the page.
     The page is polled with page.evaluate every ~10 ms. Median and p90. As a diagnostic, the
     time until the page first reports the script run over (data-test-script-state back to
     "notRunning") is printed too: heatmaps that arrive only as the run ends point at the
@@ -56,8 +57,13 @@ from proctree import RssSampler, tree_hwm_bytes, tree_pids, tree_rss_bytes  # be
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1400, "height": 900}
 N_TOKENS = 20
 POLL_S = 0.010
@@ -116,13 +122,33 @@ class Server:
         self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{self.name}-", suffix=".log", delete=False)
         env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}  # the bundled model
         env.update(HF_HUB_OFFLINE="1")
-        cmd = [sys.executable, "-m", "streamlit", "run", self.script,
-               "--server.headless", "true", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-               "--browser.gatherUsageStats", "false"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            self.script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
         self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         self.sampler = RssSampler(self.proc.pid)
         self.sampler.start()
 
@@ -215,8 +241,7 @@ def wait_idle(page, timeout: float, settle: float = 0.3) -> None:
     ok_since = None
     while time.perf_counter() < deadline:
         s = page_state(page)
-        ok = s is not None and s["state"] == "notRunning" and not s["stale"] and all(
-            f["visible"] for f in s["figs"])
+        ok = s is not None and s["state"] == "notRunning" and not s["stale"] and all(f["visible"] for f in s["figs"])
         now = time.perf_counter()
         if ok:
             ok_since = ok_since or now
@@ -261,8 +286,7 @@ def one_update(page, server: Server, words: list[str], timeout: float) -> tuple[
                     return t_match, "labels", (t_idle if t_idle is not None else float("nan"))
                 time.sleep(POLL_S)
                 continue
-            changed = figs and len(figs) == len(before_sigs) and all(
-                f["sig"] != b for f, b in zip(figs, before_sigs))
+            changed = figs and len(figs) == len(before_sigs) and all(f["sig"] != b for f, b in zip(figs, before_sigs))
             if s["state"] == "notRunning" and changed and not s["stale"]:
                 if t_fallback is None:
                     t_fallback = now - t0
@@ -300,8 +324,10 @@ def startup(browser, server: Server, timeout: float) -> dict:
                 break
         time.sleep(POLL_S)
     if t_first is None:
-        raise TimeoutError(f"{server.name}: no heatmap within {timeout:.0f} s of health "
-                           f"(page text: {page.inner_text('body')[:300]!r})\n{server.log_tail()}")
+        raise TimeoutError(
+            f"{server.name}: no heatmap within {timeout:.0f} s of health "
+            f"(page text: {page.inner_text('body')[:300]!r})\n{server.log_tail()}"
+        )
     wait_idle(page, timeout)
     body = page.inner_text("body")
     if server.name == "ours":
@@ -312,7 +338,8 @@ def startup(browser, server: Server, timeout: float) -> dict:
     if errors:
         server.notes.append(f"{len(errors)} JavaScript error(s), first: {errors[0][:120]}")
     return {
-        "page": page, "context": context,
+        "page": page,
+        "context": context,
         "health": server.t_health - server.t_spawn,
         "first": t_first - server.t_spawn,
         "all": (t_all - server.t_spawn) if t_all else float("nan"),
@@ -382,9 +409,11 @@ def main() -> None:
     bare = Server("bare", "bench/bare_app.py", "", n_figures=1)
     servers = [ours, bare]
     pool = word_pool()
-    print(f"bench_app: {args.reps} reps + 1 warm-up per app, {N_TOKENS}-token sentences from "
-          f"{len(pool)} single-token words (seed {seed}), {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.2f}; memory via /proc")
+    print(
+        f"bench_app: {args.reps} reps + 1 warm-up per app, {N_TOKENS}-token sentences from "
+        f"{len(pool)} single-token words (seed {seed}), {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f}; memory via /proc"
+    )
     try:
         import streamlit
 
@@ -402,10 +431,19 @@ def main() -> None:
                 for srv in servers:
                     st = startup(browser, srv, args.timeout)
                     pages[srv.name] = st["page"]
-                    results[srv.name] = {"health": st["health"], "first": st["first"], "all": st["all"],
-                                         "times": [], "how": [], "idle": []}
-                    print(f"  {srv.name}: health {st['health']:.2f} s, first heatmap {st['first']:.2f} s, "
-                          f"all {srv.n_figures} heatmap(s) {st['all']:.2f} s", flush=True)
+                    results[srv.name] = {
+                        "health": st["health"],
+                        "first": st["first"],
+                        "all": st["all"],
+                        "times": [],
+                        "how": [],
+                        "idle": [],
+                    }
+                    print(
+                        f"  {srv.name}: health {st['health']:.2f} s, first heatmap {st['first']:.2f} s, "
+                        f"all {srv.n_figures} heatmap(s) {st['all']:.2f} s",
+                        flush=True,
+                    )
                 # (1) Enter -> figures, warm-up then interleaved repetitions
                 todo = sentences(args.reps + 1, seed)
                 for srv in servers:
@@ -460,12 +498,18 @@ def main() -> None:
     r1 = statistics.median(o["times"]) / statistics.median(b["times"])
     r2 = o["first"] / b["first"]
     print("targets (from the issue):")
-    print(f"  (1) Enter→heatmaps median ≤ {TARGETS['enter']:.0f}× bare: {r1:.2f}× "
-          f"-> {'met' if r1 <= TARGETS['enter'] else 'NOT met'}")
-    print(f"  (2) start→first heatmap ≤ {TARGETS['startup']:.0f}× bare: {r2:.2f}× "
-          f"-> {'met' if r2 <= TARGETS['startup'] else 'NOT met'}")
-    print(f"  (3) peak RSS < {RSS_TARGET_MB:.0f} MB: {peak['ours']:.0f} MB "
-          f"-> {'met' if peak['ours'] < RSS_TARGET_MB else 'NOT met'}")
+    print(
+        f"  (1) Enter→heatmaps median ≤ {TARGETS['enter']:.0f}× bare: {r1:.2f}× "
+        f"-> {'met' if r1 <= TARGETS['enter'] else 'NOT met'}"
+    )
+    print(
+        f"  (2) start→first heatmap ≤ {TARGETS['startup']:.0f}× bare: {r2:.2f}× "
+        f"-> {'met' if r2 <= TARGETS['startup'] else 'NOT met'}"
+    )
+    print(
+        f"  (3) peak RSS < {RSS_TARGET_MB:.0f} MB: {peak['ours']:.0f} MB "
+        f"-> {'met' if peak['ours'] < RSS_TARGET_MB else 'NOT met'}"
+    )
     notes = []
     for srv in servers:
         hows = results[srv.name]["how"]

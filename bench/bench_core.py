@@ -131,7 +131,10 @@ def memory_child(impl: str, t: int, d_k: int) -> None:
 def measure_memory(impl: str, t: int, d_k: int) -> dict:
     proc = subprocess.run(
         [sys.executable, __file__, "--memory-child", impl, str(t), str(d_k)],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -149,9 +152,11 @@ def blas_report() -> list[str]:
             )
     except ImportError:
         lines.append("  threadpoolctl not installed")
-    lines.append(f"  torch: {torch.__version__}, threads={torch.get_num_threads()}, "
-                 f"cpu capability={torch.backends.cpu.get_cpu_capability()}, "
-                 f"mkldnn={torch.backends.mkldnn.is_available()}")
+    lines.append(
+        f"  torch: {torch.__version__}, threads={torch.get_num_threads()}, "
+        f"cpu capability={torch.backends.cpu.get_cpu_capability()}, "
+        f"mkldnn={torch.backends.mkldnn.is_available()}"
+    )
     lines.append(f"  numpy: {np.__version__}")
     return lines
 
@@ -164,25 +169,32 @@ def main(argv: list[str]) -> None:
         return
     ts = [16, 128, 512] if "--quick" in argv else [16, 128, 512, 2048]
 
-    print(f"# attention_core vs torch SDPA — {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"# attention_core vs torch SDPA — {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     removed = os.environ.get("BENCH_REMOVED_OPENBLAS_ENV")
     if removed:
         print(f"# removed for this run only: {removed}")
     else:
-        print("# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE: not set"
-              if not any(v in os.environ for v in _OPENBLAS_VARS)
-              else f"# kept as asked: { {v: os.environ.get(v) for v in _OPENBLAS_VARS} }")
+        print(
+            "# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE: not set"
+            if not any(v in os.environ for v in _OPENBLAS_VARS)
+            else f"# kept as asked: { {v: os.environ.get(v) for v in _OPENBLAS_VARS} }"
+        )
     print("# BLAS / thread pools:")
     for line in blas_report():
         print(line)
-    print(f"# shapes (H={HEADS}, T, d_k) with d_v = d_k; times are medians in ms; "
-          "ratio = ours / torch")
-    print("# memory: 'RSS' = peak RSS growth of one call in a fresh process (MB); "
-          "'tm' = tracemalloc peak of ours (NumPy allocations, MB)")
+    print(f"# shapes (H={HEADS}, T, d_k) with d_v = d_k; times are medians in ms; ratio = ours / torch")
+    print(
+        "# memory: 'RSS' = peak RSS growth of one call in a fresh process (MB); "
+        "'tm' = tracemalloc peak of ours (NumPy allocations, MB)"
+    )
     print()
-    header = (f"{'T':>5} {'d_k':>4} {'reps':>4} | {'ours f64':>10} {'torch f64':>10} {'torch f32':>10} | "
-              f"{'ours/t64':>9} {'ours/t32':>9} | {'RSS ours':>9} {'RSS t64':>8} {'RSS t32':>8} {'tm ours':>8}")
+    header = (
+        f"{'T':>5} {'d_k':>4} {'reps':>4} | {'ours f64':>10} {'torch f64':>10} {'torch f32':>10} | "
+        f"{'ours/t64':>9} {'ours/t32':>9} | {'RSS ours':>9} {'RSS t64':>8} {'RSS t32':>8} {'tm ours':>8}"
+    )
     print(header)
     print("-" * len(header))
     wall0 = time.perf_counter()
@@ -203,11 +215,13 @@ def main(argv: list[str]) -> None:
             def mb(x):
                 return "n/a" if x is None else f"{x:.1f}"
 
-            print(f"{t:>5} {d_k:>4} {reps:>4} | {ms['ours']:>10.3f} {ms['torch64']:>10.3f} {ms['torch32']:>10.3f} | "
-                  f"{ms['ours'] / ms['torch64']:>9.2f} {ms['ours'] / ms['torch32']:>9.2f} | "
-                  f"{mb(mem['ours']['rss_growth_mb']):>9} {mb(mem['torch64']['rss_growth_mb']):>8} "
-                  f"{mb(mem['torch32']['rss_growth_mb']):>8} {mb(mem['ours']['tracemalloc_peak_mb']):>8}",
-                  flush=True)
+            print(
+                f"{t:>5} {d_k:>4} {reps:>4} | {ms['ours']:>10.3f} {ms['torch64']:>10.3f} {ms['torch32']:>10.3f} | "
+                f"{ms['ours'] / ms['torch64']:>9.2f} {ms['ours'] / ms['torch32']:>9.2f} | "
+                f"{mb(mem['ours']['rss_growth_mb']):>9} {mb(mem['torch64']['rss_growth_mb']):>8} "
+                f"{mb(mem['torch32']['rss_growth_mb']):>8} {mb(mem['ours']['tracemalloc_peak_mb']):>8}",
+                flush=True,
+            )
     print()
     print(f"# total wall time {time.perf_counter() - wall0:.1f} s")
 

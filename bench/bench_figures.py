@@ -30,8 +30,7 @@ import plotly.io as pio
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from attention_ui import figures, model_figures, multihead_figures, scaling_figures  # noqa: E402
-from attention_ui import similarity_figures, tailor_figures  # noqa: E402
+from attention_ui import figures, model_figures, multihead_figures, scaling_figures, similarity_figures, tailor_figures  # noqa: E402  # noqa: E402
 from attention_ui.i18n import translate  # noqa: E402
 from attention_ui.presentation import projector_figure  # noqa: E402
 
@@ -51,27 +50,37 @@ def builders() -> dict:
         "figures.token_matrix": lambda: figures.token_matrix(w, tokens, tokens, title="α̂", tr=en),
         "figures.vectors_matrix": lambda: figures.vectors_matrix(z, tokens, title="Q", symbol="q", tr=en),
         "figures.weights_bar": lambda: figures.weights_bar(w[2], tokens, title="row 2", highlight=1, tr=en),
-        "figures.contributions_bar": lambda: figures.contributions_bar(w[2][:, None] * z, tokens, (w[2] @ z),
-                                                                       title="b_2", tr=en),
+        "figures.contributions_bar": lambda: figures.contributions_bar(
+            w[2][:, None] * z, tokens, (w[2] @ z), title="b_2", tr=en
+        ),
         "multihead.concatenated_heads": lambda: multihead_figures.concatenated_heads(
-            rng.normal(size=(t, 12)), tokens, 3, title="heads", y_title="", head_labels=["1", "2", "3"], tr=en),
-        "multihead.mask_map": lambda: multihead_figures.mask_map(np.tril(np.ones((t, t), bool)), tokens,
-                                                                 title="mask", y_title="", x_title="", tr=en),
+            rng.normal(size=(t, 12)), tokens, 3, title="heads", y_title="", head_labels=["1", "2", "3"], tr=en
+        ),
+        "multihead.mask_map": lambda: multihead_figures.mask_map(
+            np.tril(np.ones((t, t), bool)), tokens, title="mask", y_title="", x_title="", tr=en
+        ),
         "scaling.score_histograms": lambda: scaling_figures.score_histograms(
-            raw, scaled, d_k=64, raw_variance=64.0, scaled_variance=1.0, tr=en),
+            raw, scaled, d_k=64, raw_variance=64.0, scaled_variance=1.0, tr=en
+        ),
         "scaling.variance_sweep": lambda: scaling_figures.variance_sweep(
-            d_ks, np.asarray(d_ks, float), np.ones(len(d_ks)), highlight=64, tr=en),
+            d_ks, np.asarray(d_ks, float), np.ones(len(d_ks)), highlight=64, tr=en
+        ),
         "similarity.matrix_heatmap": lambda: similarity_figures.matrix_heatmap(
-            z, tokens, tokens, title="cos", x_title="j", y_title="i", hover="%{z}"),
+            z, tokens, tokens, title="cos", x_title="j", y_title="i", hover="%{z}"
+        ),
         "similarity.row_bars": lambda: similarity_figures.row_bars(
-            [("cosine", "cos", z[0]), ("dot", "dot", z[1]), ("scaled_dot", "scaled", z[2])], tokens,
-            title="row 0", x_title="key j"),
-        "tailor.weight_bars": lambda: tailor_figures.weight_bars(tokens[:5], w[0][:5], title="labels",
-                                                                 colour="#0072B2", highlight=1),
-        "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en,
-                                                                        selected=(0, 0)),
-        "presentation.projector_figure": partial(projector_figure,
-                                                 figures.token_matrix(w, tokens, tokens, title="α̂", tr=en)),
+            [("cosine", "cos", z[0]), ("dot", "dot", z[1]), ("scaled_dot", "scaled", z[2])],
+            tokens,
+            title="row 0",
+            x_title="key j",
+        ),
+        "tailor.weight_bars": lambda: tailor_figures.weight_bars(
+            tokens[:5], w[0][:5], title="labels", colour="#0072B2", highlight=1
+        ),
+        "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en, selected=(0, 0)),
+        "presentation.projector_figure": partial(
+            projector_figure, figures.token_matrix(w, tokens, tokens, title="α̂", tr=en)
+        ),
     }
 
 

@@ -71,18 +71,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 import numpy as np  # noqa: E402
-
-from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain  # noqa: E402
 from harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server  # noqa: E402
 from proctree import RssSampler, pin, tree_cpu_s, tree_hwm_bytes, tree_rss_bytes  # noqa: E402 - bench/
+
+from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain  # noqa: E402
 
 MIB = 1024 * 1024
 POLLING: str | float = "raf"  # how often a waiting page is checked: every animation frame, or --poll ms
 TIMEOUT_MS = 600_000  # a loaded 2-core machine with 20 pages can take minutes
 # Words that are one token for the toy tokenizer and for the model's (lower case, in its vocabulary).
-WORDS = ("the a cat dog bird fish sat ran jumped slept on under near the mat tree house river because it "
-         "was tired hungry happy big small red blue old young teacher student book letter wrote read quickly "
-         "slowly every morning night city garden").split()
+WORDS = (
+    "the a cat dog bird fish sat ran jumped slept on under near the mat tree house river because it "
+    "was tired hungry happy big small red blue old young teacher student book letter wrote read quickly "
+    "slowly every morning night city garden"
+).split()
 
 IDLE = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -155,8 +157,10 @@ async def wait_until(page, predicate_js: str, arg=None) -> None:
     await page.wait_for_function(js, arg=arg, timeout=TIMEOUT_MS, polling=POLLING)
 
 
-TOKENS_ARE = """(want) => { const got = [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
-  .map(b => b.innerText.trim()); return got.length === want.length && got.every((g, n) => g === want[n]); }"""
+TOKENS_ARE = """(want) => { const got = [
+  ...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
+  .map(b => b.innerText.trim());
+  return got.length === want.length && got.every((g, n) => g === want[n]); }"""
 PICKED_IS = """(label) => [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
   .some(b => b.innerText.trim() === label && b.getAttribute('aria-checked') === 'true')"""
 STEP_IS = """(n) => { const p = document.querySelector('[data-testid="stProgress"]');
@@ -170,15 +174,19 @@ async def check_figures(page, exp: Expected, step: int, total: int, result: Sess
     if step == total - 1:  # last step: contributions + the b_i markers (a scatter trace)
         outs = [f[-1]["y"] for f in figures if len(f) == T + 1 and f[-1]["type"] == "scatter"]
         if not outs or not np.allclose(outs[0], exp.output, atol=1e-9):
-            result.errors.append(f"step {step + 1}: b_{exp.i} shown {outs[:1]} != expected {exp.output.round(6).tolist()}")
+            result.errors.append(
+                f"step {step + 1}: b_{exp.i} shown {outs[:1]} != expected {exp.output.round(6).tolist()}"
+            )
         else:
             result.checked += 1
     bars = [f[0]["y"] for f in figures if len(f) == 1 and f[0]["type"] == "bar" and len(f[0]["y"]) == T]
     weight_bars = [y for y in bars if abs(sum(y) - 1.0) < 1e-9 and min(y) >= 0]
     if weight_bars:  # the softmax step
         if not np.allclose(weight_bars[0], exp.weights, atol=1e-9):
-            result.errors.append(f"step {step + 1}: weights shown {np.round(weight_bars[0], 6).tolist()} "
-                                 f"!= expected {exp.weights.round(6).tolist()} (another session's numbers?)")
+            result.errors.append(
+                f"step {step + 1}: weights shown {np.round(weight_bars[0], 6).tolist()} "
+                f"!= expected {exp.weights.round(6).tolist()} (another session's numbers?)"
+            )
         else:
             result.checked += 1
 
@@ -196,8 +204,7 @@ async def open_session(browser, base: str, mode: str, name: str):
     return context, page
 
 
-async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event | None = None,
-                think=None) -> None:
+async def drive(page, exp: Expected, result: SessionResult, start: asyncio.Event | None = None, think=None) -> None:
     """Type the sentence (timed), pick token i (timed), Next to the end (each timed), check numbers.
 
     ``think()``, if given, is a learner's reading time in seconds, waited before every action.
@@ -284,8 +291,17 @@ async def open_peers(base: str, mode: str, embedder, numbers) -> list:
     return peers
 
 
-async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_sessions: int, single_reps: int,
-                   think=None, browsers: int | None = None):
+async def run_mode(
+    browser,
+    server,
+    sampler: RssSampler,
+    mode: str,
+    embedder,
+    n_sessions: int,
+    single_reps: int,
+    think=None,
+    browsers: int | None = None,
+):
     base = server.url
     pid = server.process.pid
     out = {"mode": mode}
@@ -314,6 +330,7 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
 
     # (2) n sessions at once: `browsers` of them in Chromium, the others as protocol peers
     from bench_server import walk as peer_walk  # bench_server imports this module: imported here
+
     n_pages = n_sessions if browsers is None else browsers
     opened = await asyncio.gather(*[open_session(browser, base, mode, f"{mode}-{s}") for s in range(n_pages)])
     peers = await open_peers(base, mode, embedder, range(n_pages, n_sessions))
@@ -355,17 +372,28 @@ async def run_mode(browser, server, sampler: RssSampler, mode: str, embedder, n_
     many_enter = [r.enter_s for r in results if r.enter_s == r.enter_s]
     many_step = [s for r in results for s in r.step_s]
     out.update(
-        sessions=n_sessions, pages=n_pages, wall_s=wall, pace="flat out" if think is None else "class pace",
-        single_enter_median=statistics.median(single_enter), single_enter_p95=pct(single_enter, 95),
-        single_step_median=statistics.median(single_step), single_step_p95=pct(single_step, 95),
+        sessions=n_sessions,
+        pages=n_pages,
+        wall_s=wall,
+        pace="flat out" if think is None else "class pace",
+        single_enter_median=statistics.median(single_enter),
+        single_enter_p95=pct(single_enter, 95),
+        single_step_median=statistics.median(single_step),
+        single_step_p95=pct(single_step, 95),
         many_enter_median=statistics.median(many_enter) if many_enter else float("nan"),
         many_enter_p95=pct(many_enter, 95),
         many_step_median=statistics.median(many_step) if many_step else float("nan"),
         many_step_p95=pct(many_step, 95),
-        rss_1=rss_1, rss_open=rss_open, rss_n=rss_n, peak_1=peak_1, peak_n=peak_n, hwm=hwm,
+        rss_1=rss_1,
+        rss_open=rss_open,
+        rss_n=rss_n,
+        peak_1=peak_1,
+        peak_n=peak_n,
+        hwm=hwm,
         per_session_steady=(rss_n - rss_1) / max(n_sessions - 1, 1),
         per_session_peak=(peak_n - peak_1) / max(n_sessions - 1, 1),
-        server_cpu_s=server_cpu, reruns=reruns,
+        server_cpu_s=server_cpu,
+        reruns=reruns,
         errors=[(r.name, e) for r in everyone for e in r.errors],
         notes=[(r.name, e) for r in everyone for e in r.notes],
         checks=sum(r.checked for r in everyone),
@@ -378,33 +406,48 @@ def report(runs: list[dict], pinning: str = "") -> None:
     for r in runs:
         n = r["sessions"]
         who = "" if r["pages"] == n else f" ({r['pages']} in Chromium, timed; {n - r['pages']} protocol peers)"
-        print(f"== mode {r['mode']}: {n} sessions at once{who}, {r['pace']} (wall {r['wall_s']:.1f} s from the shared "
-              f"Enter to the last session's last step)")
-        print(f"  Enter -> updated page  single user: median {r['single_enter_median']:.2f} s, "
-              f"p95 {r['single_enter_p95']:.2f} s | {n} sessions: median {r['many_enter_median']:.2f} s, "
-              f"p95 {r['many_enter_p95']:.2f} s  -> p95 ratio {r['many_enter_p95'] / r['single_enter_p95']:.1f}x "
-              f"(target < 3x)")
-        print(f"  click -> updated step single user: median {r['single_step_median']:.2f} s, "
-              f"p95 {r['single_step_p95']:.2f} s | {n} sessions: median {r['many_step_median']:.2f} s, "
-              f"p95 {r['many_step_p95']:.2f} s  -> p95 ratio {r['many_step_p95'] / r['single_step_p95']:.1f}x")
-        print(f"  server RSS  1 session: {r['rss_1'] / MIB:.0f} MB steady, peak {r['peak_1'] / MIB:.0f} MB | "
-              f"{n} sessions: {r['rss_open'] / MIB:.0f} MB just opened, {r['rss_n'] / MIB:.0f} MB steady, "
-              f"peak {r['peak_n'] / MIB:.0f} MB (VmHWM {r['hwm'] / MIB:.0f} MB)")
-        print(f"  per extra session: {r['per_session_steady'] / MIB:+.2f} MB steady, "
-              f"{r['per_session_peak'] / MIB:+.2f} MB at peak (target < 5 MB)")
-        print(f"  server CPU while the {n} sessions ran: {r['server_cpu_s']:.1f} s for {r['reruns']} reruns = "
-              f"{r['server_cpu_s'] / max(r['reruns'], 1):.2f} s per rerun (one Python process: script runs share "
-              f"the GIL, so {n} simultaneous Enters wait about {n} x that for the last one)")
+        print(
+            f"== mode {r['mode']}: {n} sessions at once{who}, {r['pace']} (wall {r['wall_s']:.1f} s from the shared "
+            f"Enter to the last session's last step)"
+        )
+        print(
+            f"  Enter -> updated page  single user: median {r['single_enter_median']:.2f} s, "
+            f"p95 {r['single_enter_p95']:.2f} s | {n} sessions: median {r['many_enter_median']:.2f} s, "
+            f"p95 {r['many_enter_p95']:.2f} s  -> p95 ratio {r['many_enter_p95'] / r['single_enter_p95']:.1f}x "
+            f"(target < 3x)"
+        )
+        print(
+            f"  click -> updated step single user: median {r['single_step_median']:.2f} s, "
+            f"p95 {r['single_step_p95']:.2f} s | {n} sessions: median {r['many_step_median']:.2f} s, "
+            f"p95 {r['many_step_p95']:.2f} s  -> p95 ratio {r['many_step_p95'] / r['single_step_p95']:.1f}x"
+        )
+        print(
+            f"  server RSS  1 session: {r['rss_1'] / MIB:.0f} MB steady, peak {r['peak_1'] / MIB:.0f} MB | "
+            f"{n} sessions: {r['rss_open'] / MIB:.0f} MB just opened, {r['rss_n'] / MIB:.0f} MB steady, "
+            f"peak {r['peak_n'] / MIB:.0f} MB (VmHWM {r['hwm'] / MIB:.0f} MB)"
+        )
+        print(
+            f"  per extra session: {r['per_session_steady'] / MIB:+.2f} MB steady, "
+            f"{r['per_session_peak'] / MIB:+.2f} MB at peak (target < 5 MB)"
+        )
+        print(
+            f"  server CPU while the {n} sessions ran: {r['server_cpu_s']:.1f} s for {r['reruns']} reruns = "
+            f"{r['server_cpu_s'] / max(r['reruns'], 1):.2f} s per rerun (one Python process: script runs share "
+            f"the GIL, so {n} simultaneous Enters wait about {n} x that for the last one)"
+        )
         print(f"  number checks passed: {r['checks']}; errors: {len(r['errors'])}")
         for name, e in r["errors"][:20]:
             print(f"    {name}: {e}")
         for name, e in r["notes"][:20]:
             print(f"    note, {name}: {e}")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
-          f"(other work on the machine inflates every time); commit {commit.stdout.strip() or 'n/a (not a git checkout)'}; "
-          f"{pinning}",
-          flush=True)
+    print(
+        f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
+        "(other work on the machine inflates every time); "
+        f"commit {commit.stdout.strip() or 'n/a (not a git checkout)'}; "
+        f"{pinning}",
+        flush=True,
+    )
 
 
 async def main_async(args) -> list[dict]:
@@ -415,8 +458,11 @@ async def main_async(args) -> list[dict]:
         sampler = RssSampler(server.process.pid, interval=0.05)
         sampler.start()
         pinning = pin(server.process.pid, args.server_cpus, args.client_cpus)  # before Chromium starts
-        print(f"server {server.url} pid {server.process.pid}, {pinning}, idle RSS {tree_rss_bytes(server.process.pid) / MIB:.0f} MB",
-              flush=True)
+        print(
+            f"server {server.url} pid {server.process.pid}, {pinning}, "
+            f"idle RSS {tree_rss_bytes(server.process.pid) / MIB:.0f} MB",
+            flush=True,
+        )
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
@@ -429,8 +475,19 @@ async def main_async(args) -> list[dict]:
                         embedder = ModelEmbedder()
                     print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} sessions", flush=True)
                     think = (lambda: random.uniform(*args.think)) if args.think else None
-                    runs.append(await run_mode(browser, server, sampler, mode, embedder, args.sessions,
-                                               args.single_reps, think, args.browsers))
+                    runs.append(
+                        await run_mode(
+                            browser,
+                            server,
+                            sampler,
+                            mode,
+                            embedder,
+                            args.sessions,
+                            args.single_reps,
+                            think,
+                            args.browsers,
+                        )
+                    )
                     report(runs[-1:], pinning)  # each mode's figures as soon as they are in
                 if not args.no_heads:  # (3) the full model with torch, as "Real model heads" loads it
                     before = settle_rss(server.process.pid, 1.0)
@@ -439,9 +496,12 @@ async def main_async(args) -> list[dict]:
                     await wait_until(page, "() => document.querySelectorAll('.js-plotly-plot').length > 0")
                     await context.close()
                     after = settle_rss(server.process.pid)
-                    print(f"\n== the real model's heads page once (torch and the full model loaded): server RSS "
-                          f"{before / MIB:.0f} MB before, {after / MIB:.0f} MB after, VmHWM "
-                          f"{tree_hwm_bytes(server.process.pid) / MIB:.0f} MB", flush=True)
+                    print(
+                        f"\n== the real model's heads page once (torch and the full model loaded): server RSS "
+                        f"{before / MIB:.0f} MB before, {after / MIB:.0f} MB after, VmHWM "
+                        f"{tree_hwm_bytes(server.process.pid) / MIB:.0f} MB",
+                        flush=True,
+                    )
             finally:
                 await browser.close()
                 sampler.stop()
@@ -454,18 +514,32 @@ def main() -> int:
     parser.add_argument("--single-reps", type=int, default=5)
     parser.add_argument("--no-heads", action="store_true", help="skip the final Real model heads memory reading")
     parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=["toy", "model"])
-    parser.add_argument("--think", nargs=2, type=float, metavar=("MIN", "MAX"),
-                        help="class pace: each learner reads for a random MIN-MAX seconds before every action "
-                             "(default: none, every session clicks as soon as its page is updated)")
-    parser.add_argument("--browsers", type=int, default=None,
-                        help="only this many of the sessions in Chromium (they are timed); the others are "
-                             "bench_server.py's protocol learners, which load the server but draw nothing")
-    parser.add_argument("--poll", type=float, default=None,
-                        help="check a waiting page every POLL ms instead of every animation frame: 20 pages "
-                             "checked 60 times a second cost the clients' CPU")
+    parser.add_argument(
+        "--think",
+        nargs=2,
+        type=float,
+        metavar=("MIN", "MAX"),
+        help="class pace: each learner reads for a random MIN-MAX seconds before every action "
+        "(default: none, every session clicks as soon as its page is updated)",
+    )
+    parser.add_argument(
+        "--browsers",
+        type=int,
+        default=None,
+        help="only this many of the sessions in Chromium (they are timed); the others are "
+        "bench_server.py's protocol learners, which load the server but draw nothing",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=None,
+        help="check a waiting page every POLL ms instead of every animation frame: 20 pages "
+        "checked 60 times a second cost the clients' CPU",
+    )
     parser.add_argument("--server-cpus", type=int, nargs="*", default=[], help="pin the server to these CPUs")
-    parser.add_argument("--client-cpus", type=int, nargs="*", default=[],
-                        help="pin this script and its Chromium to these CPUs")
+    parser.add_argument(
+        "--client-cpus", type=int, nargs="*", default=[], help="pin this script and its Chromium to these CPUs"
+    )
     args = parser.parse_args()
     if args.browsers is not None and not 1 <= args.browsers <= args.sessions:
         parser.error(f"--browsers must be between 1 and --sessions ({args.sessions}), got {args.browsers}")

@@ -53,13 +53,13 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 import numpy as np  # noqa: E402
 import websockets  # noqa: E402
+from bench_load import Expected, expected_for, pct, sentence_for, settle_rss  # noqa: E402 - bench/
+from harness import streamlit_server  # noqa: E402
+from proctree import RssSampler, pin, tree_cpu_s  # noqa: E402 - bench/
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from attention_core import ToyEmbedder  # noqa: E402
-from bench_load import Expected, expected_for, pct, sentence_for, settle_rss  # noqa: E402 - bench/
-from harness import streamlit_server  # noqa: E402
-from proctree import RssSampler, pin, tree_cpu_s  # noqa: E402 - bench/
 
 MIB = 1024 * 1024
 FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.script_finished: the script asked for another run
@@ -118,8 +118,14 @@ class Session:
     @classmethod
     async def open(cls, base: str, query: str) -> tuple[Session, Answer]:
         host = base.split("//", 1)[1].rstrip("/")
-        ws = await websockets.connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"],
-                                      origin=base.rstrip("/"), max_size=None, open_timeout=600, ping_timeout=None)
+        ws = await websockets.connect(
+            f"ws://{host}/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=base.rstrip("/"),
+            max_size=None,
+            open_timeout=600,
+            ping_timeout=None,
+        )
         session = cls(ws)
         msg = BackMsg()
         msg.rerun_script.query_string = query
@@ -185,8 +191,12 @@ def check(answer: Answer, learner: Learner, step: int | None) -> None:
         learner.errors.append(f"progress {answer.progress!r}, expected step {step + 1}")
     T = len(exp.tokens)
     for traces in answer.figures:
-        if len(traces) == 1 and traces[0]["type"] == "bar" and len(traces[0]["y"]) == T \
-                and abs(sum(traces[0]["y"]) - 1) < 1e-9:  # the softmax step's weights bar
+        if (
+            len(traces) == 1
+            and traces[0]["type"] == "bar"
+            and len(traces[0]["y"]) == T
+            and abs(sum(traces[0]["y"]) - 1) < 1e-9
+        ):  # the softmax step's weights bar
             learner.checked += 1
             if not np.allclose(traces[0]["y"], exp.weights, atol=1e-9):
                 learner.errors.append(f"step {step + 1}: weights {np.round(traces[0]['y'], 6).tolist()}")
@@ -222,8 +232,9 @@ async def walk(session: Session, learner: Learner, think=None, start: asyncio.Ev
 # --------------------------------------------------------------------------- scenarios
 
 
-async def scenario(base: str, query: str, learners: list[Learner], pid: int, think=None, spread: float = 0.0,
-                   barrier: bool = False) -> dict:
+async def scenario(
+    base: str, query: str, learners: list[Learner], pid: int, think=None, spread: float = 0.0, barrier: bool = False
+) -> dict:
     opened = await asyncio.gather(*[Session.open(base, query) for _ in learners])
     for (_, answer), learner in zip(opened, learners):
         learner.errors += answer.exceptions
@@ -253,11 +264,18 @@ async def scenario(base: str, query: str, learners: list[Learner], pid: int, thi
 def summary(learners: list[Learner], wall: float, cpu: float, rss: int) -> dict:
     """The figures of one scenario: its learners' action times, script runs, checks and errors."""
     times = [s for learner in learners for s in learner.times]
-    return {"median": statistics.median(times) if times else float("nan"), "p95": pct(times, 95),
-            "max": max(times, default=float("nan")), "actions": len(times), "wall": wall, "cpu": cpu,
-            "runs": sum(learner.runs for learner in learners), "rss": rss,
-            "checked": sum(learner.checked for learner in learners),
-            "errors": [(learner.name, e) for learner in learners for e in learner.errors]}
+    return {
+        "median": statistics.median(times) if times else float("nan"),
+        "p95": pct(times, 95),
+        "max": max(times, default=float("nan")),
+        "actions": len(times),
+        "wall": wall,
+        "cpu": cpu,
+        "runs": sum(learner.runs for learner in learners),
+        "rss": rss,
+        "checked": sum(learner.checked for learner in learners),
+        "errors": [(learner.name, e) for learner in learners for e in learner.errors],
+    }
 
 
 async def run_mode(base: str, pid: int, sampler: RssSampler, mode: str, args) -> list[tuple[str, dict]]:
@@ -272,8 +290,9 @@ async def run_mode(base: str, pid: int, sampler: RssSampler, mode: str, args) ->
     results = []
     warm = [Learner("warm-up", expected_for(sentence_for(499), embedder, i=1))]
     await scenario(base, query, warm, pid)  # caches, the model, the first figures
-    single = [Learner(f"single-{r}", expected_for(sentence_for(500 + r), embedder, i=r % 8))
-              for r in range(args.single_reps)]
+    single = [
+        Learner(f"single-{r}", expected_for(sentence_for(500 + r), embedder, i=r % 8)) for r in range(args.single_reps)
+    ]
     wall = cpu = 0.0
     for learner in single:  # one after another: one learner at a time
         r = await scenario(base, query, [learner], pid)
@@ -291,7 +310,7 @@ async def run_mode(base: str, pid: int, sampler: RssSampler, mode: str, args) ->
         r = await scenario(base, query, learners, pid, **kwargs)
         r["peak"] = sampler.peak
         results.append((name, r))
-    for name, r in results:
+    for _name, r in results:
         r["per_session"] = (r["rss"] - rss_1) / max(n - 1, 1)
     return results
 
@@ -301,15 +320,25 @@ def report(mode: str, n: int, results: list[tuple[str, dict]], args) -> None:
     print(f"\n== mode {mode}: {n} protocol sessions (no browser); time from the BackMsg to script_finished")
     for name, r in results:
         who = "1 session, one after another" if name == "single" else f"{n} sessions"
-        how = {"single": "", "burst": ", all Enter at once then Next flat out",
-               "class": f", start within {args.spread:g} s, think {args.think[0]:g}-{args.think[1]:g} s"}[name]
+        how = {
+            "single": "",
+            "burst": ", all Enter at once then Next flat out",
+            "class": f", start within {args.spread:g} s, think {args.think[0]:g}-{args.think[1]:g} s",
+        }[name]
         ratio = f" -> p95 {r['p95'] / single_p95:.1f}x single (target < 3x)" if name != "single" else ""
-        print(f"  {name:6} ({who}{how}): {r['actions']} actions, median {r['median'] * 1000:.0f} ms, "
-              f"p95 {r['p95'] * 1000:.0f} ms, max {r['max'] * 1000:.0f} ms{ratio}")
-        print(f"         server CPU {r['cpu']:.1f} s in {r['wall']:.1f} s wall for {r['runs']} script runs = "
-              f"{r['cpu'] / max(r['runs'], 1) * 1000:.0f} ms per run; RSS {r['rss'] / MIB:.0f} MB"
-              + (f", peak {r['peak'] / MIB:.0f} MB, {r['per_session'] / MIB:+.2f} MB per extra session (target < 5 MB)"
-                 if "peak" in r else ""))
+        print(
+            f"  {name:6} ({who}{how}): {r['actions']} actions, median {r['median'] * 1000:.0f} ms, "
+            f"p95 {r['p95'] * 1000:.0f} ms, max {r['max'] * 1000:.0f} ms{ratio}"
+        )
+        print(
+            f"         server CPU {r['cpu']:.1f} s in {r['wall']:.1f} s wall for {r['runs']} script runs = "
+            f"{r['cpu'] / max(r['runs'], 1) * 1000:.0f} ms per run; RSS {r['rss'] / MIB:.0f} MB"
+            + (
+                f", peak {r['peak'] / MIB:.0f} MB, {r['per_session'] / MIB:+.2f} MB per extra session (target < 5 MB)"
+                if "peak" in r
+                else ""
+            )
+        )
         print(f"         number checks passed {r['checked']}, errors {len(r['errors'])}")
         for who_, e in r["errors"][:10]:
             print(f"           {who_}: {e}")
@@ -331,8 +360,11 @@ async def main_async(args) -> int:
         finally:
             sampler.stop()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; commit "
-          f"{commit.stdout.strip() or 'n/a'}; {pinning}", flush=True)
+    print(
+        f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; commit "
+        f"{commit.stdout.strip() or 'n/a'}; {pinning}",
+        flush=True,
+    )
     return 1 if failed else 0
 
 
@@ -341,8 +373,14 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--single-reps", type=int, default=5)
     parser.add_argument("--modes", nargs="+", default=["model"], choices=["toy", "model"])
-    parser.add_argument("--think", nargs=2, type=float, default=[3.0, 8.0], metavar=("MIN", "MAX"),
-                        help="a learner's reading time before each action, seconds (class scenario)")
+    parser.add_argument(
+        "--think",
+        nargs=2,
+        type=float,
+        default=[3.0, 8.0],
+        metavar=("MIN", "MAX"),
+        help="a learner's reading time before each action, seconds (class scenario)",
+    )
     parser.add_argument("--spread", type=float, default=10.0, help="the class scenario's sessions start within this")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--server-cpus", type=int, nargs="*", default=[], help="pin the server to these CPUs")

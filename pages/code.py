@@ -53,8 +53,11 @@ def matrix(x, row_labels, symbol: str, *, key: str) -> None:
 
 def shapes(arrays: dict, *, key: str) -> None:
     """Each array's name and shape, e.g. ``scores (10, 10)``."""
-    st.dataframe({t("code.col_array"): list(arrays),
-                  t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]}, hide_index=True, key=key)
+    st.dataframe(
+        {t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]},
+        hide_index=True,
+        key=key,
+    )
 
 
 def section(name: str):
@@ -95,8 +98,18 @@ with section("project"):
     a = lesson.inputs  # (T, d_model)
     q, k, v = project(a, lesson.projections)  # (T, d_k), (T, d_k), (T, d_v)
     call(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})")
-    shapes({"a": a, "W^Q": lesson.projections.w_q, "W^K": lesson.projections.w_k, "W^V": lesson.projections.w_v,
-            "q": q, "k": k, "v": v}, key="shapes_project")
+    shapes(
+        {
+            "a": a,
+            "W^Q": lesson.projections.w_q,
+            "W^K": lesson.projections.w_k,
+            "W^V": lesson.projections.w_v,
+            "q": q,
+            "k": k,
+            "v": v,
+        },
+        key="shapes_project",
+    )
     st.markdown(t("code.q_table"))
     matrix(q, labels, "q", key="table_q")
 
@@ -105,11 +118,17 @@ with section("attention"):
     result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
     call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
     st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
-    shapes({name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
-           key="shapes_attention")
+    shapes(
+        {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
+        key="shapes_attention",
+    )
     st.markdown(t("code.row_sums"))
-    table({t("code.col_row_sum"): result.weights.sum(axis=-1)}, index=labels, key="table_row_sums",
-          number=st.column_config.NumberColumn(format="%.12f"))
+    table(
+        {t("code.col_row_sum"): result.weights.sum(axis=-1)},
+        index=labels,
+        key="table_row_sums",
+        number=st.column_config.NumberColumn(format="%.12f"),
+    )
     st.markdown(t("code.outputs_table"))
     matrix(result.outputs, labels, "b", key="table_outputs")
 st.markdown(t("code.weights_table"))
@@ -126,18 +145,30 @@ with section("softmax"):
 with section("explain"):
     e = explain(trace, i)
     call(f"e = explain(trace, {i})")
-    table({"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights}, index=labels,
-          key="table_explain")
+    table(
+        {"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights},
+        index=labels,
+        key="table_explain",
+    )
     st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
     matrix(e.output[None, :], [f"b_{i}"], "b", key="table_explain_output")
 
 # --------------------------------------------------------------------------- the similarity measures
 with section("similarity"):
     q_i = trace.q[i : i + 1]  # (1, d_k)
-    call(f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
-         "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)")
-    table({"dot": dot_similarity(q_i, trace.k)[0], "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
-           "cosine": cosine_similarity(q_i, trace.k)[0]}, index=labels, key="table_similarity")
+    call(
+        f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
+        "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)"
+    )
+    table(
+        {
+            "dot": dot_similarity(q_i, trace.k)[0],
+            "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
+            "cosine": cosine_similarity(q_i, trace.k)[0],
+        },
+        index=labels,
+        key="table_similarity",
+    )
 
 # --------------------------------------------------------------------------- PyTorch
 with section("torch"):
@@ -148,8 +179,14 @@ with section("torch"):
         st.info(t("code.no_torch"))
     else:
         st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
-        st.dataframe({t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
-                      t("code.col_difference"): [f"{x:.1e}" for x in (comparison.weights, comparison.outputs,
-                                                                       comparison.builtin_outputs)]},
-                     hide_index=True, key="table_torch")
+        st.dataframe(
+            {
+                t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
+                t("code.col_difference"): [
+                    f"{x:.1e}" for x in (comparison.weights, comparison.outputs, comparison.builtin_outputs)
+                ],
+            },
+            hide_index=True,
+            key="table_torch",
+        )
         st.caption(t("code.torch_caption", version=comparison.torch_version))

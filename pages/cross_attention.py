@@ -40,13 +40,25 @@ st.markdown(t("cross_attention.intro"))
 if lesson is not None:
     st.markdown(t("cross_attention.sentence_a", text=escape_markdown(lesson.text)))
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-sentence_b = c1.text_input(t("cross_attention.sentence_b"), max_chars=MAX_CHARS, key="sentence_b",
-                           bind="query-params", value=DEFAULT_B, persist_state="session",
-                           help=t("cross_attention.sentence_b_help", max_tokens=MAX_TOKENS))
-c2.pills(t("cross_attention.examples"), list(EXAMPLES), format_func=lambda k: t(f"cross_attention.example_{k}"),
-         key="b_example", on_change=_use_example)
-swap = st.toggle(t("cross_attention.swap"), value=False, key="swap", bind="query-params",
-                 help=t("cross_attention.swap_help"))
+sentence_b = c1.text_input(
+    t("cross_attention.sentence_b"),
+    max_chars=MAX_CHARS,
+    key="sentence_b",
+    bind="query-params",
+    value=DEFAULT_B,
+    persist_state="session",
+    help=t("cross_attention.sentence_b_help", max_tokens=MAX_TOKENS),
+)
+c2.pills(
+    t("cross_attention.examples"),
+    list(EXAMPLES),
+    format_func=lambda k: t(f"cross_attention.example_{k}"),
+    key="b_example",
+    on_change=_use_example,
+)
+swap = st.toggle(
+    t("cross_attention.swap"), value=False, key="swap", bind="query-params", help=t("cross_attention.swap_help")
+)
 asks = "b" if swap else "a"
 
 if lesson is None:
@@ -63,8 +75,10 @@ if lesson_b.truncated:
     st.info(t("cross_attention.b_truncated", total=lesson_b.n_tokens, shown=len(lesson_b.tokens)))
 if lesson_b.unknown:
     words = t("shell.list_sep").join(escape_markdown(w) for w in lesson_b.unknown_words[:MAX_LISTED])
-    st.warning(t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens))
-               + (" " + t("shell.unknown_words", words=words) if words else ""))
+    st.warning(
+        t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens))
+        + (" " + t("shell.unknown_words", words=words) if words else "")
+    )
 if lesson.projections.kind == "random":
     st.caption(t("cross_attention.not_trained"))
 
@@ -77,12 +91,16 @@ d_model = lesson.inputs.shape[1]
 qa, kb = asker.upper(), answerer.upper()
 
 st.subheader(t("cross_attention.step1", asker=_name(asker), answerer=_name(answerer)))
-st.latex(rf"Q = X_{qa} W^Q \in \mathbb{{R}}^{{{t_q} \times {d_k}}},\quad "
-         rf"K = X_{kb} W^K \in \mathbb{{R}}^{{{t_k} \times {d_k}}},\quad "
-         rf"V = X_{kb} W^V \in \mathbb{{R}}^{{{t_k} \times {d_v}}}")
+st.latex(
+    rf"Q = X_{qa} W^Q \in \mathbb{{R}}^{{{t_q} \times {d_k}}},\quad "
+    rf"K = X_{kb} W^K \in \mathbb{{R}}^{{{t_k} \times {d_k}}},\quad "
+    rf"V = X_{kb} W^V \in \mathbb{{R}}^{{{t_k} \times {d_v}}}"
+)
 scale_tex = r"\frac{QK^\top}{\sqrt{d_k}}" if lesson.settings.scaled else r"QK^\top"
-st.latex(rf"\underbrace{{\mathrm{{softmax}}\!\left({scale_tex}\right)}}_{{{t_q} \times {t_k}}}"
-         rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}")
+st.latex(
+    rf"\underbrace{{\mathrm{{softmax}}\!\left({scale_tex}\right)}}_{{{t_q} \times {t_k}}}"
+    rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}"
+)
 st.caption(t("cross_attention.inputs_caption", d_model=d_model, seed=lesson.settings.seed, d_k=d_k))
 st.markdown(t("cross_attention.shapes", t_q=t_q, t_k=t_k, asker=_name(asker), answerer=_name(answerer)))
 
@@ -90,24 +108,62 @@ y_title = t("cross_attention.query_axis", name=_name(asker))
 x_title = t("cross_attention.key_axis", name=_name(answerer))
 c1, c2 = st.columns(2)
 with c1:
-    show_figure(attention_map(trace.scores, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
-                              title=t("cross_attention.scores_title", t_q=t_q, t_k=t_k), diverging=True),
-                "fig_cross_scores", matrix=trace.scores, row_labels=queries.tokens, col_labels=memory.tokens,
-                filename="cross_scores", corner=t("matrices.csv_corner"))
+    show_figure(
+        attention_map(
+            trace.scores,
+            queries.tokens,
+            memory.tokens,
+            y_title=y_title,
+            x_title=x_title,
+            tr=t,
+            title=t("cross_attention.scores_title", t_q=t_q, t_k=t_k),
+            diverging=True,
+        ),
+        "fig_cross_scores",
+        matrix=trace.scores,
+        row_labels=queries.tokens,
+        col_labels=memory.tokens,
+        filename="cross_scores",
+        corner=t("matrices.csv_corner"),
+    )
 scale = f"{trace.scale:.3f}"
 with c2:
-    show_figure(attention_map(trace.weights, queries.tokens, memory.tokens, y_title=y_title, x_title=x_title, tr=t,
-                              title=t("cross_attention.weights_title", t_q=t_q, t_k=t_k, scale=scale),
-                              zmin=0.0, zmax=1.0),
-                "fig_cross_weights", matrix=trace.weights, row_labels=queries.tokens, col_labels=memory.tokens,
-                filename="cross_weights", corner=t("matrices.csv_corner"))
+    show_figure(
+        attention_map(
+            trace.weights,
+            queries.tokens,
+            memory.tokens,
+            y_title=y_title,
+            x_title=x_title,
+            tr=t,
+            title=t("cross_attention.weights_title", t_q=t_q, t_k=t_k, scale=scale),
+            zmin=0.0,
+            zmax=1.0,
+        ),
+        "fig_cross_weights",
+        matrix=trace.weights,
+        row_labels=queries.tokens,
+        col_labels=memory.tokens,
+        filename="cross_weights",
+        corner=t("matrices.csv_corner"),
+    )
 
 c1, c2 = st.columns(2, vertical_alignment="center")
 with c1:
-    show_figure(vectors_map(trace.outputs, queries.tokens, tr=t, y_title=t("cross_attention.token_axis", name=_name(asker)),
-                            title=t("cross_attention.outputs_title", t_q=t_q, d_v=d_v)),
-                "fig_cross_outputs", matrix=trace.outputs, row_labels=queries.tokens,
-                col_labels=[f"b[{c}]" for c in range(d_v)], filename="cross_outputs")
+    show_figure(
+        vectors_map(
+            trace.outputs,
+            queries.tokens,
+            tr=t,
+            y_title=t("cross_attention.token_axis", name=_name(asker)),
+            title=t("cross_attention.outputs_title", t_q=t_q, d_v=d_v),
+        ),
+        "fig_cross_outputs",
+        matrix=trace.outputs,
+        row_labels=queries.tokens,
+        col_labels=[f"b[{c}]" for c in range(d_v)],
+        filename="cross_outputs",
+    )
 c2.markdown(t("cross_attention.outputs_text", asker=_name(asker), answerer=_name(answerer), t_q=t_q, d_v=d_v))
 
 st.subheader(t("cross_attention.step2"))
@@ -116,7 +172,17 @@ c1, c2 = st.columns(2)
 for column, which, variant in ((c1, "a", lesson), (c2, "b", lesson_b)):
     n = len(variant.tokens)
     with column:
-        show_figure(attention_map(variant.trace.weights, variant.tokens, variant.tokens, tr=t,
-                                  title=t("cross_attention.self_title", name=_name(which), t=n),
-                                  y_title=t("cross_attention.query_axis", name=_name(which)),
-                                  x_title=t("cross_attention.key_axis", name=_name(which)), zmin=0.0, zmax=1.0), f"fig_self_{which}")
+        show_figure(
+            attention_map(
+                variant.trace.weights,
+                variant.tokens,
+                variant.tokens,
+                tr=t,
+                title=t("cross_attention.self_title", name=_name(which), t=n),
+                y_title=t("cross_attention.query_axis", name=_name(which)),
+                x_title=t("cross_attention.key_axis", name=_name(which)),
+                zmin=0.0,
+                zmax=1.0,
+            ),
+            f"fig_self_{which}",
+        )

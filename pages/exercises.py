@@ -58,17 +58,27 @@ def _verdict(correct: bool) -> None:
 st.title(t("exercises.title"))
 st.caption(t("exercises.intro"))
 top = st.columns([2, 1, 1], vertical_alignment="bottom")
-seed = int(top[0].number_input(t("exercises.seed"), min_value=0, max_value=ex.MAX_SEED - 1, step=1, value=1,
-                               key="ex_seed", bind="query-params",
-                               help=t("exercises.seed_help", max=ex.MAX_SEED - 1)))
+seed = int(
+    top[0].number_input(
+        t("exercises.seed"),
+        min_value=0,
+        max_value=ex.MAX_SEED - 1,
+        step=1,
+        value=1,
+        key="ex_seed",
+        bind="query-params",
+        help=t("exercises.seed_help", max=ex.MAX_SEED - 1),
+    )
+)
 top[1].button(t("exercises.next"), on_click=_next_seed, help=t("exercises.next_help"), icon=":material/skip_next:")
 score_box = top[2].empty()  # filled at the end, after this run's answer has been counted
 
 kind = _url_choice("ex_kind", ex.KINDS, t("exercises.kind"), lambda k: t(f"exercises.kind_{k}"))
 
 
-def _choose_one(form_key: str, question: str, options: list, *, format_func, key: str, ex_id: str, check,
-                horizontal: bool = False):
+def _choose_one(
+    form_key: str, question: str, options: list, *, format_func, key: str, ex_id: str, check, horizontal: bool = False
+):
     """A one-answer question in a form: the learner picks, presses Check, the first answer is
     scored. Returns ``check(the last checked answer)`` once there is one, else None."""
     with st.form(form_key):
@@ -86,8 +96,9 @@ def _choose_one(form_key: str, question: str, options: list, *, format_func, key
 
 
 def attend_page() -> None:
-    source = _url_choice("ex_source", ("generated", "lesson"), t("exercises.source"),
-                         lambda s: t(f"exercises.source_{s}"))
+    source = _url_choice(
+        "ex_source", ("generated", "lesson"), t("exercises.source"), lambda s: t(f"exercises.source_{s}")
+    )
     if source == "lesson":
         if lesson is None:
             st.info(t("exercises.need_sentence"))
@@ -106,26 +117,63 @@ def attend_page() -> None:
     labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
     st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
     fig = weights_bar(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
-    show_figure(fig, f"ex_scores_{seed}", matrix=exercise.scores, row_labels=[tokens[i]], col_labels=tokens,
-                filename=f"exercise_{seed}_scores", corner=t("exercises.weights_csv_corner"))
-    result = _choose_one(f"form_attend_{seed}_{source}", t("exercises.attend_question"), list(range(len(tokens))),
-                         format_func=lambda j: escape_markdown(labels[j]), key=f"ex_attend_answer_{seed}_{source}",
-                         ex_id=ex_id, check=lambda answer: ex.check_attend(exercise, answer), horizontal=True)
+    show_figure(
+        fig,
+        f"ex_scores_{seed}",
+        matrix=exercise.scores,
+        row_labels=[tokens[i]],
+        col_labels=tokens,
+        filename=f"exercise_{seed}_scores",
+        corner=t("exercises.weights_csv_corner"),
+    )
+    result = _choose_one(
+        f"form_attend_{seed}_{source}",
+        t("exercises.attend_question"),
+        list(range(len(tokens))),
+        format_func=lambda j: escape_markdown(labels[j]),
+        key=f"ex_attend_answer_{seed}_{source}",
+        ex_id=ex_id,
+        check=lambda answer: ex.check_attend(exercise, answer),
+        horizontal=True,
+    )
     if result is None:
         return
     best = result.expected
     if result.correct:
-        st.markdown(t("exercises.attend_right", token=escape_markdown(tokens[result.answer]), j=result.answer,
-                      score=_num(result.chosen_score), weight=_num(result.chosen_weight)))
+        st.markdown(
+            t(
+                "exercises.attend_right",
+                token=escape_markdown(tokens[result.answer]),
+                j=result.answer,
+                score=_num(result.chosen_score),
+                weight=_num(result.chosen_weight),
+            )
+        )
     else:
-        st.markdown(t("exercises.attend_wrong", chosen=escape_markdown(tokens[result.answer]), j=result.answer,
-                      chosen_score=_num(result.chosen_score), chosen_weight=_num(result.chosen_weight),
-                      best=escape_markdown(tokens[best]), best_j=best, best_score=_num(result.best_score),
-                      best_weight=_num(result.best_weight)))
+        st.markdown(
+            t(
+                "exercises.attend_wrong",
+                chosen=escape_markdown(tokens[result.answer]),
+                j=result.answer,
+                chosen_score=_num(result.chosen_score),
+                chosen_weight=_num(result.chosen_weight),
+                best=escape_markdown(tokens[best]),
+                best_j=best,
+                best_score=_num(result.best_score),
+                best_weight=_num(result.best_weight),
+            )
+        )
     st.info(t("exercises.attend_why"))
     bar = weights_bar(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
-    show_figure(bar, f"ex_weights_{seed}", matrix=exercise.weights, row_labels=[tokens[i]], col_labels=tokens,
-                filename=f"exercise_{seed}_weights", corner=t("exercises.weights_csv_corner"))
+    show_figure(
+        bar,
+        f"ex_weights_{seed}",
+        matrix=exercise.weights,
+        row_labels=[tokens[i]],
+        col_labels=tokens,
+        filename=f"exercise_{seed}_weights",
+        corner=t("exercises.weights_csv_corner"),
+    )
 
 
 def by_hand_page() -> None:
@@ -135,12 +183,18 @@ def by_hand_page() -> None:
     st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
     keys = r",\quad ".join(rf"k_{j + 1} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
     st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
-    st.latex(r"\hat\alpha_{1j} = \mathrm{softmax}_j\!\left(\frac{q\cdot k_j}{\sqrt{d_k}}\right)"
-             r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}")
+    st.latex(
+        r"\hat\alpha_{1j} = \mathrm{softmax}_j\!\left(\frac{q\cdot k_j}{\sqrt{d_k}}\right)"
+        r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}"
+    )
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
-        entered = [cols[j].number_input(rf"$\hat\alpha_{{1{j + 1}}}$", value=None, step=0.01, format="%.3f",
-                                        key=f"ex_hand_{seed}_{j}") for j in range(n)]
+        entered = [
+            cols[j].number_input(
+                rf"$\hat\alpha_{{1{j + 1}}}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
+            )
+            for j in range(n)
+        ]
         if st.form_submit_button(t("exercises.check"), type="primary"):
             if any(v is None for v in entered):
                 st.warning(t("exercises.missing"))
@@ -151,8 +205,11 @@ def by_hand_page() -> None:
     result = ex.check_by_hand(exercise, answers[ex_id])
     _verdict(result.correct)
     for j in range(n):
-        fields = {"name": rf"$\hat\alpha_{{1{j + 1}}}$", "answer": _num(result.answer[j]),
-                  "expected": _num(result.expected[j])}
+        fields = {
+            "name": rf"$\hat\alpha_{{1{j + 1}}}$",
+            "answer": _num(result.answer[j]),
+            "expected": _num(result.expected[j]),
+        }
         if not np.isfinite(result.answer[j]):
             st.markdown(t("exercises.per_key_missing", **fields))
         else:
@@ -166,14 +223,19 @@ def by_hand_page() -> None:
         lines = []
         for j in range(n):
             k1, k2 = (int(c) for c in exercise.k[j])
-            lines.append(rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
-                         rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
-                         rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
-                         rf",\quad \hat\alpha_{{1{j + 1}}} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
-                         rf" = {exercise.weights[j]:.3f}")
+            lines.append(
+                rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
+                rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
+                rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
+                rf",\quad \hat\alpha_{{1{j + 1}}} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
+                rf" = {exercise.weights[j]:.3f}"
+            )
         st.latex(r"\\".join(lines))
-        st.latex(r"\textstyle\sum_j e^{\dots} = " + " + ".join(f"{e:.3f}" for e in exercise.exps)
-                 + f" = {exercise.total:.3f}")
+        st.latex(
+            r"\textstyle\sum_j e^{\dots} = "
+            + " + ".join(f"{e:.3f}" for e in exercise.exps)
+            + f" = {exercise.total:.3f}"
+        )
 
 
 def order_page() -> None:
@@ -181,9 +243,13 @@ def order_page() -> None:
     ex_id = ex.exercise_id("order", seed)
     st.markdown(t("exercises.order_task"))
     with st.form(f"form_order_{seed}"):
-        chosen = st.multiselect(t("exercises.order_label"), list(exercise.shuffled),
-                                format_func=lambda s: t(f"exercises.step_{s}"), key=f"ex_order_{seed}",
-                                placeholder=t("exercises.order_placeholder"))
+        chosen = st.multiselect(
+            t("exercises.order_label"),
+            list(exercise.shuffled),
+            format_func=lambda s: t(f"exercises.step_{s}"),
+            key=f"ex_order_{seed}",
+            placeholder=t("exercises.order_placeholder"),
+        )
         if st.form_submit_button(t("exercises.check"), type="primary"):
             if not chosen:
                 st.warning(t("exercises.choose_one"))
@@ -196,46 +262,82 @@ def order_page() -> None:
     _verdict(result.correct)
     if result.problem == "incomplete":
         st.warning(t("exercises.order_incomplete", n=len(ex.STEPS), used=len(given)))
-    st.markdown("  \n".join(t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"),
-                               mark="✅" if ok else "❌") for p, (step, ok) in enumerate(zip(given, result.per_position))))
+    st.markdown(
+        "  \n".join(
+            t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"), mark="✅" if ok else "❌")
+            for p, (step, ok) in enumerate(zip(given, result.per_position))
+        )
+    )
     if not result.correct:
         st.markdown(t("exercises.order_first_wrong", position=result.first_wrong + 1))
     st.markdown(t("exercises.order_expected"))
-    st.markdown("\n".join(f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}"
-                          for p, step in enumerate(ex.STEPS)))
+    st.markdown(
+        "\n".join(
+            f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}"
+            for p, step in enumerate(ex.STEPS)
+        )
+    )
 
 
 def no_scaling_page() -> None:
     exercise = ex.no_scaling_exercise(seed)
     ex_id = ex.exercise_id("no_scaling", seed)
     st.markdown(t("exercises.no_scaling_task", d_k=exercise.d_k, sqrt_d_k=f"{np.sqrt(exercise.d_k):g}"))
-    result = _choose_one(f"form_no_scaling_{seed}", t("exercises.no_scaling_question"), list(exercise.options),
-                         format_func=lambda c: t(f"exercises.choice_{c}"), key=f"ex_choice_{seed}",
-                         ex_id=ex_id, check=lambda answer: ex.check_no_scaling(exercise, answer))
+    result = _choose_one(
+        f"form_no_scaling_{seed}",
+        t("exercises.no_scaling_question"),
+        list(exercise.options),
+        format_func=lambda c: t(f"exercises.choice_{c}"),
+        key=f"ex_choice_{seed}",
+        ex_id=ex_id,
+        check=lambda answer: ex.check_no_scaling(exercise, answer),
+    )
     if result is None:
         return
     if result.choice and result.choice != result.expected:
-        st.markdown(t(f"exercises.why_{result.choice}", sum_error=f"{exercise.raw_sum_error:.1e}",
-                      min_weight=f"{exercise.raw_min_weight:.1e}"))
+        st.markdown(
+            t(
+                f"exercises.why_{result.choice}",
+                sum_error=f"{exercise.raw_sum_error:.1e}",
+                min_weight=f"{exercise.raw_min_weight:.1e}",
+            )
+        )
     st.markdown(t("exercises.why_saturate"))
-    st.markdown(t("exercises.no_scaling_numbers", n_samples=exercise.n_samples, n_keys=exercise.n_keys,
-                  d_k=exercise.d_k, raw_std=_num(exercise.raw_std, 2), scaled_std=_num(exercise.scaled_std, 2),
-                  raw_max=_num(exercise.raw_max_weight), scaled_max=_num(exercise.scaled_max_weight),
-                  raw_jac=_num(exercise.raw_jacobian), scaled_jac=_num(exercise.scaled_jacobian)))
+    st.markdown(
+        t(
+            "exercises.no_scaling_numbers",
+            n_samples=exercise.n_samples,
+            n_keys=exercise.n_keys,
+            d_k=exercise.d_k,
+            raw_std=_num(exercise.raw_std, 2),
+            scaled_std=_num(exercise.scaled_std, 2),
+            raw_max=_num(exercise.raw_max_weight),
+            scaled_max=_num(exercise.scaled_max_weight),
+            raw_jac=_num(exercise.raw_jacobian),
+            scaled_jac=_num(exercise.scaled_jacobian),
+        )
+    )
     rows = [t("exercises.with_scaling"), t("exercises.without_scaling")]
     cols = [t("exercises.key_label", j=j) for j in range(exercise.n_keys)]
     matrix = np.stack([exercise.example_scaled, exercise.example_raw])  # (2, n_keys)
     fig = heatmap(matrix, rows, cols, title=t("exercises.example_title"), tr=t, zmin=0.0, zmax=1.0, height=230)
-    show_figure(fig, f"ex_no_scaling_{seed}", matrix=matrix, row_labels=rows, col_labels=cols,
-                filename=f"exercise_{seed}_no_scaling")
+    show_figure(
+        fig,
+        f"ex_no_scaling_{seed}",
+        matrix=matrix,
+        row_labels=rows,
+        col_labels=cols,
+        filename=f"exercise_{seed}_no_scaling",
+    )
 
 
 with st.container(border=True):
     {"attend": attend_page, "by_hand": by_hand_page, "order": order_page, "no_scaling": no_scaling_page}[kind]()
 
 right, answered = ex.score(state["ex_attempts"])
-score_box.metric(t("exercises.score"), t("exercises.score_value", right=right, answered=answered),
-                 help=t("exercises.score_help"))
+score_box.metric(
+    t("exercises.score"), t("exercises.score_value", right=right, answered=answered), help=t("exercises.score_help")
+)
 if answered:
     st.caption(t("exercises.first_counts"))
 with st.expander(t("exercises.share_title")):

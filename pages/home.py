@@ -16,7 +16,7 @@ with st.expander(t("home.mistakes")):
     st.markdown(t("home.mistakes_list"))
 st.subheader(t("home.path"))
 for row in range(0, len(LESSONS), 3):  # the lesson path, in menu order, three cards a row
-    for column, (page_id, icon) in zip(st.columns(3), LESSONS[row:row + 3]):
+    for column, (page_id, icon) in zip(st.columns(3), LESSONS[row : row + 3]):
         with column.container(border=True):
             st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon)
             st.caption(t(f"home.about_{page_id}"))

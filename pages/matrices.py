@@ -42,45 +42,86 @@ if lesson is not None:
     honesty_banner(lesson)
     tr = lesson.trace
     tokens = lesson.tokens
-    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
-             rf"\qquad T = {len(tokens)},\ d_k = {tr.d_k},\ d_v = {tr.v.shape[1]}")
+    st.latex(
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
+        rf"\qquad T = {len(tokens)},\ d_k = {tr.d_k},\ d_v = {tr.v.shape[1]}"
+    )
     st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
     labels = [t(f"matrices.tab_{tab_id}") for tab_id in TABS]
     widget_key = f"matrix_tab_{current_lang()}"  # a language switch relabels: a fresh widget
-    tabs = dict(zip(TABS, st.tabs(labels, default=labels[TABS.index(_open_tab())], key=widget_key,
-                                  on_change=_remember_tab, args=(widget_key,))))
+    tabs = dict(
+        zip(
+            TABS,
+            st.tabs(
+                labels,
+                default=labels[TABS.index(_open_tab())],
+                key=widget_key,
+                on_change=_remember_tab,
+                args=(widget_key,),
+            ),
+        )
+    )
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
         with tabs["qkv"]:
             st.markdown(t("matrices.qkv_text"))
             for column, matrix, name, symbol in zip(st.columns(3), (tr.q, tr.k, tr.v), ("q", "k", "v"), "qkv"):
                 with column:
-                    show_figure(vectors_matrix(matrix, tokens, title=t(f"matrices.{name}_title"), symbol=symbol,
-                                               tr=t), f"fig_{name}", matrix=matrix, row_labels=tokens,
-                                col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])], filename=name.upper())
+                    show_figure(
+                        vectors_matrix(matrix, tokens, title=t(f"matrices.{name}_title"), symbol=symbol, tr=t),
+                        f"fig_{name}",
+                        matrix=matrix,
+                        row_labels=tokens,
+                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                        filename=name.upper(),
+                    )
     if tabs["scores"].open:
         with tabs["scores"]:
             st.markdown(t("matrices.scores_text"))
-            show_figure(token_matrix(tr.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True,
-                                     tr=t), "fig_scores", matrix=tr.scores, row_labels=tokens, col_labels=tokens,
-                        filename="scores", corner=corner)
+            show_figure(
+                token_matrix(tr.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
+                "fig_scores",
+                matrix=tr.scores,
+                row_labels=tokens,
+                col_labels=tokens,
+                filename="scores",
+                corner=corner,
+            )
     if tabs["scaled"].open:
         with tabs["scaled"]:
             st.markdown(t("matrices.scaled_text"))
-            scaled_title = (t("matrices.scaled_title", scale=tr.scale) if lesson.settings.scaled
-                            else t("matrices.scaled_off_title"))
-            show_figure(token_matrix(tr.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
-                        "fig_scaled", matrix=tr.scaled, row_labels=tokens, col_labels=tokens, filename="scaled",
-                        corner=corner)
+            scaled_title = (
+                t("matrices.scaled_title", scale=tr.scale) if lesson.settings.scaled else t("matrices.scaled_off_title")
+            )
+            show_figure(
+                token_matrix(tr.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
+                "fig_scaled",
+                matrix=tr.scaled,
+                row_labels=tokens,
+                col_labels=tokens,
+                filename="scaled",
+                corner=corner,
+            )
     if tabs["weights"].open:
         with tabs["weights"]:
             st.markdown(t("matrices.weights_text"))
-            show_figure(token_matrix(tr.weights, tokens, tokens, title=t("matrices.weights_title"),
-                                     zmin=0.0, zmax=1.0, tr=t), "fig_weights", matrix=tr.weights, row_labels=tokens,
-                        col_labels=tokens, filename="weights", corner=corner)
+            show_figure(
+                token_matrix(tr.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t),
+                "fig_weights",
+                matrix=tr.weights,
+                row_labels=tokens,
+                col_labels=tokens,
+                filename="weights",
+                corner=corner,
+            )
     if tabs["outputs"].open:
         with tabs["outputs"]:
             st.markdown(t("matrices.outputs_text"))
-            show_figure(vectors_matrix(tr.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
-                        "fig_outputs", matrix=tr.outputs, row_labels=tokens,
-                        col_labels=[f"b[{c}]" for c in range(tr.outputs.shape[1])], filename="outputs")
+            show_figure(
+                vectors_matrix(tr.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
+                "fig_outputs",
+                matrix=tr.outputs,
+                row_labels=tokens,
+                col_labels=[f"b[{c}]" for c in range(tr.outputs.shape[1])],
+                filename="outputs",
+            )

@@ -27,42 +27,69 @@ query_axis, key_axis = t("multi_head.query_axis"), t("multi_head.key_axis")
 
 # ---------------------------------------------------------------- 1 · several heads
 st.subheader(t("multi_head.step1"))
-n_heads = st.segmented_control(t("multi_head.n_heads"), HEAD_CHOICES, default=DEFAULT_HEADS, required=True,
-                               key="heads", bind="query-params")
+n_heads = st.segmented_control(
+    t("multi_head.n_heads"), HEAD_CHOICES, default=DEFAULT_HEADS, required=True, key="heads", bind="query-params"
+)
 n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
 if lesson.projections.kind != "random":
     st.info(t("multi_head.identity_note", seed=settings.seed, d_k=settings.d_k))
-result = multi_head_attention(lesson.inputs, n_heads, settings.d_k, seed=settings.seed,
-                              scale=None if settings.scaled else 1.0)
+result = multi_head_attention(
+    lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
+)
 d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
 scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
-st.latex(rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
-         rf"\qquad h = 1, \dots, {n_heads} \\ "
-         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
-         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}")
+st.latex(
+    rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
+    rf"\qquad h = 1, \dots, {n_heads} \\ "
+    rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
+    rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
+)
 st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
 per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
 for start in range(0, n_heads, per_row):
     columns = st.columns(per_row)
     for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
         with column:
-            show_figure(attention_map(result.heads.weights[h], tokens, tokens, tr=t, zmin=0.0, zmax=1.0,
-                                      title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
-                                      y_title=query_axis, x_title=key_axis), f"fig_head_{h}")
+            show_figure(
+                attention_map(
+                    result.heads.weights[h],
+                    tokens,
+                    tokens,
+                    tr=t,
+                    zmin=0.0,
+                    zmax=1.0,
+                    title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
+                    y_title=query_axis,
+                    x_title=key_axis,
+                ),
+                f"fig_head_{h}",
+            )
 
 # ---------------------------------------------------------------- 2 · concatenation
 st.subheader(t("multi_head.step2"))
 width = result.outputs.shape[1]
 heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
-st.latex(rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
-         rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}")
+st.latex(
+    rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
+    rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}"
+)
 st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
-show_figure(concatenated_heads(result.outputs, tokens, n_heads, tr=t, y_title=t("multi_head.token_axis"),
-                               head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
-                               title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width)),
-            "fig_concat", matrix=result.outputs, row_labels=tokens,
-            col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
-            filename="multi_head_outputs")
+show_figure(
+    concatenated_heads(
+        result.outputs,
+        tokens,
+        n_heads,
+        tr=t,
+        y_title=t("multi_head.token_axis"),
+        head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
+        title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width),
+    ),
+    "fig_concat",
+    matrix=result.outputs,
+    row_labels=tokens,
+    col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
+    filename="multi_head_outputs",
+)
 st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
 
 # ---------------------------------------------------------------- 3 · the causal mask
@@ -72,15 +99,25 @@ mask = causal_mask(len(tokens))  # (T, T)
 trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
 s_tex = rf"s = 1/\sqrt{{d_k}} = {trace.scale:.3f}" if settings.scaled else r"s = 1"
 if masked:
-    st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
-             r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad "
-             + s_tex + r",\quad e^{-\infty} = 0")
+    st.latex(
+        r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
+        r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad " + s_tex + r",\quad e^{-\infty} = 0"
+    )
 else:
     st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s\right),\qquad " + s_tex)
 c1, c2 = st.columns(2, vertical_alignment="center")
 with c1:
-    show_figure(mask_map(mask, tokens, tr=t, title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
-                         y_title=query_axis, x_title=key_axis), "fig_mask")
+    show_figure(
+        mask_map(
+            mask,
+            tokens,
+            tr=t,
+            title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
+            y_title=query_axis,
+            x_title=key_axis,
+        ),
+        "fig_mask",
+    )
 c2.markdown(t("multi_head.why_mask"))
 if masked:
     c2.markdown(t("multi_head.first_row"))
@@ -89,14 +126,41 @@ else:
 scale = f"{trace.scale:.3f}"
 c1, c2 = st.columns(2)
 with c1:
-    show_figure(attention_map(trace.scaled, tokens, tokens, tr=t, diverging=True, y_title=query_axis, x_title=key_axis,
-                              title=t("multi_head.scaled_title" if masked else "multi_head.scaled_title_off",
-                                      scale=scale)),
-                "fig_masked_scaled", matrix=trace.scaled, row_labels=tokens, col_labels=tokens,
-                filename="masked_scaled_scores", corner=t("matrices.csv_corner"))
+    show_figure(
+        attention_map(
+            trace.scaled,
+            tokens,
+            tokens,
+            tr=t,
+            diverging=True,
+            y_title=query_axis,
+            x_title=key_axis,
+            title=t("multi_head.scaled_title" if masked else "multi_head.scaled_title_off", scale=scale),
+        ),
+        "fig_masked_scaled",
+        matrix=trace.scaled,
+        row_labels=tokens,
+        col_labels=tokens,
+        filename="masked_scaled_scores",
+        corner=t("matrices.csv_corner"),
+    )
 with c2:
-    show_figure(attention_map(trace.weights, tokens, tokens, tr=t, zmin=0.0, zmax=1.0, y_title=query_axis,
-                              x_title=key_axis,
-                              title=t("multi_head.weights_title" if masked else "multi_head.weights_title_off")),
-                "fig_masked_weights", matrix=trace.weights, row_labels=tokens, col_labels=tokens,
-                filename="masked_weights", corner=t("matrices.csv_corner"))
+    show_figure(
+        attention_map(
+            trace.weights,
+            tokens,
+            tokens,
+            tr=t,
+            zmin=0.0,
+            zmax=1.0,
+            y_title=query_axis,
+            x_title=key_axis,
+            title=t("multi_head.weights_title" if masked else "multi_head.weights_title_off"),
+        ),
+        "fig_masked_weights",
+        matrix=trace.weights,
+        row_labels=tokens,
+        col_labels=tokens,
+        filename="masked_weights",
+        corner=t("matrices.csv_corner"),
+    )

@@ -53,7 +53,7 @@ def cut_to_pieces(text: str, limit: int) -> tuple[str, int]:
         return " ".join(words[:m]), total
     first = words[0]  # one "word" longer than the limit (e.g. Chinese without spaces)
     c = _largest_fitting(len(first), lambda k: _pieces(first[:k]) <= limit)
-    return first[:max(c, 1)], total
+    return first[: max(c, 1)], total
 
 
 def terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
@@ -81,8 +81,9 @@ except ValueError as exc:
     st.stop()
 
 T = len(tokens)
-st.markdown(t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model,
-              d_head=info.d_head))
+st.markdown(
+    t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model, d_head=info.d_head)
+)
 st.caption(t("real_model.special_tokens"))
 if total > T - 2:
     if not (lesson.truncated and lesson.real_embeddings):  # else the shell has just said the same
@@ -97,7 +98,8 @@ st.subheader(t("real_model.h_check"))
 c_metric, c_text = st.columns([1, 3])
 c_metric.metric(t("real_model.difference"), f"{difference:.1e}", help=t("real_model.difference_help"))
 c_text.markdown(
-    t("real_model.check_text", difference=difference, n_layers=info.n_layers, n_heads=info.n_heads, T=T) + " "
+    t("real_model.check_text", difference=difference, n_layers=info.n_layers, n_heads=info.n_heads, T=T)
+    + " "
     + (t("real_model.check_ok") if difference < 1e-5 else t("real_model.check_bad"))
 )
 
@@ -123,60 +125,112 @@ where = t("real_model.where", layer=layer, head=head)
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
-    st.dataframe({"i": list(range(T)), t("real_model.col_token"): tokens}, hide_index=True,
-                 height=min(38 + 35 * T, 420))
+    st.dataframe(
+        {"i": list(range(T)), t("real_model.col_token"): tokens}, hide_index=True, height=min(38 + 35 * T, 420)
+    )
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=layer, head=head, source=source, T=T, d_model=d_model))
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")
-    st.latex(rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
-             rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
-             rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}")
-    st.latex(rf"\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{{d_k}}}}}\right)V,"
-             rf"\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
+    st.latex(
+        rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
+        rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
+        rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}"
+    )
+    st.latex(
+        rf"\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{{d_k}}}}}\right)V,"
+        rf"\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}"
+    )
     st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
 with st.expander(t("real_model.qkv_expander", T=T, d_k=d_k)):
     names = [t("matrices.q_title"), t("matrices.k_title"), t("matrices.v_title")]
     for tab, matrix, name, symbol in zip(st.tabs(names), (trace.q, trace.k, trace.v), names, "qkv"):
         with tab:
-            show_figure(vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
-                        f"fig_{symbol}", matrix=matrix, row_labels=tokens,
-                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
-                        filename=f"{symbol.upper()}_layer{layer}_head{head}")
+            show_figure(
+                vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
+                f"fig_{symbol}",
+                matrix=matrix,
+                row_labels=tokens,
+                col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                filename=f"{symbol.upper()}_layer{layer}_head{head}",
+            )
 
 st.caption(t("real_model.tabs_caption"))
 tab_scores, tab_scaled, tab_weights, tab_outputs = st.tabs(
-    [t("real_model.tab_scores"), t("real_model.tab_scaled", d_k=d_k), t("real_model.tab_weights"),
-     t("real_model.tab_outputs")])
+    [
+        t("real_model.tab_scores"),
+        t("real_model.tab_scaled", d_k=d_k),
+        t("real_model.tab_weights"),
+        t("real_model.tab_outputs"),
+    ]
+)
 corner = t("matrices.csv_corner")
 for tab, matrix, name, fig in [
-    (tab_scores, trace.scores, "scores", token_matrix(trace.scores, tokens, tokens, diverging=True, tr=t,
-                                                      title=t("real_model.scores_title", where=where))),
-    (tab_scaled, trace.scaled, "scaled", token_matrix(trace.scaled, tokens, tokens, diverging=True, tr=t,
-                                                      title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale,
-                                                              where=where))),
-    (tab_weights, trace.weights, "weights", token_matrix(trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t,
-                                                         title=t("real_model.weights_title", where=where))),
+    (
+        tab_scores,
+        trace.scores,
+        "scores",
+        token_matrix(
+            trace.scores, tokens, tokens, diverging=True, tr=t, title=t("real_model.scores_title", where=where)
+        ),
+    ),
+    (
+        tab_scaled,
+        trace.scaled,
+        "scaled",
+        token_matrix(
+            trace.scaled,
+            tokens,
+            tokens,
+            diverging=True,
+            tr=t,
+            title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale, where=where),
+        ),
+    ),
+    (
+        tab_weights,
+        trace.weights,
+        "weights",
+        token_matrix(
+            trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t, title=t("real_model.weights_title", where=where)
+        ),
+    ),
 ]:
     with tab:
-        show_figure(fig, f"fig_{name}", matrix=matrix, row_labels=tokens, col_labels=tokens, corner=corner,
-                    filename=f"{name}_layer{layer}_head{head}")
+        show_figure(
+            fig,
+            f"fig_{name}",
+            matrix=matrix,
+            row_labels=tokens,
+            col_labels=tokens,
+            corner=corner,
+            filename=f"{name}_layer{layer}_head{head}",
+        )
 with tab_outputs:
-    show_figure(vectors_matrix(trace.outputs, tokens, symbol="b", tr=t,
-                               title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)),
-                "fig_outputs", matrix=trace.outputs, row_labels=tokens,
-                col_labels=[f"b[{c}]" for c in range(d_v)], filename=f"outputs_layer{layer}_head{head}")
+    show_figure(
+        vectors_matrix(
+            trace.outputs, tokens, symbol="b", tr=t, title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)
+        ),
+        "fig_outputs",
+        matrix=trace.outputs,
+        row_labels=tokens,
+        col_labels=[f"b[{c}]" for c in range(d_v)],
+        filename=f"outputs_layer{layer}_head{head}",
+    )
 
 st.subheader(t("real_model.h_row"))
 i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=1)
 e = explain(trace, i)
-st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, r"\alpha_{{%d,{j}}} = {v:.2f}" % i))
+st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, rf"\alpha_{{{{{i},{{j}}}}}} = {{v:.2f}}"))
 st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{d_k}}}}}:\quad " + terms(e.scaled, "{v:.3f}"))
-st.latex(rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},\quad m = {e.row_max:.3f},"
-         rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + terms(e.weights, "{v:.3f}"))
-st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
-         + terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + "))
+st.latex(
+    rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},\quad m = {e.row_max:.3f},"
+    rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + terms(e.weights, "{v:.3f}")
+)
+st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = " + terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + "))
 st.latex(rf"b_{{{i}}} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
 st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
-show_figure(weights_bar(e.weights, tokens, highlight=e.top_key, tr=t,
-                        title=t("real_model.row_title", i=i, where=where)), "fig_weights_row")
+show_figure(
+    weights_bar(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
+    "fig_weights_row",
+)

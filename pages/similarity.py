@@ -17,9 +17,11 @@ DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2
 lesson, _ = page_start("similarity")
 st.title(t("similarity.title"))
 st.markdown(t("similarity.intro"))
-st.latex(r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
-         r"\qquad q \cdot k = \sum_{c=1}^{d_k} q_c k_c = \lVert q\rVert\,\lVert k\rVert \cos\theta"
-         r"\qquad \frac{q \cdot k}{\sqrt{d_k}}")
+st.latex(
+    r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
+    r"\qquad q \cdot k = \sum_{c=1}^{d_k} q_c k_c = \lVert q\rVert\,\lVert k\rVert \cos\theta"
+    r"\qquad \frac{q \cdot k}{\sqrt{d_k}}"
+)
 for column, name in zip(st.columns(3), ORDER):
     with column.container(border=True):
         st.markdown(f"**{t(f'similarity.name_{name}')}** — {t(f'similarity.what_{name}')}")
@@ -29,14 +31,32 @@ st.subheader(t("similarity.demo_header"))
 st.markdown(t("similarity.demo_intro"))
 controls, plot, numbers = st.columns([1.1, 1.5, 1.0], gap="large")
 with controls:
-    q_angle = st.slider(t("similarity.q_angle"), 0, 355, DEMO["q_angle"], step=5, key="q_angle",
-                        bind="query-params", format="%d°")
-    q_length = st.slider(t("similarity.q_length"), 0.1, 3.0, DEMO["q_length"], step=0.1, key="q_length",
-                         bind="query-params", format="%.1f")
-    k_angle = st.slider(t("similarity.k_angle"), 0, 355, DEMO["k_angle"], step=5, key="k_angle",
-                        bind="query-params", format="%d°")
-    k_length = st.slider(t("similarity.k_length"), 0.1, 3.0, DEMO["k_length"], step=0.1, key="k_length",
-                         bind="query-params", format="%.1f")
+    q_angle = st.slider(
+        t("similarity.q_angle"), 0, 355, DEMO["q_angle"], step=5, key="q_angle", bind="query-params", format="%d°"
+    )
+    q_length = st.slider(
+        t("similarity.q_length"),
+        0.1,
+        3.0,
+        DEMO["q_length"],
+        step=0.1,
+        key="q_length",
+        bind="query-params",
+        format="%.1f",
+    )
+    k_angle = st.slider(
+        t("similarity.k_angle"), 0, 355, DEMO["k_angle"], step=5, key="k_angle", bind="query-params", format="%d°"
+    )
+    k_length = st.slider(
+        t("similarity.k_length"),
+        0.1,
+        3.0,
+        DEMO["k_length"],
+        step=0.1,
+        key="k_length",
+        bind="query-params",
+        format="%.1f",
+    )
 q2 = polar_vector(q_angle, q_length)  # (2,)
 k2 = polar_vector(k_angle, k_length)  # (2,)
 pair = compare_similarities(q2, k2)  # every matrix (1, 1)
@@ -45,9 +65,11 @@ with plot:
 with numbers:
     for name in ORDER:
         st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
-st.latex(rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
-         rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
-         rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}")
+st.latex(
+    rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
+    rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
+    rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}"
+)
 st.info(t("similarity.demo_try"))
 
 # --------------------------------------------------------------------------- the sentence
@@ -60,10 +82,16 @@ tokens = lesson.tokens
 labels = numbered_labels(tokens)
 # kept in the URL as ?vectors=qk|inputs by hand: bind="query-params" would store the translated label
 if st.session_state.get("sim_vectors") not in VECTORS:
-    st.session_state["sim_vectors"] = st.query_params.get("vectors") if st.query_params.get("vectors") in VECTORS \
-        else VECTORS[0]
-vectors = st.segmented_control(t("similarity.vectors"), VECTORS, required=True, key="sim_vectors",
-                               format_func=lambda v: t(f"similarity.vectors_{v}"))
+    st.session_state["sim_vectors"] = (
+        st.query_params.get("vectors") if st.query_params.get("vectors") in VECTORS else VECTORS[0]
+    )
+vectors = st.segmented_control(
+    t("similarity.vectors"),
+    VECTORS,
+    required=True,
+    key="sim_vectors",
+    format_func=lambda v: t(f"similarity.vectors_{v}"),
+)
 keep_in_url("vectors", vectors)
 if vectors == "inputs":
     a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
@@ -72,46 +100,95 @@ else:
 comp = compare_similarities(a, b)  # (T, T) each
 st.markdown(t(f"similarity.sentence_intro_{vectors}", d=comp.d, t=len(tokens)))
 
-axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"),
-        "hover": t("similarity.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
-        + ": %{z:.4f}<extra></extra>"}
+axis = {
+    "x_title": t("similarity.key_axis"),
+    "y_title": t("similarity.query_axis"),
+    "hover": t("similarity.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
+    + ": %{z:.4f}<extra></extra>",
+}
 for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
     bounds = {"zmin": -1.0, "zmax": 1.0} if name == "cosine" else {}
     with column:
-        show_figure(matrix_heatmap(comp.measure(name), labels, labels, **axis, **bounds, first=n == 0,
-                                   title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name)), f"fig_{name}")
-st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d ** 0.5:.3f}"))
+        show_figure(
+            matrix_heatmap(
+                comp.measure(name),
+                labels,
+                labels,
+                **axis,
+                **bounds,
+                first=n == 0,
+                title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name),
+            ),
+            f"fig_{name}",
+        )
+st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d**0.5:.3f}"))
 
 st.subheader(t("similarity.weights_header"))
 st.markdown(t("similarity.weights_intro"))
 weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
 for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
     with column:
-        show_figure(matrix_heatmap(weights[name], labels, labels, **axis, zmin=0.0, zmax=1.0, diverging=False,
-                                   first=n == 0,
-                                   title=t(f"similarity.weights_{name}")), f"fig_weights_{name}")
+        show_figure(
+            matrix_heatmap(
+                weights[name],
+                labels,
+                labels,
+                **axis,
+                zmin=0.0,
+                zmax=1.0,
+                diverging=False,
+                first=n == 0,
+                title=t(f"similarity.weights_{name}"),
+            ),
+            f"fig_weights_{name}",
+        )
 st.caption(t("similarity.weights_caption"))
 
 # --------------------------------------------------------------------------- one query token
 st.subheader(t("similarity.token_header"))
 i = token_picker(t("similarity.token_picker"), tokens, key="sim_token_picker")
 token_i = escape_markdown(tokens[i])
-show_figure(row_bars([(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER], labels,
-                     title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
-                     x_title=t("similarity.key_axis")), "fig_rows")
+show_figure(
+    row_bars(
+        [(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER],
+        labels,
+        title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
+        x_title=t("similarity.key_axis"),
+    ),
+    "fig_rows",
+)
 best = {name: comp.best_key(name, i) for name in ORDER}
-st.markdown(t("similarity.best_keys", i=i, token=token_i, norm=f"{comp.norms_a[i]:.3f}",
-              vec="a" if vectors == "inputs" else "q",
-              cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
-              dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
-              scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}"))
+st.markdown(
+    t(
+        "similarity.best_keys",
+        i=i,
+        token=token_i,
+        norm=f"{comp.norms_a[i]:.3f}",
+        vec="a" if vectors == "inputs" else "q",
+        cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
+        dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
+        scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}",
+    )
+)
 st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
-show_figure(weight_bars([(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER], labels,
-                        title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
-                        x_title=t("similarity.key_axis"), y_title=t("similarity.weight_axis")), "fig_softmax_rows")
+show_figure(
+    weight_bars(
+        [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
+        labels,
+        title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
+        x_title=t("similarity.key_axis"),
+        y_title=t("similarity.weight_axis"),
+    ),
+    "fig_softmax_rows",
+)
 with st.expander(t("similarity.table_header", i=i)):
     st.dataframe(
-        {t("similarity.col_key"): labels, t("similarity.col_norm"): comp.norms_b,
-         **{t(f"similarity.name_{name}"): comp.measure(name)[i] for name in ORDER},
-         **{t("similarity.col_weight", measure=t(f"similarity.name_{name}")): weights[name][i] for name in ORDER}},
-        hide_index=True, key="sim_table")
+        {
+            t("similarity.col_key"): labels,
+            t("similarity.col_norm"): comp.norms_b,
+            **{t(f"similarity.name_{name}"): comp.measure(name)[i] for name in ORDER},
+            **{t("similarity.col_weight", measure=t(f"similarity.name_{name}")): weights[name][i] for name in ORDER},
+        },
+        hide_index=True,
+        key="sim_table",
+    )

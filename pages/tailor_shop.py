@@ -68,24 +68,47 @@ for column, group in zip(st.columns(len(GROUPS)), GROUPS):
     with column.container(border=True):
         options = [*GROUPS[group], ANY]
         url_state(f"want_{group}", options, DEFAULT_WISH[group])
-        picked = st.segmented_control(t(f"tailor.group_{group}"), options, key=f"want_{group}", required=True,
-                                      format_func=lambda o: t(f"tailor.opt_{o}"))
+        picked = st.segmented_control(
+            t(f"tailor.group_{group}"),
+            options,
+            key=f"want_{group}",
+            required=True,
+            format_func=lambda o: t(f"tailor.opt_{o}"),
+        )
         keep_in_url(f"want_{group}", picked, DEFAULT_WISH[group])
         choices[group] = picked if picked in GROUPS[group] else None
-        importance[group] = st.slider(t("tailor.importance"), *IMPORTANCE_RANGE, DEFAULT_IMPORTANCE[group],
-                                      step=0.5, key=f"imp_{group}", bind="query-params",
-                                      help=t("tailor.importance_help"), disabled=choices[group] is None)
+        importance[group] = st.slider(
+            t("tailor.importance"),
+            *IMPORTANCE_RANGE,
+            DEFAULT_IMPORTANCE[group],
+            step=0.5,
+            key=f"imp_{group}",
+            bind="query-params",
+            help=t("tailor.importance_help"),
+            disabled=choices[group] is None,
+        )
 measure_col, sharp_col = st.columns([1, 2], gap="large")
 with measure_col:
     url_state("match", SIMILARITY_MEASURES, "dot")
-    measure = st.segmented_control(t("tailor.match"), list(SIMILARITY_MEASURES), required=True, key="match",
-                                   format_func=lambda m: t(f"tailor.match_{m}"), help=t("tailor.match_help"))
+    measure = st.segmented_control(
+        t("tailor.match"),
+        list(SIMILARITY_MEASURES),
+        required=True,
+        key="match",
+        format_func=lambda m: t(f"tailor.match_{m}"),
+        help=t("tailor.match_help"),
+    )
 measure = measure if measure in SIMILARITY_MEASURES else "dot"
 keep_in_url("match", measure, "dot")
 with sharp_col:
     url_state("sharpness", SHARPNESS_STEPS, DEFAULT_SHARPNESS)
-    beta = st.select_slider(t("tailor.sharpness"), options=list(SHARPNESS_STEPS), format_func=sharpness_label,
-                            key="sharpness", help=t("tailor.sharpness_help"))
+    beta = st.select_slider(
+        t("tailor.sharpness"),
+        options=list(SHARPNESS_STEPS),
+        format_func=sharpness_label,
+        key="sharpness",
+        help=t("tailor.sharpness_help"),
+    )
 keep_in_url("sharpness", beta, DEFAULT_SHARPNESS)
 
 request = Request(**choices, importance=importance)
@@ -111,25 +134,45 @@ st.subheader(t("tailor.steps_header"))
 labels = [f"{j + 1} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
-    st.latex(r"\alpha_j = q \cdot k_j" if measure == "dot"
-             else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}")
-    show_figure(weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
-                "fig_scores", matrix=scores, row_labels=[t("tailor.csv_request")], col_labels=labels,
-                filename="tailor_scores", alt=t("tailor.step1_title"))
+    st.latex(
+        r"\alpha_j = q \cdot k_j"
+        if measure == "dot"
+        else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}"
+    )
+    show_figure(
+        weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
+        "fig_scores",
+        matrix=scores,
+        row_labels=[t("tailor.csv_request")],
+        col_labels=labels,
+        filename="tailor_scores",
+        alt=t("tailor.step1_title"),
+    )
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
-    st.latex(r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
-             + f"{float(beta):g}")
-    show_figure(weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True,
-                            highlight=best), "fig_weights", matrix=weights, row_labels=[t("tailor.csv_request")],
-                col_labels=labels, filename="tailor_weights", alt=t("tailor.step2_title"))
+    st.latex(
+        r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
+        + f"{float(beta):g}"
+    )
+    show_figure(
+        weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
+        "fig_weights",
+        matrix=weights,
+        row_labels=[t("tailor.csv_request")],
+        col_labels=labels,
+        filename="tailor_weights",
+        alt=t("tailor.step2_title"),
+    )
     st.caption(t("tailor.step2_text", total=f"{100 * weights.sum():.1f}"))
 
 st.subheader(t("tailor.result_header"))
 order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
-st.latex(r"b = \sum_j \hat\alpha_j\, v_j = " + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
-         + (r" + \dots" if len(SAMPLES) > SHOWN else ""))
+st.latex(
+    r"b = \sum_j \hat\alpha_j\, v_j = "
+    + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
+    + (r" + \dots" if len(SAMPLES) > SHOWN else "")
+)
 st.markdown(t("tailor.result_text"))
 shirt_col, *term_cols = st.columns([2.2] + [1] * SHOWN, gap="medium")
 with shirt_col:
@@ -145,20 +188,30 @@ if rest:
     st.caption(t("tailor.term_rest", n=len(rest), weight=f"{100 * weights[rest].sum():.1f}"))
 rgb = lambda x: "(" + ", ".join(f"{c:.2f}" for c in x) + ")"  # noqa: E731
 attributes = {t("tailor.attr_colour"): rgb(blend[0:3]), t("tailor.attr_accent"): rgb(blend[3:6])}
-attributes.update({t(f"tailor.attr_{name}"): f"{blend[ATTRIBUTES.index(name)]:.2f}"
-                   for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")})
+attributes.update(
+    {
+        t(f"tailor.attr_{name}"): f"{blend[ATTRIBUTES.index(name)]:.2f}"
+        for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")
+    }
+)
 st.dataframe(pd.DataFrame([attributes], index=["b"]), width="stretch")
 st.caption(t("tailor.result_caption"))
 
 with st.expander(t("tailor.vectors_expander")):
     names = [t(f"tailor.opt_{f}") for f in FEATURES]
-    keys_table = pd.DataFrame([fitted.query] + [s.key() for s in SAMPLES], columns=names,
-                              index=[t("tailor.row_request")] + [f"k_{j + 1}" for j in range(len(SAMPLES))])
+    keys_table = pd.DataFrame(
+        [fitted.query] + [s.key() for s in SAMPLES],
+        columns=names,
+        index=[t("tailor.row_request")] + [f"k_{j + 1}" for j in range(len(SAMPLES))],
+    )
     st.markdown(t("tailor.keys_table_title"))
     st.dataframe(keys_table.style.format("{:g}"), width="stretch")
     attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
-    values_table = pd.DataFrame([s.value for s in SAMPLES] + [blend], columns=attr_names,
-                                index=[f"v_{j + 1}" for j in range(len(SAMPLES))] + [t("tailor.row_result")])
+    values_table = pd.DataFrame(
+        [s.value for s in SAMPLES] + [blend],
+        columns=attr_names,
+        index=[f"v_{j + 1}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
+    )
     values_table.insert(0, "α̂", list(weights) + [weights.sum()])
     st.markdown(t("tailor.values_table_title"))
     st.dataframe(values_table.style.format("{:.3f}"), width="stretch")

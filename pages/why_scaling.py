@@ -8,6 +8,7 @@ from attention_core import build_lesson
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix
+from attention_ui.i18n import t
 from attention_ui.scaling_figures import (
     entropy_sweep,
     example_row_weights,
@@ -16,40 +17,65 @@ from attention_ui.scaling_figures import (
     score_histograms,
     variance_sweep,
 )
-from attention_ui.i18n import t
 from attention_ui.shell import get_embedder, honesty_banner, page_start
 
 lesson, source = page_start("why_scaling")
 st.title(t("why_scaling.title"))
 st.markdown(t("why_scaling.intro"))
 
-d_k = st.select_slider(t("why_scaling.d_k_slider"), options=list(D_KS), value=64, key="exp_d_k",
-                       bind="query-params")
+d_k = st.select_slider(t("why_scaling.d_k_slider"), options=list(D_KS), value=64, key="exp_d_k", bind="query-params")
 result = scaling_experiment(d_k)
 sweep = scaling_sweep()
 raw, scaled = result.raw_stats, result.scaled_stats
 
 st.subheader(t("why_scaling.h_spread"))
 measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
-st.latex(rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{d_k}} \mathrm{{Var}}(q_i k_i) = d_k = {d_k}"
-         rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}")
-st.latex(rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
-         rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}")
-st.markdown(t("why_scaling.spread_text", n_samples=result.n_samples, n_keys=result.n_keys,
-              n_scores=result.n_samples * result.n_keys, raw_variance=result.raw_variance, d_k=d_k,
-              scaled_variance=result.scaled_variance))
+st.latex(
+    rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{d_k}} \mathrm{{Var}}(q_i k_i) = d_k = {d_k}"
+    rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}"
+)
+st.latex(
+    rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
+    rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}"
+)
+st.markdown(
+    t(
+        "why_scaling.spread_text",
+        n_samples=result.n_samples,
+        n_keys=result.n_keys,
+        n_scores=result.n_samples * result.n_keys,
+        raw_variance=result.raw_variance,
+        d_k=d_k,
+        scaled_variance=result.scaled_variance,
+    )
+)
 c1, c2 = st.columns([3, 2])
 with c1:
-    show_figure(score_histograms(result.raw, result.scaled, d_k=d_k, raw_variance=result.raw_variance,
-                                 scaled_variance=result.scaled_variance, tr=t), "fig_hist")
+    show_figure(
+        score_histograms(
+            result.raw,
+            result.scaled,
+            d_k=d_k,
+            raw_variance=result.raw_variance,
+            scaled_variance=result.scaled_variance,
+            tr=t,
+        ),
+        "fig_hist",
+    )
 with c2:
     show_figure(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), "fig_row")
 c2.caption(t("why_scaling.row_caption"))
 
 st.subheader(t("why_scaling.h_softmax"))
 st.markdown(
-    "| " + t("why_scaling.table_head", n_samples=result.n_samples, n_keys=result.n_keys, d_k=d_k)
-    + " | " + t("figures.raw_name") + " | " + t("figures.scaled_name") + " | " + t("why_scaling.table_uniform")
+    "| "
+    + t("why_scaling.table_head", n_samples=result.n_samples, n_keys=result.n_keys, d_k=d_k)
+    + " | "
+    + t("figures.raw_name")
+    + " | "
+    + t("figures.scaled_name")
+    + " | "
+    + t("why_scaling.table_uniform")
     + " |\n|---|---:|---:|---:|\n"
     f"| {t('why_scaling.table_max_weight')} | {raw.max_weight:.3f} | {scaled.max_weight:.3f} "
     f"| {sweep.uniform_weight:.4f} |\n"
@@ -61,17 +87,34 @@ st.markdown(t("why_scaling.softmax_text"))
 st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
 c1, c2 = st.columns(2)
 with c1:
-    show_figure(variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance")
+    show_figure(
+        variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance"
+    )
 with c2:
-    show_figure(max_weight_sweep(sweep.d_ks, sweep.raw_max_weight, sweep.scaled_max_weight,
-                                 uniform_weight=sweep.uniform_weight, highlight=d_k, tr=t), "fig_max_weight")
+    show_figure(
+        max_weight_sweep(
+            sweep.d_ks,
+            sweep.raw_max_weight,
+            sweep.scaled_max_weight,
+            uniform_weight=sweep.uniform_weight,
+            highlight=d_k,
+            tr=t,
+        ),
+        "fig_max_weight",
+    )
 c1, c2 = st.columns(2)
 with c1:
-    show_figure(entropy_sweep(sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy,
-                              max_entropy=sweep.max_entropy, highlight=d_k, tr=t), "fig_entropy")
+    show_figure(
+        entropy_sweep(
+            sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy, max_entropy=sweep.max_entropy, highlight=d_k, tr=t
+        ),
+        "fig_entropy",
+    )
 with c2:
-    show_figure(jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k,
-                               tr=t), "fig_jacobian")
+    show_figure(
+        jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
+        "fig_jacobian",
+    )
 st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
 
 st.subheader(t("why_scaling.h_own"))
@@ -84,12 +127,25 @@ else:
     with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
     st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k))
     columns = st.columns(2)
-    for column, variant, name, key in ((columns[0], with_scaling, "own_with", "fig_own_scaled"),
-                                       (columns[1], without_scaling, "own_without", "fig_own_raw")):
+    for column, variant, name, key in (
+        (columns[0], with_scaling, "own_with", "fig_own_scaled"),
+        (columns[1], without_scaling, "own_without", "fig_own_raw"),
+    ):
         stats = row_statistics(variant.trace.weights)
         title = t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else "")
         with column:
-            show_figure(token_matrix(variant.trace.weights, variant.tokens, variant.tokens,
-                                     title=title, zmin=0.0, zmax=1.0, tr=t), key)
-        column.markdown(t("why_scaling.own_stats", peak=stats.peak_weight, max_weight=stats.max_weight,
-                          entropy=stats.entropy, max_entropy=stats.max_entropy))
+            show_figure(
+                token_matrix(
+                    variant.trace.weights, variant.tokens, variant.tokens, title=title, zmin=0.0, zmax=1.0, tr=t
+                ),
+                key,
+            )
+        column.markdown(
+            t(
+                "why_scaling.own_stats",
+                peak=stats.peak_weight,
+                max_weight=stats.max_weight,
+                entropy=stats.entropy,
+                max_entropy=stats.max_entropy,
+            )
+        )

@@ -19,8 +19,10 @@ from streamlit.testing.v1 import AppTest
 from attention_ui import figures, shell
 from tests.test_pages import APP, _decode
 
-SAFE_SCALES = {name: json.loads(go.Figure(go.Heatmap(z=[[0]], colorscale=name)).to_json())["data"][0]["colorscale"]
-               for name in ("Cividis", "RdBu_r", "Viridis")}
+SAFE_SCALES = {
+    name: json.loads(go.Figure(go.Heatmap(z=[[0]], colorscale=name)).to_json())["data"][0]["colorscale"]
+    for name in ("Cividis", "RdBu_r", "Viridis")
+}
 """Perceptually ordered scales readable with red-green colour blindness, as Plotly expands them."""
 
 MAX_PRINTED_CELLS = (figures.MAX_CELL_ROWS, figures.MAX_CELL_COLS)
@@ -55,8 +57,9 @@ def test_diverging_heatmap_uses_rdbu_centred_on_zero():
 
 def test_large_heatmap_keeps_values_in_the_hover():
     rows, cols = MAX_PRINTED_CELLS[0] + 1, MAX_PRINTED_CELLS[1] + 1
-    fig = figures.heatmap(np.zeros((rows, cols)), [str(r) for r in range(rows)], [str(c) for c in range(cols)],
-                          title="big")
+    fig = figures.heatmap(
+        np.zeros((rows, cols)), [str(r) for r in range(rows)], [str(c) for c in range(cols)], title="big"
+    )
     assert fig.data[0].text is None  # too many cells to print legibly
     assert "%{z" in fig.data[0].hovertemplate
 

@@ -195,9 +195,11 @@ def test_fully_masked_row_gives_zeros_where_torch_softmax_gives_nan():
     rng = np.random.default_rng(5)
     q, k, v = _qkv(rng, (), 3, 4, 2, 3)
     mask = np.array(
-        [[True, False, True, False],
-         [False, False, False, False],  # query 1 may attend to nothing
-         [True, True, True, True]]
+        [
+            [True, False, True, False],
+            [False, False, False, False],  # query 1 may attend to nothing
+            [True, True, True, True],
+        ]
     )
     t = scaled_dot_product_attention(q, k, v, mask=mask)
     assert np.all(np.isfinite(t.weights)) and np.all(np.isfinite(t.outputs))
@@ -223,9 +225,7 @@ def test_matches_python_loop(t_q, t_k, d_k, d_v, scale, masked):
     rng = np.random.default_rng(t_q + 10 * t_k + 100 * d_k + 1000 * d_v)
     q, k, v = _qkv(rng, (), t_q, t_k, d_k, d_v, spread=1.5)
     mask = random_mask(rng, (t_q, t_k)) if masked else None
-    ref_w, ref_out = loop_attention(
-        q.tolist(), k.tolist(), v.tolist(), None if mask is None else mask.tolist(), scale
-    )
+    ref_w, ref_out = loop_attention(q.tolist(), k.tolist(), v.tolist(), None if mask is None else mask.tolist(), scale)
     t = scaled_dot_product_attention(q.tolist(), k.tolist(), v.tolist(), mask=mask, scale=scale)
     np.testing.assert_allclose(t.weights, ref_w, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(t.outputs, ref_out, rtol=1e-12, atol=1e-14)
@@ -387,8 +387,7 @@ def test_trace_mask_is_read_only_too():
     """AttentionTrace promises 'Every quantity ... read-only'; the mask is one of them."""
     t = scaled_dot_product_attention(np.eye(3), np.eye(3), np.eye(3), mask=causal_mask(3))
     assert not t.mask.flags.writeable, "trace.mask can be changed under a page"
-    t3 = scaled_dot_product_attention(np.ones((2, 3, 3)), np.ones((2, 3, 3)), np.ones((2, 3, 3)),
-                                      mask=causal_mask(3))
+    t3 = scaled_dot_product_attention(np.ones((2, 3, 3)), np.ones((2, 3, 3)), np.ones((2, 3, 3)), mask=causal_mask(3))
     assert not t3.head(1).mask.flags.writeable, "trace.head(h).mask can be changed under a page"
 
 
@@ -449,21 +448,25 @@ def test_error_empty_inputs(empty):
 def test_error_mismatched_d_k():
     _raises_naming(
         lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 6)), np.ones((5, 2))),
-        "(3, 4)", "(5, 6)", "d_k",
+        "(3, 4)",
+        "(5, 6)",
+        "d_k",
     )
 
 
 def test_error_mismatched_t_k():
     _raises_naming(
         lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((5, 4)), np.ones((6, 2))),
-        "(5, 4)", "(6, 2)",
+        "(5, 4)",
+        "(6, 2)",
     )
 
 
 def test_error_leading_dims_do_not_broadcast():
     _raises_naming(
         lambda: scaled_dot_product_attention(np.ones((2, 3, 4)), np.ones((3, 3, 4)), np.ones((3, 3, 4))),
-        "(2, 3, 4)", "(3, 3, 4)",
+        "(2, 3, 4)",
+        "(3, 3, 4)",
     )
 
 
@@ -487,7 +490,8 @@ def test_error_bad_mask_shape(mask_shape):
     mask = np.ones(mask_shape, dtype=bool)
     _raises_naming(
         lambda: scaled_dot_product_attention(np.ones((3, 4)), np.ones((3, 4)), np.ones((3, 4)), mask=mask),
-        str(mask_shape), "(3, 3)",
+        str(mask_shape),
+        "(3, 3)",
     )
 
 

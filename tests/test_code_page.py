@@ -1,4 +1,4 @@
-""""The code" page: it prints our functions' real source (exactly inspect.getsource), the
+""" "The code" page: it prints our functions' real source (exactly inspect.getsource), the
 arrays next to it equal an independent computation written here, and PyTorch — run here,
 independently of the page — agrees with the page's numbers within 1e-12 in float64.
 Without torch the page still works and says so."""
@@ -33,8 +33,17 @@ from tests.test_pages import ROOT, run_page
 
 PAGE = "pages/code.py"
 SENTENCE = "the customer wants a plaid shirt"
-SHOWN = [project, self_attention, scaled_dot_product_attention, softmax, explain, dot_similarity,
-         scaled_dot_similarity, cosine_similarity, torch_attention]
+SHOWN = [
+    project,
+    self_attention,
+    scaled_dot_product_attention,
+    softmax,
+    explain,
+    dot_similarity,
+    scaled_dot_similarity,
+    cosine_similarity,
+    torch_attention,
+]
 
 
 def tables(at, lang: str = "en") -> dict:
@@ -86,8 +95,12 @@ def reference_attention(sentence: str, settings: LessonSettings = LessonSettings
         total = math.fsum(exps)
         weights.append([e / total for e in exps])
     weights = np.array(weights)  # (T, T)
-    outputs = np.array([[math.fsum(w * vj[c] for w, vj in zip(row, v.tolist())) for c in range(v.shape[1])]
-                        for row in weights.tolist()])  # (T, d_v)
+    outputs = np.array(
+        [
+            [math.fsum(w * vj[c] for w, vj in zip(row, v.tolist())) for c in range(v.shape[1])]
+            for row in weights.tolist()
+        ]
+    )  # (T, d_v)
     return lesson, q, k, v, weights, outputs
 
 
@@ -145,8 +158,9 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     np.testing.assert_allclose(shown["table_explain_output"].to_numpy()[0], outputs[0], rtol=1e-12, atol=1e-14)
     dots = np.array([math.fsum(x * y for x, y in zip(q[0], kj)) for kj in k])
     np.testing.assert_allclose(shown["table_similarity"]["dot"].to_numpy(), dots, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(shown["table_similarity"]["scaled_dot"].to_numpy(), dots / math.sqrt(q.shape[1]),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        shown["table_similarity"]["scaled_dot"].to_numpy(), dots / math.sqrt(q.shape[1]), rtol=1e-12, atol=1e-14
+    )
 
 
 def test_choosing_a_token_changes_the_one_row_functions():

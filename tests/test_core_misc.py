@@ -51,7 +51,12 @@ def run_fresh_python(code: str, hashseed: str) -> str:
     env = dict(os.environ, PYTHONHASHSEED=hashseed, PYTHONPATH=str(ROOT))
     out = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return out.stdout.strip()
 
@@ -225,8 +230,10 @@ def test_project_with_biases_against_loops():
     assert p.kind == "model"
     a = rng.normal(size=(t, d_model))
     for got, wm, bm in zip(project(a, p), w, b):
-        want = [[math.fsum(a[i, r] * wm[r, c] for r in range(d_model)) + bm[c] for c in range(wm.shape[1])]
-                for i in range(t)]
+        want = [
+            [math.fsum(a[i, r] * wm[r, c] for r in range(d_model)) + bm[c] for c in range(wm.shape[1])]
+            for i in range(t)
+        ]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 

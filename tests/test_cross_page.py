@@ -12,10 +12,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 from streamlit.testing.v1 import AppTest
+from test_pages import figures_by_key, z_of
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from test_pages import figures_by_key, z_of
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -24,8 +24,13 @@ DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
 SENTENCE_A = "the dog chased the cat"  # 5 toy tokens; the French default has 11: a 5 × 11 matrix
 
 
-def open_page(sentence: str | None = SENTENCE_A, sentence_b: str | None = None, lang: str = "en",
-              url: dict | None = None, **params) -> AppTest:
+def open_page(
+    sentence: str | None = SENTENCE_A,
+    sentence_b: str | None = None,
+    lang: str = "en",
+    url: dict | None = None,
+    **params,
+) -> AppTest:
     """The page after the sidebar sentence (and sentence B) were typed; ``params`` and ``url``
     are query parameters of the first request."""
     at = AppTest.from_file(APP, default_timeout=120)
@@ -43,8 +48,6 @@ def open_page(sentence: str | None = SENTENCE_A, sentence_b: str | None = None, 
         at.run()
     assert not at.exception, at.exception
     return at
-
-
 
 
 def torch_attention(x_q: np.ndarray, x_kv: np.ndarray, w_q, w_k, w_v, scale: float):
@@ -77,8 +80,7 @@ def test_cross_attention_numbers_equal_torch(lang):
     p = a.projections
     scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
     figs = figures_by_key(at)
-    for key, expected in (("fig_cross_scores", scores), ("fig_cross_weights", weights),
-                          ("fig_cross_outputs", outputs)):
+    for key, expected in (("fig_cross_scores", scores), ("fig_cross_weights", weights), ("fig_cross_outputs", outputs)):
         z = z_of(figs[key])
         assert z.shape == expected.shape, key
         np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12, err_msg=key)

@@ -59,11 +59,9 @@ def _fingerprint(seeds) -> dict:
 
 def test_same_seed_same_exercise_in_a_fresh_process():
     """Python's hash() changes between processes (PYTHONHASHSEED); the exercises must not."""
-    code = ("import json; from tests.test_exercises import _fingerprint, SEEDS; "
-            "print(json.dumps(_fingerprint(SEEDS)))")
+    code = "import json; from tests.test_exercises import _fingerprint, SEEDS; print(json.dumps(_fingerprint(SEEDS)))"
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED="12345")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == _fingerprint(SEEDS)
 
@@ -152,8 +150,12 @@ def test_by_hand_example_and_its_numbers(seed):
 def test_by_hand_right_answers_are_accepted(seed):
     e = ex.by_hand_exercise(seed)
     _, weights = loop_weights(e.q, e.k, 1 / math.sqrt(2))
-    for answer in (weights, [round(w, 2) for w in weights], [w + 0.019 for w in weights],
-                   [str(round(w, 3)) for w in weights]):
+    for answer in (
+        weights,
+        [round(w, 2) for w in weights],
+        [w + 0.019 for w in weights],
+        [str(round(w, 3)) for w in weights],
+    ):
         r = ex.check_by_hand(e, answer)
         assert r.correct and all(r.per_key), (answer, r)
         assert "missing" not in r.mistakes and "forgot_scale" not in r.mistakes
@@ -182,16 +184,23 @@ def test_by_hand_wrong_answers_are_explained(seed):
 
 
 def test_by_hand_no_exponential_is_recognised():
-    seed = next(s for s in range(200) if (lambda e: e.scores.sum() != 0 and (e.scores >= 0).all()
-                                          and len(set(e.scores.tolist())) == 3)(ex.by_hand_exercise(s)))
+    seed = next(
+        s
+        for s in range(200)
+        if (lambda e: e.scores.sum() != 0 and (e.scores >= 0).all() and len(set(e.scores.tolist())) == 3)(
+            ex.by_hand_exercise(s)
+        )
+    )
     e = ex.by_hand_exercise(seed)
     linear = [s / sum(e.scores) for s in e.scores]
     r = ex.check_by_hand(e, linear)
     assert not r.correct and "no_exp" in r.mistakes
 
 
-@pytest.mark.parametrize("bad", [[], [0.5], [0.2, 0.3], [None, 0.5, 0.5], ["abc", 1, 0], [float("nan")] * 3,
-                                 [0.3, 0.3, 0.4, 0.0], None, "0.3"])
+@pytest.mark.parametrize(
+    "bad",
+    [[], [0.5], [0.2, 0.3], [None, 0.5, 0.5], ["abc", 1, 0], [float("nan")] * 3, [0.3, 0.3, 0.4, 0.0], None, "0.3"],
+)
 def test_by_hand_incomplete_answers(bad):
     r = ex.check_by_hand(ex.by_hand_exercise(1), bad)
     assert not r.correct and "missing" in r.mistakes

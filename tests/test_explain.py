@@ -88,11 +88,7 @@ def test_exps_and_row_max_against_math_exp(case):
 
 
 def test_masked_entries():
-    mask = np.array(
-        [[True, False, True, False],
-         [False, True, False, False],
-         [True, True, True, True]]
-    )
+    mask = np.array([[True, False, True, False], [False, True, False, False], [True, True, True, True]])
     t = _trace(11, t_q=3, t_k=4, d_k=3, d_v=2, mask=mask)
     for i in range(3):
         e = explain(t, i)

@@ -13,12 +13,36 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_ui.exports import (FORMULA_START, IMAGE_FORMATS, csv_safe, matrix_csv, plotly_config, safe_filename,
-                                  view_url)
+from attention_ui.exports import (
+    FORMULA_START,
+    IMAGE_FORMATS,
+    csv_safe,
+    matrix_csv,
+    plotly_config,
+    safe_filename,
+    view_url,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-NASTY = ["the", "a,b", 'say "hi"', "line\nbreak", "=HYPERLINK(\"http://x\")", "+1", "-", "-2", "@SUM(A1)",
-         "\tTab", "\rcr", "'quoted", "猫", "👍🏽", "<script>alert(1)</script>", "", " spaced "]
+NASTY = [
+    "the",
+    "a,b",
+    'say "hi"',
+    "line\nbreak",
+    '=HYPERLINK("http://x")',
+    "+1",
+    "-",
+    "-2",
+    "@SUM(A1)",
+    "\tTab",
+    "\rcr",
+    "'quoted",
+    "猫",
+    "👍🏽",
+    "<script>alert(1)</script>",
+    "",
+    " spaced ",
+]
 
 
 def read_back(text: str):
@@ -105,16 +129,19 @@ def test_safe_filename_and_view_url():
     from urllib.parse import parse_qs, urlsplit
 
     parts = urlsplit(url)
-    assert parts.path == "/exercises" and parse_qs(parts.query) == {"ex_seed": ["3"], "sentence": ["我爱猫 & <b>"],
-                                                                    "lang": ["zh"]}
+    assert parts.path == "/exercises" and parse_qs(parts.query) == {
+        "ex_seed": ["3"],
+        "sentence": ["我爱猫 & <b>"],
+        "lang": ["zh"],
+    }
     assert view_url("http://h/p?old=1#frag", {}) == "http://h/p"
 
 
 # --------------------------------------------------------------------------- in Streamlit
 
-SCRIPT = '''
+SCRIPT = f"""
 import sys
-sys.path.insert(0, {root!r})
+sys.path.insert(0, {str(ROOT)!r})
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -124,7 +151,7 @@ show_figure(go.Figure(go.Heatmap(z=[[1, 2, 3], [4, 5, 6]], textfont={{"size": 13
             row_labels=["=q0", "q,1"], col_labels=["k0", "猫", '"k2"'], filename="attention weights", corner="q \\\\ k")
 show_figure(go.Figure(), "fig_plain")
 view_link()
-'''.format(root=str(ROOT))
+"""
 
 
 @pytest.fixture

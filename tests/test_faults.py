@@ -230,7 +230,9 @@ def test_a_damaged_copy_named_by_the_environment_variable_is_refused(monkeypatch
     with pytest.raises(core_model.ModelUnavailable) as info:
         core_model.ModelEmbedder().load()
     assert info.value.reason == "checksum"
-    assert core_model.BUNDLED_SHA256 in str(info.value) and _sha256(damaged_model_dir / core_model.WEIGHTS_FILE) in str(info.value)
+    assert core_model.BUNDLED_SHA256 in str(info.value) and _sha256(damaged_model_dir / core_model.WEIGHTS_FILE) in str(
+        info.value
+    )
 
 
 def test_an_intact_copy_named_by_the_environment_variable_reads_the_bundled_numbers(monkeypatch, tmp_path):

@@ -54,8 +54,7 @@ def test_figure_is_what_update_layout_builds():
     ref = go.Figure(go.Bar(bar))
     ref.update_layout(title="Weights", height=300, margin={"l": 10, "r": 10, "t": 50, "b": 10}, bargap=0.3)
     ref.update_xaxes(title="key j", tickvals=[0, 1])
-    got = figure([bar], title="Weights", height=300, bargap=0.3,
-                 xaxis={"title": {"text": "key j"}, "tickvals": [0, 1]})
+    got = figure([bar], title="Weights", height=300, bargap=0.3, xaxis={"title": {"text": "key j"}, "tickvals": [0, 1]})
     assert got.to_dict() == ref.to_dict()
     assert "title" not in figure([bar], title=None, height=300).to_dict()["layout"]
 

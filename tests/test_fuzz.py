@@ -27,8 +27,7 @@ from hypothesis import strategies as st
 from streamlit import config as stconfig
 from streamlit.testing.v1 import AppTest
 
-from attention_core import (MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson, clean_text, explain,
-                            simple_tokenize)
+from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson, clean_text, explain, simple_tokenize
 from attention_ui import shell
 from attention_ui.i18n import LANGS
 from tests.test_pages import APP
@@ -197,12 +196,22 @@ PAGES = [f"pages/{page}.py" for page, _ in shell.NAV]
 
 # Displayed elements whose own text is the learner's, shown as plain text, not markup: the
 # text box holds the sentence; a dataframe's cells, a code block and a selectbox's options are plain text.
-PLAIN_TEXT_TYPES = {"code", "text_input", "text_area", "arrow_data_frame", "dataframe", "selectbox", "multiselect",
-                    "number_input", "slider"}
+PLAIN_TEXT_TYPES = {
+    "code",
+    "text_input",
+    "text_area",
+    "arrow_data_frame",
+    "dataframe",
+    "selectbox",
+    "multiselect",
+    "number_input",
+    "slider",
+}
 # Markup that must never come from the input (our own figures use <br>, <extra>, <b> never
 # with learner text; these tags are what an attacker would send).
-DANGEROUS = re.compile(r"<\s*(script|img|iframe|svg|a\s|object|embed)|\]\(\s*javascript:|javascript:alert|<b>bold",
-                       re.IGNORECASE)
+DANGEROUS = re.compile(
+    r"<\s*(script|img|iframe|svg|a\s|object|embed)|\]\(\s*javascript:|javascript:alert|<b>bold", re.IGNORECASE
+)
 
 
 def _strings(value):
@@ -247,11 +256,14 @@ def assert_no_injected_markup(at: AppTest, sentence: str) -> None:
             continue
         for text in _strings(node.proto):
             hit = DANGEROUS.search(_unescaped(text))
-            assert not hit, (f"{node.type} shows input markup {hit.group(0)!r} unescaped for sentence "
-                             f"{sentence[:60]!r}: {text[:300]!r}")
+            assert not hit, (
+                f"{node.type} shows input markup {hit.group(0)!r} unescaped for sentence "
+                f"{sentence[:60]!r}: {text[:300]!r}"
+            )
         if node.type == "html" or getattr(node.proto, "allow_html", False):
-            assert sentence.strip()[:20] not in "".join(_strings(node.proto)) or not sentence.strip(), \
+            assert sentence.strip()[:20] not in "".join(_strings(node.proto)) or not sentence.strip(), (
                 f"{node.type} with HTML allowed contains the raw sentence"
+            )
 
 
 @pytest.fixture(autouse=True)
@@ -294,8 +306,12 @@ def test_every_page_survives_nasty_sentences_without_injected_markup(page):
 def test_markup_sentence_tokens_reach_the_charts_escaped(page):
     """The check above must be able to fail: the tokens are on the page, only escaped."""
     at = open_page(page, toy="true", sentence="<img src=x onerror=alert(1)> cat")
-    shown = " ".join(s for n in _nodes(at._tree) if getattr(n, "proto", None) is not None
-                     and getattr(n, "type", "") not in PLAIN_TEXT_TYPES for s in _strings(n.proto))
+    shown = " ".join(
+        s
+        for n in _nodes(at._tree)
+        if getattr(n, "proto", None) is not None and getattr(n, "type", "") not in PLAIN_TEXT_TYPES
+        for s in _strings(n.proto)
+    )
     assert "&lt;" in shown or "\\<" in shown, "the token '<' should be shown (escaped) somewhere"
     assert DANGEROUS.search("<img src=x>") and DANGEROUS.search(_unescaped("[x](javascript:alert(1))"))
     assert not DANGEROUS.search(_unescaped("\\<img src=x\\> \\[x\\]\\(javascript\\:"))
@@ -303,8 +319,16 @@ def test_markup_sentence_tokens_reach_the_charts_escaped(page):
 
 # ---------------------------------------------------------------------------- (c) hand-typed URLs
 
-BAD_PARAMS = {"token": "999", "d_k": "-3", "lang": "xx", "seed": "abc", "step": "-1", "layer": "99",
-              "head": "x", "toy": "maybe"}
+BAD_PARAMS = {
+    "token": "999",
+    "d_k": "-3",
+    "lang": "xx",
+    "seed": "abc",
+    "step": "-1",
+    "layer": "99",
+    "head": "x",
+    "toy": "maybe",
+}
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -334,6 +358,7 @@ def test_hand_typed_url_parameters_give_safe_defaults(page):
 
 def test_the_markup_check_catches_unescaped_input():
     """A page that shows the sentence raw must fail assert_no_injected_markup (the check can fail)."""
+
     def leaky():
         import streamlit as st
 

@@ -27,8 +27,11 @@ def test_same_keys_in_every_language(lang):
 @pytest.mark.parametrize("lang", [code for code in LANGS if code != "en"])
 def test_same_placeholders_in_every_language(lang):
     en, other = catalog("en"), catalog(lang)
-    wrong = {key: (placeholders(en[key]), placeholders(other[key]))
-             for key in en if key in other and placeholders(en[key]) != placeholders(other[key])}
+    wrong = {
+        key: (placeholders(en[key]), placeholders(other[key]))
+        for key in en
+        if key in other and placeholders(en[key]) != placeholders(other[key])
+    }
     assert not wrong, f"placeholders differ (en, {lang}): {wrong}"
 
 
@@ -47,10 +50,14 @@ def test_chinese_catalog_is_chinese():
     """A key copied over untranslated shows up here: every Chinese string has a CJK character
     unless it is the same symbol-only string in both languages (e.g. a formula label)."""
     en, zh = catalog("en"), catalog("zh")
-    untranslated = [key for key, text in zh.items()
-                    if not any("\u4e00" <= ch <= "\u9fff" for ch in text) and any(c.isalpha() and c.isascii()
-                                                                                   for c in text.replace("d_k", ""))
-                    and text == en.get(key) and len(text.split()) > 2]
+    untranslated = [
+        key
+        for key, text in zh.items()
+        if not any("\u4e00" <= ch <= "\u9fff" for ch in text)
+        and any(c.isalpha() and c.isascii() for c in text.replace("d_k", ""))
+        and text == en.get(key)
+        and len(text.split()) > 2
+    ]
     assert not untranslated, f"not translated: {untranslated}"
 
 
@@ -61,10 +68,17 @@ def test_placeholders_and_fallbacks():
         translate("en", "shell.no_such_key")
 
 
-@pytest.mark.parametrize("url, browser, expected", [
-    ("zh", "en-US", "zh"), ("en", "zh-CN", "en"), (None, "zh-TW", "zh"), ("xx", None, "en"),
-    ("", "fr-FR", "en"), ("<script>", "ZH", "zh"),
-])
+@pytest.mark.parametrize(
+    "url, browser, expected",
+    [
+        ("zh", "en-US", "zh"),
+        ("en", "zh-CN", "en"),
+        (None, "zh-TW", "zh"),
+        ("xx", None, "en"),
+        ("", "fr-FR", "en"),
+        ("<script>", "ZH", "zh"),
+    ],
+)
 def test_choose_lang(url, browser, expected):
     assert choose_lang(url, browser) == expected
 

@@ -23,14 +23,15 @@ from attention_core.intuition import (
     reading_weights,
 )
 from attention_ui.i18n import LANGS, translate
-from tests.test_pages import _decode, open_link
 from attention_ui.intuition_figures import blur, focus_mask, focus_picture, foveate, reading_html, scene
+from tests.test_pages import _decode, open_link
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 
 
 # --- the budget --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("beta", [0.0, 0.1, 1.0, 2.5, 3.0, 40.0])
 def test_allocation_is_budget_times_scipy_softmax(beta):
@@ -47,14 +48,22 @@ def test_zero_sharpness_is_the_even_split_and_order_follows_importance():
     assert len(SCENE_REGIONS) == len(SCENE_RELEVANCE) == 6
 
 
-@pytest.mark.parametrize("bad", [dict(scores=[]), dict(scores=[[1.0]]), dict(scores=[1.0], sharpness=-1.0),
-                                 dict(scores=[1.0], sharpness=float("nan"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(scores=[]),
+        dict(scores=[[1.0]]),
+        dict(scores=[1.0], sharpness=-1.0),
+        dict(scores=[1.0], sharpness=float("nan")),
+    ],
+)
 def test_allocate_rejects_bad_input(bad):
     with pytest.raises(ValueError):
         allocate(**bad)
 
 
 # --- the reading text --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_reading_text_keeps_every_character_and_stars_the_key_words(lang):
@@ -70,8 +79,18 @@ def test_reading_text_keeps_every_character_and_stars_the_key_words(lang):
 def test_marked_units_splits_chinese_into_characters_and_words_otherwise():
     units = marked_units("老**猫**睡了 the old *cat*!")
     assert [(u.text, u.score) for u in units] == [
-        ("老", 0.0), ("猫", 2.0), ("睡", 0.0), ("了", 0.0), (" ", None), ("the", 0.0), (" ", None),
-        ("old", 0.0), (" ", None), ("cat", 1.0), ("!", None)]
+        ("老", 0.0),
+        ("猫", 2.0),
+        ("睡", 0.0),
+        ("了", 0.0),
+        (" ", None),
+        ("the", 0.0),
+        (" ", None),
+        ("old", 0.0),
+        (" ", None),
+        ("cat", 1.0),
+        ("!", None),
+    ]
     assert marked_units("") == []
     assert [u.score for u in marked_units("***")] == [None, None, None]
 
@@ -98,6 +117,7 @@ def test_reading_html_escapes_text_and_carries_the_weights():
 
 # --- the picture -------------------------------------------------------------------------------
 
+
 def test_scene_is_a_fixed_picture():
     img = scene()
     assert img.shape == (400, 720, 3) and img.dtype == np.uint8 and not img.flags.writeable
@@ -112,7 +132,7 @@ def test_box_blur_matches_a_loop_and_keeps_flat_images_flat():
     padded = np.pad(x, ((2, 2), (2, 2), (0, 0)), mode="edge")
     for i in range(9):
         for j in range(11):
-            ref[i, j] = padded[i:i + 5, j:j + 5].mean(axis=(0, 1))
+            ref[i, j] = padded[i : i + 5, j : j + 5].mean(axis=(0, 1))
     np.testing.assert_allclose(got, ref, atol=1e-12)
     np.testing.assert_allclose(blur(np.full((20, 30, 3), 0.4), radius=5), 0.4, atol=1e-12)
 
@@ -121,7 +141,7 @@ def test_focus_is_sharp_and_the_periphery_coarse():
     img = scene()
     out = foveate(img, 0.75, 0.8, 60)
     cy, cx = round(0.8 * 399), round(0.75 * 719)
-    np.testing.assert_array_equal(out[cy - 20:cy + 20, cx - 20:cx + 20], img[cy - 20:cy + 20, cx - 20:cx + 20])
+    np.testing.assert_array_equal(out[cy - 20 : cy + 20, cx - 20 : cx + 20], img[cy - 20 : cy + 20, cx - 20 : cx + 20])
     far = (slice(170, 300), slice(90, 270))  # the brick house, far from the focus
     detail = lambda a: np.abs(np.diff(a.astype(float), axis=1)).mean()  # noqa: E731
     assert detail(out[far]) < 0.5 * detail(img[far]), "the periphery keeps too much detail"
@@ -134,6 +154,7 @@ def test_focus_picture_shows_the_image_under_a_click_grid():
     img = foveate(scene(), 0.3, 0.4, 50)
     fig = focus_picture(img)
     from PIL import Image
+
     shown = np.asarray(Image.open(io.BytesIO(base64.b64decode(fig.data[0].source.split(",", 1)[1]))))
     assert shown.shape == img.shape
     assert np.abs(shown.astype(float) - img).mean() < 3, "the JPEG is the picture"
@@ -149,6 +170,7 @@ def test_a_larger_focus_keeps_more_of_the_picture_sharp():
 
 
 # --- the page ----------------------------------------------------------------------------------
+
 
 def open_page(lang: str = "en", **params) -> AppTest:
     """The page opened straight from a shared link (test_pages.open_link)."""
@@ -187,7 +209,8 @@ def test_page_numbers_are_softmax_weights(lang):
     np.testing.assert_allclose(reading_weights_on_page(at), scipy_softmax(scores), atol=1e-6)
     picture_source(at)
     assert at.get("page_link")[0].proto.page.endswith("tailor_shop.py") or "tailor_shop" in str(
-        at.get("page_link")[0].proto)
+        at.get("page_link")[0].proto
+    )
 
 
 def test_the_sliders_move_the_numbers():
@@ -204,9 +227,14 @@ def test_the_sliders_move_the_numbers():
     assert picture_source(at) != before, "moving the focus changes the picture"
 
 
-@pytest.mark.parametrize("params", [{"eye_x": "999", "eye_y": "-4", "eye_r": "abc"},
-                                    {"read_beta": "1e99", "budget_beta": "nan"},
-                                    {"eye_x": "<script>", "budget_beta": "😀"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"eye_x": "999", "eye_y": "-4", "eye_r": "abc"},
+        {"read_beta": "1e99", "budget_beta": "nan"},
+        {"eye_x": "<script>", "budget_beta": "😀"},
+    ],
+)
 def test_hand_typed_url_parameters_give_a_working_page(params):
     at = open_page("zh", **params)
     even, weighted = budget_bars(at)

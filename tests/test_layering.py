@@ -33,8 +33,17 @@ CORE_MODULES = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
 
 
 def test_core_files_exist():
-    for name in ("attention", "explain", "similarity", "projections", "positional", "masks",
-                 "multihead", "text", "embeddings"):
+    for name in (
+        "attention",
+        "explain",
+        "similarity",
+        "projections",
+        "positional",
+        "masks",
+        "multihead",
+        "text",
+        "embeddings",
+    ):
         assert name in CORE_MODULES, name
 
 
@@ -47,8 +56,7 @@ def _fresh_import(statement: str) -> dict:
         "print(json.dumps(loaded))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -12,6 +12,7 @@ The model loads once per test session (module fixture + the module's own cache).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -49,7 +50,7 @@ from attention_core.model import (  # noqa: E402
 SENTENCES = [
     "The cat sat on the mat, and the cat slept.",
     "Attention is all you need!",
-    'She said: "Don\'t stop, don\'t stop!"',
+    "She said: \"Don't stop, don't stop!\"",
     "The tailor's customers wanted plaid shirts; the tailor's samples were cotton.",
     "Embeddings, embeddings... everywhere?",
 ]
@@ -75,10 +76,12 @@ def reference(st_model):
     def catch(layer):
         def hook(module, inputs, output):
             contexts[layer] = output[0][0].double().numpy()  # (T, d_model), heads side by side
+
         return hook
 
-    handles = [bert.encoder.layer[layer].attention.self.register_forward_hook(catch(layer))
-               for layer in range(N_LAYERS)]
+    handles = [
+        bert.encoder.layer[layer].attention.self.register_forward_hook(catch(layer)) for layer in range(N_LAYERS)
+    ]
     refs = {}
     try:
         for text in SENTENCES:
@@ -116,7 +119,7 @@ def test_model_info(st_model):
     assert (info.n_layers, info.n_heads, info.d_model, info.d_head) == (N_LAYERS, N_HEADS, D_MODEL, D_HEAD)
     assert info.name == resolve_model_name()
     assert info.max_tokens == 256 and info.vocab_size == 30522
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         info.n_heads = 3  # frozen
 
 
@@ -262,8 +265,24 @@ def test_states_are_cached_and_read_only():
 
 def test_word_pieces_and_repeats_are_kept():
     tokens, _ = model_tokens_and_states("Embeddings, embeddings... everywhere?")
-    assert tokens == ["[CLS]", "em", "##bed", "##ding", "##s", ",", "em", "##bed", "##ding", "##s",
-                      ".", ".", ".", "everywhere", "?", "[SEP]"]
+    assert tokens == [
+        "[CLS]",
+        "em",
+        "##bed",
+        "##ding",
+        "##s",
+        ",",
+        "em",
+        "##bed",
+        "##ding",
+        "##s",
+        ".",
+        ".",
+        ".",
+        "everywhere",
+        "?",
+        "[SEP]",
+    ]
 
 
 # --------------------------------------------------------------------------- projections
@@ -283,8 +302,11 @@ def test_head_projections_match_the_models_linear_layers(st_model, layer, head):
     features = slice(head * D_HEAD, (head + 1) * D_HEAD)
     with torch.inference_mode():
         x = torch.tensor(a, dtype=torch.float32)  # (T, d_model)
-        for w, b, linear in ((p.w_q, p.b_q, attention.query), (p.w_k, p.b_k, attention.key),
-                             (p.w_v, p.b_v, attention.value)):
+        for w, b, linear in (
+            (p.w_q, p.b_q, attention.query),
+            (p.w_k, p.b_k, attention.key),
+            (p.w_v, p.b_v, attention.value),
+        ):
             theirs = linear(x)[:, features].double().numpy()  # (T, d_head)
             np.testing.assert_allclose(a @ w + b, theirs, atol=1e-5)
 
@@ -311,11 +333,17 @@ def test_every_head_weights_and_outputs_equal_the_models_own(text, reference):
             assert trace.d_k == D_HEAD
             assert trace.scale == pytest.approx(1 / np.sqrt(D_HEAD))
             assert trace.mask is None
-            np.testing.assert_allclose(trace.weights, ref["attentions"][layer, head], atol=TOL, rtol=0,
-                                       err_msg=f"weights, layer {layer} head {head}")
-            context = ref["contexts"][layer][:, head * D_HEAD:(head + 1) * D_HEAD]  # (T, d_head)
-            np.testing.assert_allclose(trace.outputs, context, atol=TOL, rtol=0,
-                                       err_msg=f"outputs, layer {layer} head {head}")
+            np.testing.assert_allclose(
+                trace.weights,
+                ref["attentions"][layer, head],
+                atol=TOL,
+                rtol=0,
+                err_msg=f"weights, layer {layer} head {head}",
+            )
+            context = ref["contexts"][layer][:, head * D_HEAD : (head + 1) * D_HEAD]  # (T, d_head)
+            np.testing.assert_allclose(
+                trace.outputs, context, atol=TOL, rtol=0, err_msg=f"outputs, layer {layer} head {head}"
+            )
 
 
 @pytest.mark.parametrize("text", SENTENCES)
@@ -453,15 +481,18 @@ def test_model_embedder_with_explicit_name():
 # --------------------------------------------------------------------------- bad arguments
 
 
-@pytest.mark.parametrize("layer, head, match", [
-    (6, 0, r"layer must be in 0\.\.5 \(the model has 6 layers\), got 6"),
-    (-1, 0, r"layer must be in 0\.\.5 .*got -1"),
-    (0, 12, r"head must be in 0\.\.11 \(the model has 12 heads\), got 12"),
-    (0, -3, r"head must be in 0\.\.11 .*got -3"),
-    (1.5, 0, r"layer must be an integer in 0\.\.5, got 1\.5"),
-    (0, True, r"head must be an integer in 0\.\.11, got True"),
-    ("0", 0, r"layer must be an integer"),
-])
+@pytest.mark.parametrize(
+    "layer, head, match",
+    [
+        (6, 0, r"layer must be in 0\.\.5 \(the model has 6 layers\), got 6"),
+        (-1, 0, r"layer must be in 0\.\.5 .*got -1"),
+        (0, 12, r"head must be in 0\.\.11 \(the model has 12 heads\), got 12"),
+        (0, -3, r"head must be in 0\.\.11 .*got -3"),
+        (1.5, 0, r"layer must be an integer in 0\.\.5, got 1\.5"),
+        (0, True, r"head must be an integer in 0\.\.11, got True"),
+        ("0", 0, r"layer must be an integer"),
+    ],
+)
 def test_layer_or_head_out_of_range(layer, head, match):
     with pytest.raises(ValueError, match=match):
         model_attention("the cat", layer, head)
@@ -480,14 +511,17 @@ def test_layer_out_of_range_for_a_whole_layer():
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t "])
-@pytest.mark.parametrize("call", [
-    lambda t: model_attention(t, 0, 0),
-    lambda t: model_tokens_and_states(t),
-    lambda t: model_all_weights(t),
-    lambda t: model_own_attentions(t),
-    lambda t: max_weight_difference(t),
-    lambda t: ModelEmbedder().embed(t),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: model_attention(t, 0, 0),
+        lambda t: model_tokens_and_states(t),
+        lambda t: model_all_weights(t),
+        lambda t: model_own_attentions(t),
+        lambda t: max_weight_difference(t),
+        lambda t: ModelEmbedder().embed(t),
+    ],
+)
 def test_empty_text(text, call):
     with pytest.raises(ValueError, match="text is empty: expected at least one word"):
         call(text)
@@ -513,8 +547,7 @@ def test_too_many_tokens():
 def _run_fresh(code: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop(MODEL_ENV, None)
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=240)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

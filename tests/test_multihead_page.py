@@ -18,10 +18,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 from streamlit.testing.v1 import AppTest
+from test_pages import figures_by_key, z_of
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from test_pages import figures_by_key, z_of
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -44,8 +44,6 @@ def open_page(sentence: str | None = SENTENCE, lang: str = "en", **params) -> Ap
     return at
 
 
-
-
 def inputs(sentence: str = SENTENCE, **settings):
     return build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings(**settings)).inputs  # (T, d_model)
 
@@ -57,8 +55,7 @@ def reference_heads(x: np.ndarray, n_heads: int, d_k: int, seed: int, scale: flo
     weights, outputs = [], []
     for h in range(n_heads):
         rng = np.random.default_rng(seed + h)
-        w_q, w_k, w_v = (torch.tensor(rng.normal(0.0, 1 / math.sqrt(d_model), size=(d_model, d_k)))
-                         for _ in range(3))
+        w_q, w_k, w_v = (torch.tensor(rng.normal(0.0, 1 / math.sqrt(d_model), size=(d_model, d_k))) for _ in range(3))
         q, k, v = a @ w_q, a @ w_k, a @ w_v  # (T, d_k) each
         s = 1 / math.sqrt(d_k) if scale is None else scale
         weights.append(torch.softmax(q @ k.T * s, dim=-1))  # (T, T)
@@ -77,14 +74,16 @@ def test_heads_and_concatenation_equal_torch(lang, n_heads):
         z = z_of(figs[f"fig_head_{h}"])
         np.testing.assert_allclose(z, weights[h], rtol=0, atol=1e-12, err_msg=f"head {h}")
         np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
-        assert figs[f"fig_head_{h}"]["layout"]["title"]["text"] == translate(lang, "multi_head.head_title",
-                                                                             h=h + 1, seed=h)
+        assert figs[f"fig_head_{h}"]["layout"]["title"]["text"] == translate(
+            lang, "multi_head.head_title", h=h + 1, seed=h
+        )
     concat = figs["fig_concat"]
     np.testing.assert_allclose(z_of(concat), outputs, rtol=0, atol=1e-12)
     assert z_of(concat).shape == (6, 4 * n_heads)
     layout = concat["layout"]
     assert [a["text"] for a in layout.get("annotations", [])] == [
-        translate(lang, "multi_head.head_label", h=h + 1) for h in range(n_heads)]
+        translate(lang, "multi_head.head_label", h=h + 1) for h in range(n_heads)
+    ]
     boundaries = sorted(shape["x0"] for shape in layout.get("shapes", []))
     assert boundaries == [4 * h - 0.5 for h in range(1, n_heads)]  # a line between neighbouring heads
     assert at.title[0].value == translate(lang, "multi_head.title")
@@ -161,8 +160,9 @@ def test_causal_weights_equal_torch_is_causal():
     a = torch.tensor(lesson.inputs)
     q, k = a @ torch.tensor(p.w_q), a @ torch.tensor(p.w_k)
     scaled = (q @ k.T / math.sqrt(5)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf)
-    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        z_of(figures_by_key(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(), atol=1e-12
+    )
 
 
 def test_mask_off_shows_the_plain_matrices():

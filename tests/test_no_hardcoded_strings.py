@@ -43,14 +43,59 @@ INLINE_MATH = re.compile(r"\$[^$]*\$")
 MARKUP = re.compile(r"<style\b.*?</style>|<[^>]*>", re.DOTALL)
 WORD = re.compile(r"[^\W\d_]{3,}")
 DISPLAY_CALLS = {
-    "title", "header", "subheader", "markdown", "caption", "text", "write", "info", "warning", "error",
-    "success", "toast", "button", "link_button", "page_link", "metric", "tabs", "expander", "toggle",
-    "checkbox", "radio", "selectbox", "multiselect", "slider", "select_slider", "number_input", "text_input",
-    "text_area", "segmented_control", "pills", "spinner", "progress", "download_button", "popover", "status",
+    "title",
+    "header",
+    "subheader",
+    "markdown",
+    "caption",
+    "text",
+    "write",
+    "info",
+    "warning",
+    "error",
+    "success",
+    "toast",
+    "button",
+    "link_button",
+    "page_link",
+    "metric",
+    "tabs",
+    "expander",
+    "toggle",
+    "checkbox",
+    "radio",
+    "selectbox",
+    "multiselect",
+    "slider",
+    "select_slider",
+    "number_input",
+    "text_input",
+    "text_area",
+    "segmented_control",
+    "pills",
+    "spinner",
+    "progress",
+    "download_button",
+    "popover",
+    "status",
 }
 TEXT_KEYWORDS = {"label", "help", "title", "text", "placeholder", "name", "caption", "y_title", "x_title"}
-NOT_TEXT_KEYWORDS = {"key", "bind", "language", "selection_mode", "label_visibility", "width", "layout",
-                     "textposition", "mode", "barmode", "type", "icon", "page_icon", "url_path"}
+NOT_TEXT_KEYWORDS = {
+    "key",
+    "bind",
+    "language",
+    "selection_mode",
+    "label_visibility",
+    "width",
+    "layout",
+    "textposition",
+    "mode",
+    "barmode",
+    "type",
+    "icon",
+    "page_icon",
+    "url_path",
+}
 PLOTLY_VALUES = {"top center", "bottom center", "middle center"}
 
 
@@ -59,11 +104,19 @@ def _docstring_nodes(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 out.add(id(first.value))
         # a bare string statement right after an assignment documents it (module attribute docstrings)
         for stmt in getattr(node, "body", []) if isinstance(getattr(node, "body", None), list) else []:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+            if (
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)
+            ):
                 out.add(id(stmt.value))
     return out
 
@@ -135,15 +188,20 @@ def prose_literals(source: str, filename: str = "<snippet>") -> list[tuple[int, 
             skip.update(id(s) for s in _strings(node.slice))
         elif isinstance(node, ast.Raise):
             skip.update(id(s) for s in _strings(node))
-        elif isinstance(node, ast.Assign) and any(isinstance(n, ast.Name) and SAMPLE_NAME.search(n.id)
-                                                  for n in node.targets):
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(n, ast.Name) and SAMPLE_NAME.search(n.id) for n in node.targets
+        ):
             skip.update(id(s) for s in _strings(node.value))
     found = []
     for node in _strings(tree):
         text = MARKUP.sub(" ", _text(node))
         if id(node) in skip or text.strip() in PLOTLY_VALUES or PATH.match(text) or _is_code(_text(node)):
             continue
-        if CJK.search(text) or TWO_WORDS.search(text) or (id(node) in single_word_targets and WORD.search(INLINE_MATH.sub(" ", text))):
+        if (
+            CJK.search(text)
+            or TWO_WORDS.search(text)
+            or (id(node) in single_word_targets and WORD.search(INLINE_MATH.sub(" ", text)))
+        ):
             found.append((node.lineno, text))
     return found
 
@@ -155,39 +213,73 @@ def test_no_prose_outside_the_catalogs(path):
     assert not found, f"user-visible text belongs in attention_ui/locales/*/<ns>.toml via t():\n{listing}"
 
 
-@pytest.mark.parametrize("snippet", [
-    'st.markdown("Hello learner world")',
-    'st.button("Next")',
-    'c1.plotly_chart(fig(title="Weights"))',
-    'st.caption(f"Each point: {n} random queries")',
-    'x = "注意力"',
-    'st.info("Type a sentence, please.")',
-    'html = "<b>Read this first</b>"',
-    'st.warning("not available here")',
-    'st.info("Loading the model (print it) now")',
-], ids=["markdown", "one-word button", "one-word title", "f-string", "CJK", "info", "text inside markup", "prose that parses", "prose with parentheses"])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        'st.markdown("Hello learner world")',
+        'st.button("Next")',
+        'c1.plotly_chart(fig(title="Weights"))',
+        'st.caption(f"Each point: {n} random queries")',
+        'x = "注意力"',
+        'st.info("Type a sentence, please.")',
+        'html = "<b>Read this first</b>"',
+        'st.warning("not available here")',
+        'st.info("Loading the model (print it) now")',
+    ],
+    ids=[
+        "markdown",
+        "one-word button",
+        "one-word title",
+        "f-string",
+        "CJK",
+        "info",
+        "text inside markup",
+        "prose that parses",
+        "prose with parentheses",
+    ],
+)
 def test_the_scan_catches_planted_prose(snippet):
     assert prose_literals("import streamlit as st\n" + snippet), f"not caught: {snippet}"
 
 
-@pytest.mark.parametrize("snippet", [
-    '"""A docstring with many words."""',
-    'st.latex(r"\\mathrm{Attention}(Q, K, V) \\text{ where it is}")',
-    'st.toggle(t("shell.toy"), key="toy", bind="query-params")',
-    'st.session_state["keep this key"] = 1',
-    'st.markdown(t("home.intro"))',
-    'fig = heatmap(z, rows, cols, title="W^Q")',
-    'fig.add_trace(go.Scatter(textposition="top center"))',
-    'raise ValueError(f"weights must have shape (L, H, T, T), got {shape}")',
-    'label = f"{n}: {token}"',
-    'hover = "%{customdata[0]:.2f}<extra></extra>"',
-    'css = f"<div style=\\"font-size:{size}px; border-left:4px solid #f0b400\\">{word}</div>"',
-    'DEFAULT_SENTENCE = "The cat sat on the mat"',
-    'EXAMPLES = {"zh": "猫坐在垫子上", "en": "A tired cat"}',
-    'st.markdown(rf"| {t(\'a.b\')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |")',
-    'st.page_link("pages/step_by_step.py", label=t("home.link_step"))',
-    'call(f"q, k, v = project(a, projections)\\ntrace = self_attention(a, projections{scale})")',
-], ids=["docstring", "latex", "widget key", "subscript", "catalog", "symbol title", "plotly value", "raise",
-        "format", "hovertemplate", "markup", "sample sentence", "examples", "inline math", "path and key", "python code"])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        '"""A docstring with many words."""',
+        'st.latex(r"\\mathrm{Attention}(Q, K, V) \\text{ where it is}")',
+        'st.toggle(t("shell.toy"), key="toy", bind="query-params")',
+        'st.session_state["keep this key"] = 1',
+        'st.markdown(t("home.intro"))',
+        'fig = heatmap(z, rows, cols, title="W^Q")',
+        'fig.add_trace(go.Scatter(textposition="top center"))',
+        'raise ValueError(f"weights must have shape (L, H, T, T), got {shape}")',
+        'label = f"{n}: {token}"',
+        'hover = "%{customdata[0]:.2f}<extra></extra>"',
+        'css = f"<div style=\\"font-size:{size}px; border-left:4px solid #f0b400\\">{word}</div>"',
+        'DEFAULT_SENTENCE = "The cat sat on the mat"',
+        'EXAMPLES = {"zh": "猫坐在垫子上", "en": "A tired cat"}',
+        "st.markdown(rf\"| {t('a.b')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |\")",
+        'st.page_link("pages/step_by_step.py", label=t("home.link_step"))',
+        'call(f"q, k, v = project(a, projections)\\ntrace = self_attention(a, projections{scale})")',
+    ],
+    ids=[
+        "docstring",
+        "latex",
+        "widget key",
+        "subscript",
+        "catalog",
+        "symbol title",
+        "plotly value",
+        "raise",
+        "format",
+        "hovertemplate",
+        "markup",
+        "sample sentence",
+        "examples",
+        "inline math",
+        "path and key",
+        "python code",
+    ],
+)
 def test_the_scan_allows_what_is_not_prose(snippet):
     assert not prose_literals("import streamlit as st\n" + snippet), snippet

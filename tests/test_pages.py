@@ -13,10 +13,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.test_exports import captured_files  # noqa: F401 - a fixture
-
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_ui.i18n import LANGS, translate
+from tests.test_exports import captured_files  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -107,10 +106,14 @@ def test_matrices_numbers_equal_the_core():
     np.testing.assert_allclose(z, lesson.trace.weights, rtol=0, atol=1e-12)
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
     assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
-    assert weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
-    for tab, keys in [("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
-                      ("scores", [("scores_title", lesson.trace.scores)]),
-                      ("outputs", [("outputs_title", lesson.trace.outputs)])]:
+    assert (
+        weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
+    )
+    for tab, keys in [
+        ("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
+        ("scores", [("scores_title", lesson.trace.scores)]),
+        ("outputs", [("outputs_title", lesson.trace.outputs)]),
+    ]:
         at = run_page("pages/matrices.py", sentence, toy="true", matrix=tab)
         assert not at.exception, at.exception
         figs = charts(at)
@@ -120,7 +123,7 @@ def test_matrices_numbers_equal_the_core():
             np.testing.assert_allclose(_decode(fig["data"][0]["z"]), expected, atol=1e-12)
 
 
-def test_matrices_weights_csv_download_holds_the_core_numbers(captured_files):
+def test_matrices_weights_csv_download_holds_the_core_numbers(captured_files):  # noqa: F811 - the fixture
     import csv
     import io
 
@@ -158,8 +161,21 @@ def test_step_page_walks_to_the_end_with_core_numbers():
     np.testing.assert_allclose(_decode(contrib["data"][-1]["y"]), e.output, atol=1e-12)
 
 
-@pytest.mark.parametrize("sentence", ["", "   ", "\u200b", "<script>alert(1)</script>", "😀🎉", "!!!",
-                                      "注意力机制很重要", "שלום עולם", "$$\\frac{1}{0}$$ {{x}}", "word " * 2000])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "",
+        "   ",
+        "\u200b",
+        "<script>alert(1)</script>",
+        "😀🎉",
+        "!!!",
+        "注意力机制很重要",
+        "שלום עולם",
+        "$$\\frac{1}{0}$$ {{x}}",
+        "word " * 2000,
+    ],
+)
 def test_bad_input_gives_a_working_page(sentence):
     at = run_page("pages/step_by_step.py", sentence[:1000], toy="true")
     assert not at.exception, at.exception
@@ -171,8 +187,10 @@ def test_long_sentence_is_cut_with_a_message():
     assert any("first 24" in i.value for i in at.info)
 
 
-@pytest.mark.parametrize("params", [{"token": "999", "step": "77"}, {"token": "abc", "step": "-1"},
-                                    {"d_k": "-3", "seed": "1e99"}, {"toy": "maybe"}])
+@pytest.mark.parametrize(
+    "params",
+    [{"token": "999", "step": "77"}, {"token": "abc", "step": "-1"}, {"d_k": "-3", "seed": "1e99"}, {"toy": "maybe"}],
+)
 def test_hand_typed_url_parameters_are_safe(params):
     at = run_page("pages/step_by_step.py", **{"toy": "true", **params})
     assert not at.exception, at.exception
@@ -182,8 +200,10 @@ def test_hand_typed_url_parameters_are_safe(params):
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ENGLISH_PROSE = re.compile(r"[A-Za-z]{3,}[,.;:]?\s+[A-Za-z]{3,}")
-NOT_PROSE = re.compile(r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
-                       r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b")
+NOT_PROSE = re.compile(
+    r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
+    r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b"
+)
 
 
 def page_texts(at) -> list[str]:
@@ -191,8 +211,19 @@ def page_texts(at) -> list[str]:
     out = []
     for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
         out += [str(el.value) for el in at.get(kind)]
-    for kind in ("button", "toggle", "slider", "select_slider", "text_input", "number_input", "radio",
-                 "selectbox", "metric", "expander", "tab"):
+    for kind in (
+        "button",
+        "toggle",
+        "slider",
+        "select_slider",
+        "text_input",
+        "number_input",
+        "radio",
+        "selectbox",
+        "metric",
+        "expander",
+        "tab",
+    ):
         out += [str(getattr(el, "label", "")) for el in at.get(kind)]
     return [text for text in out if text]
 

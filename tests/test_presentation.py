@@ -14,9 +14,9 @@ from attention_ui.presentation import CHART_FONT_PX, FONT_PX, PRESENTATION_CSS, 
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SCRIPT = '''
+SCRIPT = f"""
 import sys
-sys.path.insert(0, {root!r})
+sys.path.insert(0, {str(ROOT)!r})
 import plotly.graph_objects as go
 import streamlit as st
 from attention_ui.exports import show_figure
@@ -26,7 +26,7 @@ with st.sidebar:
     present = presentation_toggle()
 apply_presentation(present)
 show_figure(go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{{z}}", textfont={{"size": 12}})), "fig")
-'''.format(root=str(ROOT))
+"""
 
 
 def test_parse_flag():

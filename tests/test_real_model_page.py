@@ -6,7 +6,6 @@ page must show exactly those arrays. The model loads once per test process.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
@@ -33,8 +32,9 @@ def difference_shown(at, lang: str = "en") -> float:
 
 def title(lang: str, name: str, layer: int, head: int, **fields) -> str:
     """A chart title of one head as the catalog writes it, e.g. the weights of layer 3 head 5."""
-    return translate(lang, f"real_model.{name}", where=translate(lang, "real_model.where", layer=layer, head=head),
-                     **fields)
+    return translate(
+        lang, f"real_model.{name}", where=translate(lang, "real_model.where", layer=layer, head=head), **fields
+    )
 
 
 def test_page_is_registered_in_app_and_sidebar():
@@ -67,9 +67,11 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     ticks = weights["layout"]["yaxis"]["ticktext"]
     assert len(ticks) == len(tokens) and ticks[0] == "0: [CLS]" and ticks[-1] == f"{len(tokens) - 1}: [SEP]"
-    for name, expected, fields in [("scores_title", trace.scores, {}),
-                                   ("scaled_title", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
-                                   ("outputs_title", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]})]:
+    for name, expected, fields in [
+        ("scores_title", trace.scores, {}),
+        ("scaled_title", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
+        ("outputs_title", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
+    ]:
         shown = _decode(figure(at, title(lang, name, 3, 5, **fields))["data"][0]["z"])
         np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
     row = figure(at, title(lang, "row_title", 3, 5, i=1))  # the default query token is 1, the first word after [CLS]
@@ -87,9 +89,11 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     assert at.query_params["head"] == "7"
 
 
-@pytest.mark.parametrize("params", [{"layer": "99", "head": "-1"},
-                                    {"layer": "abc", "head": "1e9", "model_token": "500"}],
-                         ids=["out of range", "not integers"])
+@pytest.mark.parametrize(
+    "params",
+    [{"layer": "99", "head": "-1"}, {"layer": "abc", "head": "1e9", "model_token": "500"}],
+    ids=["out of range", "not integers"],
+)
 def test_bad_url_parameters_give_a_working_page(params):
     at = run_page(PAGE, SENTENCE, **params)
     assert not at.exception, at.exception
@@ -99,8 +103,7 @@ def test_bad_url_parameters_give_a_working_page(params):
     assert at.query_params["layer"] == "0" and at.query_params["head"] == "0"
 
 
-@pytest.mark.parametrize("sentence", ["word " * 100, "注意力机制很重要" * 30],
-                         ids=["100 words", "240 CJK, no spaces"])
+@pytest.mark.parametrize("sentence", ["word " * 100, "注意力机制很重要" * 30], ids=["100 words", "240 CJK, no spaces"])
 def test_long_sentences_are_cut_with_a_message(sentence):
     at = run_page(PAGE, sentence)
     assert not at.exception, at.exception

@@ -87,8 +87,9 @@ def test_page_renders_in_each_language(lang):
     labels = {m.label for m in at.metric}
     assert labels == {translate(lang, f"similarity.name_{name}") for name in ORDER}
     figs = figures(at)
-    assert figs["fig_cosine"]["layout"]["title"]["text"] == translate(lang, "similarity.heatmap_cosine", d=4,
-                                                                      d_name="d_k")
+    assert figs["fig_cosine"]["layout"]["title"]["text"] == translate(
+        lang, "similarity.heatmap_cosine", d=4, d_name="d_k"
+    )
     assert figs["fig_cosine"]["layout"]["xaxis"]["title"]["text"] == translate(lang, "similarity.key_axis")
 
 
@@ -146,8 +147,9 @@ def test_one_query_token_rows_and_their_softmax():
     assert len(rows) == len(softmax_rows) == 3
     for n, name in enumerate(ORDER):
         np.testing.assert_allclose(_decode(rows[n]["y"]), want[name][i], rtol=1e-12, atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(_decode(softmax_rows[n]["y"]), softmax_ref(want[name])[i], rtol=1e-12,
-                                   atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(
+            _decode(softmax_rows[n]["y"]), softmax_ref(want[name])[i], rtol=1e-12, atol=1e-14, err_msg=name
+        )
     # the sentence names each measure's best key, as computed here
     text = " ".join(m.value for m in at.markdown)
     for name in ORDER:
@@ -175,11 +177,14 @@ def expected_demo(q_angle, q_length, k_angle, k_length) -> dict[str, float]:
     return {"cosine": cos, "dot": dot, "scaled_dot": dot / math.sqrt(2)}
 
 
-@pytest.mark.parametrize("demo", [
-    {"q_angle": 30, "q_length": 2.0, "k_angle": 90, "k_length": 1.0},
-    {"q_angle": 0, "q_length": 0.5, "k_angle": 180, "k_length": 3.0},
-    {"q_angle": 355, "q_length": 1.7, "k_angle": 10, "k_length": 0.1},
-])
+@pytest.mark.parametrize(
+    "demo",
+    [
+        {"q_angle": 30, "q_length": 2.0, "k_angle": 90, "k_length": 1.0},
+        {"q_angle": 0, "q_length": 0.5, "k_angle": 180, "k_length": 3.0},
+        {"q_angle": 355, "q_length": 1.7, "k_angle": 10, "k_length": 0.1},
+    ],
+)
 def test_demo_numbers_follow_the_sliders(demo):
     at = run_page(PAGE, SENTENCE, toy="true")
     shown = set_demo(at, **demo)
@@ -187,10 +192,14 @@ def test_demo_numbers_follow_the_sliders(demo):
     for name in ORDER:
         assert shown[translate("en", f"similarity.name_{name}")] == pytest.approx(want[name], abs=5e-4)
     tips = figures(at)["fig_vectors_2d"]["data"][0]
-    q_tip = (demo["q_length"] * math.cos(math.radians(demo["q_angle"])),
-             demo["q_length"] * math.sin(math.radians(demo["q_angle"])))
-    k_tip = (demo["k_length"] * math.cos(math.radians(demo["k_angle"])),
-             demo["k_length"] * math.sin(math.radians(demo["k_angle"])))
+    q_tip = (
+        demo["q_length"] * math.cos(math.radians(demo["q_angle"])),
+        demo["q_length"] * math.sin(math.radians(demo["q_angle"])),
+    )
+    k_tip = (
+        demo["k_length"] * math.cos(math.radians(demo["k_angle"])),
+        demo["k_length"] * math.sin(math.radians(demo["k_angle"])),
+    )
     np.testing.assert_allclose(_decode(tips["x"]), [q_tip[0], k_tip[0]], atol=1e-12)
     np.testing.assert_allclose(_decode(tips["y"]), [q_tip[1], k_tip[1]], atol=1e-12)
 
@@ -226,8 +235,9 @@ def test_markup_in_the_sentence_is_escaped():
                 assert "<" not in str(tick), tick
 
 
-@pytest.mark.parametrize("params", [{"q_angle": "999", "k_length": "-4"}, {"q_length": "abc", "token": "77"},
-                                    {"vectors": "nonsense"}])
+@pytest.mark.parametrize(
+    "params", [{"q_angle": "999", "k_length": "-4"}, {"q_length": "abc", "token": "77"}, {"vectors": "nonsense"}]
+)
 def test_hand_typed_url_parameters_are_safe(params):
     at = run_page(PAGE, **{"toy": "true", **params})
     assert not at.exception, at.exception

@@ -39,6 +39,7 @@ SVG_NS = {"s": "http://www.w3.org/2000/svg"}
 
 # --- references written here, independent of attention_core ---------------------------------
 
+
 def reference_key(label: dict[str, str]) -> np.ndarray:
     """The label as a 0/1 vector over the 10 features, written out by hand."""
     order = ["mens", "womens", "plaid", "solid", "striped", "cotton", "silk", "linen", "formal", "casual"]
@@ -114,6 +115,7 @@ def drawn_attributes(svg: str) -> np.ndarray:
 
 # --- the shop's data -------------------------------------------------------------------------
 
+
 def test_the_shop_has_distinct_samples_covering_every_option():
     assert len(SAMPLES) >= 6
     labels = [tuple(sorted(s.label.items())) for s in SAMPLES]
@@ -128,13 +130,26 @@ def test_the_shop_has_distinct_samples_covering_every_option():
 
 
 def test_query_is_importance_at_the_chosen_options():
-    r = Request(cut="womens", pattern=None, fabric="linen", style="formal",
-                importance={"cut": 3.0, "pattern": 2.0, "fabric": 0.5, "style": 1.5})
+    r = Request(
+        cut="womens",
+        pattern=None,
+        fabric="linen",
+        style="formal",
+        importance={"cut": 3.0, "pattern": 2.0, "fabric": 0.5, "style": 1.5},
+    )
     np.testing.assert_array_equal(r.query(), [0, 3, 0, 0, 0, 0, 0, 0.5, 1.5, 0])
 
 
-@pytest.mark.parametrize("bad", [dict(cut="kids"), dict(pattern="<script>"), dict(importance={"cut": 4.0}),
-                                 dict(importance={"style": -1.0}), dict(importance={"fabric": float("nan")})])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(cut="kids"),
+        dict(pattern="<script>"),
+        dict(importance={"cut": 4.0}),
+        dict(importance={"style": -1.0}),
+        dict(importance={"fabric": float("nan")}),
+    ],
+)
 def test_bad_requests_raise_a_clear_error(bad):
     with pytest.raises(ValueError):
         Request(**bad).query()
@@ -147,6 +162,7 @@ def test_bad_fit_arguments_raise(kwargs):
 
 
 # --- numbers against the references ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("similarity", ["dot", "cosine"])
 @pytest.mark.parametrize("sharpness", [0.0, 0.35, 1.0, 5.0, 50.0])
@@ -165,11 +181,13 @@ def test_scores_agree_with_attention_core_similarity():
     for request in random_requests(20, seed=3):
         q = request.query()[None, :]
         np.testing.assert_allclose(fit(request, similarity="dot").scores, dot_similarity(q, keys())[0], atol=1e-12)
-        np.testing.assert_allclose(fit(request, similarity="cosine").scores, cosine_similarity(q, keys())[0],
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            fit(request, similarity="cosine").scores, cosine_similarity(q, keys())[0], atol=1e-12
+        )
 
 
 # --- properties --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("j", range(len(SAMPLES)))
 def test_exact_match_and_sharp_gives_that_sample(j):
@@ -211,6 +229,7 @@ def test_the_blend_stays_a_valid_garment():
 
 # --- the drawing -------------------------------------------------------------------------------
 
+
 def test_drawn_shirt_equals_the_weighted_sum_of_the_values():
     for request, beta in itertools.product(random_requests(10, seed=11), (0.0, 0.5, 2.0, 50.0)):
         fitted = fit(request, sharpness=beta)
@@ -242,6 +261,7 @@ def test_longer_sleeves_reach_lower_and_fitted_waists_are_narrower():
 
 # --- the page ----------------------------------------------------------------------------------
 
+
 def open_page(lang: str = "en", **params) -> AppTest:
     """The page opened straight from a shared link (test_pages.open_link)."""
     return open_link("pages/tailor_shop.py", lang, **params)
@@ -252,8 +272,7 @@ def page_numbers(at: AppTest) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     scores, weights = (_decode(f["data"][0]["x"]) for f in figs[:2])
     lang = at.session_state["lang"]
-    result = [img for el in at.get("image") for img in el.proto.imgs
-              if img.alt == translate(lang, "tailor.result_alt")]
+    result = [img for el in at.get("image") for img in el.proto.imgs if img.alt == translate(lang, "tailor.result_alt")]
     assert len(result) == 1, "one made-to-measure shirt on the page"
     svg = base64.b64decode(result[0].url.split(",", 1)[1]).decode()
     return scores, weights, drawn_attributes(svg)
@@ -270,9 +289,10 @@ def test_page_shows_the_cores_numbers_and_draws_the_blend(lang):
     np.testing.assert_allclose(weights, ref_weights, atol=1e-12)
     np.testing.assert_allclose(drawn, ref_blend, atol=2e-6)
     captions = [m.value for m in at.markdown if "%" in m.value and m.value.startswith("**")]
-    assert captions[:len(SAMPLES)] == [f"**{j + 1}** · **{100 * w:.1f} %**" for j, w in enumerate(ref_weights)]
+    assert captions[: len(SAMPLES)] == [f"**{j + 1}** · **{100 * w:.1f} %**" for j, w in enumerate(ref_weights)]
     assert at.get("page_link")[0].proto.page.endswith("step_by_step.py") or "step_by_step" in str(
-        at.get("page_link")[0].proto)
+        at.get("page_link")[0].proto
+    )
     if lang == "zh":
         text = " ".join(m.value for m in at.markdown) + " ".join(s.value for s in at.subheader)
         assert "查询" in text and "键" in text and "值" in text
@@ -285,7 +305,9 @@ def test_changing_the_request_changes_weights_and_garment():
     at.button_group(key="want_pattern").set_value("striped").run()
     assert not at.exception
     _, after_w, after = page_numbers(at)
-    request = Request("womens", "striped", "cotton", "casual", {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0})
+    request = Request(
+        "womens", "striped", "cotton", "casual", {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
+    )
     _, ref_w, ref_blend = reference_fit(request, 0.5)
     np.testing.assert_allclose(after_w, ref_w, atol=1e-12)
     np.testing.assert_allclose(after, ref_blend, atol=2e-6)
@@ -324,12 +346,15 @@ def test_no_wishes_says_so_and_averages():
     np.testing.assert_allclose(w, 1 / len(SAMPLES), atol=1e-15)
 
 
-@pytest.mark.parametrize("params", [
-    {"want_cut": "<script>alert(1)</script>", "imp_cut": "99"},
-    {"want_pattern": "tartan", "imp_pattern": "-5", "sharpness": "abc"},
-    {"match": "euclid", "sharpness": "1e99", "imp_style": "nan"},
-    {"want_fabric": "😀", "imp_fabric": "", "sharpness": "-1"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"want_cut": "<script>alert(1)</script>", "imp_cut": "99"},
+        {"want_pattern": "tartan", "imp_pattern": "-5", "sharpness": "abc"},
+        {"match": "euclid", "sharpness": "1e99", "imp_style": "nan"},
+        {"want_fabric": "😀", "imp_fabric": "", "sharpness": "-1"},
+    ],
+)
 def test_hand_typed_url_parameters_give_a_working_page(params):
     at = open_page("zh", **params)
     assert not at.exception, at.exception

@@ -17,9 +17,9 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -87,15 +87,31 @@ def streamlit_server(timeout: float = 120.0, app: str = "app.py") -> Iterator[Se
     port = free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
     cmd = [
-        sys.executable, "-m", "streamlit", "run", app,
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        app,
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **SERVER_ENV}, stdout=log,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env={**os.environ, **SERVER_ENV},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     server = Server(url=f"http://127.0.0.1:{port}/", process=proc, log_path=Path(log.name))
     try:
         deadline = time.monotonic() + timeout

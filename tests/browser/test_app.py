@@ -11,7 +11,6 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -36,7 +35,9 @@ def type_sentence(page, text: str) -> None:
 
 def token_choice(page, label: str):
     """One option of the token picker (st.segmented_control: buttons with role="radio")."""
-    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(has_text=re.compile(f"^{re.escape(label)}$"))
+    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile(f"^{re.escape(label)}$")
+    )
 
 
 def weights_figure(page) -> dict:
@@ -110,7 +111,7 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
     labels = ticks["ticktext"]
     the_rows = [t for t in labels if t.split(": ", 1)[-1] == "the"]
     assert len(the_rows) == 2 and len(set(the_rows)) == 2, labels  # "the … the" stay two rows
-    drawn = page.locator('.js-plotly-plot').nth(plotly_data(page).index(fig)).locator(".ytick text")
+    drawn = page.locator(".js-plotly-plot").nth(plotly_data(page).index(fig)).locator(".ytick text")
     assert drawn.count() == 5
 
 
@@ -157,9 +158,12 @@ def test_html_sentence_is_shown_as_literal_text(open_app):
     wait_for_app(page)
     no_exception(page)
     assert page.evaluate("() => window.__pwned") is None
-    assert page.evaluate(
-        "() => [...document.querySelectorAll('b, script')].filter(e => /bold|__pwned/.test(e.textContent)).length"
-    ) == 0
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('b, script')].filter(e => /bold|__pwned/.test(e.textContent)).length"
+        )
+        == 0
+    )
     ticks = " ".join(page.locator(".js-plotly-plot .ytick text").all_text_contents())
     assert "<" in ticks and "script" in ticks, ticks
     fig = weights_figure(page)

@@ -7,9 +7,9 @@ import re
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
+from harness import TOY, no_exception, wait_for_app
 
 from attention_ui.shell import NAV
-from harness import TOY, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -34,8 +34,8 @@ def tab_until(page, wanted, limit: int = 80) -> list[dict]:
         path.append(focused)
         if focused and wanted(focused):
             return path
-    raise AssertionError(f"not reachable with Tab in {limit} presses; focus went through "
-                         f"{[(f or {}).get('tag'), (f or {}).get('text') or (f or {}).get('label')] for f in path[-15:]}")
+    seen = [((f or {}).get("tag"), (f or {}).get("text") or (f or {}).get("label")) for f in path[-15:]]
+    raise AssertionError(f"not reachable with Tab in {limit} presses; focus went through {seen}")
 
 
 def step_number(page) -> int:
@@ -56,7 +56,9 @@ def is_next(f: dict) -> bool:
 def test_keyboard_only_reaches_the_sentence_and_operates_next(open_app):
     page = open_app(f"step_by_step?{TOY}&lang=en")
     no_exception(page)
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")  # a fresh page: Tab starts at the top
+    page.evaluate(
+        "() => document.activeElement && document.activeElement.blur()"
+    )  # a fresh page: Tab starts at the top
     path = tab_until(page, is_sentence_box)
     assert any(f and f["sidebar"] for f in path), "the sidebar is reachable"
     page.keyboard.press("Control+A")
@@ -84,8 +86,17 @@ def test_keyboard_only_reaches_the_sentence_and_operates_next(open_app):
 
 def test_keyboard_reaches_the_token_picker(open_app):
     page = open_app(f"step_by_step?sentence=the+cat+sat&{TOY}&lang=en")
-    path = tab_until(page, lambda f: f["tag"] == "BUTTON" and f["main"] and f["text"].startswith("1: cat")
-                     or f["tag"] == "BUTTON" and f["main"] and f["text"].startswith("0: the"))
+    path = tab_until(
+        page,
+        lambda f: (
+            f["tag"] == "BUTTON"
+            and f["main"]
+            and f["text"].startswith("1: cat")
+            or f["tag"] == "BUTTON"
+            and f["main"]
+            and f["text"].startswith("0: the")
+        ),
+    )
     assert path
 
 
@@ -102,7 +113,8 @@ def test_hand_typed_url_and_markup_sentence_are_safe_on_every_page(open_app, pag
     injected = page.evaluate(
         """() => [...document.querySelectorAll('img[src="x"], script, b, a[href^="javascript"]')]
                   .filter(e => e.tagName !== 'SCRIPT' || /__pwned/.test(e.textContent))
-                  .filter(e => e.tagName !== 'B' || /bold/.test(e.textContent)).map(e => e.outerHTML.slice(0, 120))""")
+                  .filter(e => e.tagName !== 'B' || /bold/.test(e.textContent)).map(e => e.outerHTML.slice(0, 120))"""
+    )
     assert injected == [], f"{page_id}: markup from the URL reached the page: {injected}"
     assert not page.js_errors, page.js_errors
     query = parse_qs(urlparse(page.url).query)

@@ -8,7 +8,6 @@ import math
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -20,8 +19,13 @@ def heading(page) -> str:
 
 def metrics(page) -> dict[str, str]:
     boxes = page.locator('[data-testid="stMetric"]')
-    return {boxes.nth(n).locator('[data-testid="stMetricLabel"]').inner_text().strip():
-            boxes.nth(n).locator('[data-testid="stMetricValue"]').inner_text().strip() for n in range(boxes.count())}
+    return {
+        boxes.nth(n).locator('[data-testid="stMetricLabel"]').inner_text().strip(): boxes.nth(n)
+        .locator('[data-testid="stMetricValue"]')
+        .inner_text()
+        .strip()
+        for n in range(boxes.count())
+    }
 
 
 def slider_thumb(page, label: str):
@@ -41,8 +45,9 @@ def test_longer_key_changes_the_dot_product_not_the_cosine(open_app):
         thumb.press("ArrowRight")
     for _ in range(50):  # each key press may start its own rerun: wait until the last one has landed
         wait_for_app(page)
-        if parse_qs(urlparse(page.url).query).get("k_length") == ["2.0"] and \
-                float(metrics(page)["Dot product"]) == pytest.approx(1.0, abs=1e-3):
+        if parse_qs(urlparse(page.url).query).get("k_length") == ["2.0"] and float(
+            metrics(page)["Dot product"]
+        ) == pytest.approx(1.0, abs=1e-3):
             break
         page.wait_for_timeout(200)
     no_exception(page)

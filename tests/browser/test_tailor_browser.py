@@ -10,10 +10,10 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
+from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 from attention_core.tailor import SAMPLES, Request, fit
 from attention_ui.i18n import translate
-from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -44,16 +44,23 @@ def drawn_shirt(page, lang: str = "en") -> dict[str, str]:
 def expected_shirt(request: Request, beta: float = 0.5, similarity: str = "dot") -> dict[str, str]:
     from attention_ui.tailor_figures import PLAID_MAX, SHEEN_MAX, STRIPES_MAX, TEXTURE_MAX
 
-    b = sum(w * np.array(s.value) for w, s in zip(fit(request, sharpness=beta, similarity=similarity).weights, SAMPLES))  # Σ α̂_j v_j
-    return {"body": f"rgb({100 * b[0]:.4f}%,{100 * b[1]:.4f}%,{100 * b[2]:.4f}%)",
-            "plaid": f"{PLAID_MAX * b[6]:.6f}", "stripes": f"{STRIPES_MAX * b[7]:.6f}",
-            "sheen": f"{SHEEN_MAX * b[8]:.6f}", "texture": f"{TEXTURE_MAX * b[9]:.6f}"}
+    b = sum(
+        w * np.array(s.value) for w, s in zip(fit(request, sharpness=beta, similarity=similarity).weights, SAMPLES)
+    )  # Σ α̂_j v_j
+    return {
+        "body": f"rgb({100 * b[0]:.4f}%,{100 * b[1]:.4f}%,{100 * b[2]:.4f}%)",
+        "plaid": f"{PLAID_MAX * b[6]:.6f}",
+        "stripes": f"{STRIPES_MAX * b[7]:.6f}",
+        "sheen": f"{SHEEN_MAX * b[8]:.6f}",
+        "texture": f"{TEXTURE_MAX * b[9]:.6f}",
+    }
 
 
 def option(page, label: str):
     """An option button of a segmented control in the main area (not the sidebar's language switch)."""
     return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
-        has_text=re.compile(f"^{re.escape(label)}$"))
+        has_text=re.compile(f"^{re.escape(label)}$")
+    )
 
 
 def test_changing_the_request_changes_the_weights_and_the_shirt(open_app):
@@ -87,8 +94,9 @@ def test_fresh_server_opens_a_shared_fitting_in_chinese(app_page):
         assert app_page.get_by_text("Page not found").count() == 0
         assert app_page.locator('[data-testid="stMain"] h1').first.inner_text().startswith("🧵 裁缝铺")
         request = Request("mens", "plaid", "cotton", "formal", DEFAULT.importance)
-        np.testing.assert_allclose(weights_on_page(app_page, "zh"),
-                                   fit(request, sharpness=50.0, similarity="cosine").weights, atol=1e-9)
+        np.testing.assert_allclose(
+            weights_on_page(app_page, "zh"), fit(request, sharpness=50.0, similarity="cosine").weights, atol=1e-9
+        )
         assert drawn_shirt(app_page, "zh") == expected_shirt(request, 50.0, "cosine")
         assert int(weights_on_page(app_page, "zh").argmax()) == [s.id for s in SAMPLES].index("flannel")
 
@@ -98,9 +106,14 @@ def test_intuition_page_moves_the_focus_by_click_and_by_slider(open_app):
     no_exception(page)
 
     def picture_source() -> str:
-        sources = [f["data"][0].get("source") for f in page.evaluate(
-            "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => ({data: el.data.map(t => ({source: t.source}))}))")
-            if f["data"] and f["data"][0].get("source")]
+        sources = [
+            f["data"][0].get("source")
+            for f in page.evaluate(
+                "() => [...document.querySelectorAll('.js-plotly-plot')]"
+                ".map(el => ({data: el.data.map(t => ({source: t.source}))}))"
+            )
+            if f["data"] and f["data"][0].get("source")
+        ]
         assert len(sources) == 1
         return sources[0]
 
