@@ -1,6 +1,6 @@
 """The Chinese word segmenters side by side: jieba (pure Python) against rjieba (jieba-rs).
 
-    python bench/bench_segmenter.py              # 7 rounds (~1 min on 2 cores)
+    python bench/bench_segmenter.py              # 7 rounds (~25 s on 2 cores)
     python bench/bench_segmenter.py --rounds 11
 
 What is measured, each number in a fresh ``python`` subprocess (no module, dictionary or
