@@ -30,7 +30,7 @@ class LessonSettings:
     positional : add the sinusoidal positional encoding (True) or not
     max_tokens : longest sentence shown
     cjk : how the toy embedder cuts Chinese text: "chars" (one token per character) or
-        "words" (jieba's words); the real model always uses its own tokenizer
+        "words" (rjieba's words); the real model always uses its own tokenizer
     """
 
     d_k: int = 4

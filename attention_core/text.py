@@ -3,14 +3,18 @@
 The real model brings its own tokenizer (see ``model.py``). This one serves the toy
 embedder and any text the model cannot read: words and numbers stay whole, punctuation
 and emoji stand alone. Chinese has no spaces between words, so a run of CJK characters is
-cut either into single characters (``cjk="chars"``, the default) or into words by the jieba
-segmenter (``cjk="words"``; loaded on first use, and if it is missing the characters are
-used instead — ``word_segmenter_available()`` says which).
+cut either into single characters (``cjk="chars"``, the default) or into words by rjieba
+(``cjk="words"``). rjieba is jieba's segmenter — its dictionary and HMM for unknown words —
+compiled from Rust (jieba-rs); it cuts as jieba 0.42.1 did on every Chinese sentence of the
+tests and catalogs (bench/bench_segmenter.py has the timings). One known difference: rare
+characters outside U+4E00–U+9FD5 (CJK extensions such as 㐀 or 𠀀) side by side stay one
+token, where jieba gave one per character. rjieba is imported on first use (building its
+dictionary then takes ~0.15 s and ~33 MB); if it is missing the characters are used instead
+— ``word_segmenter_available()`` says which.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from functools import lru_cache
@@ -34,7 +38,7 @@ _WORD_CHAR = rf"(?:(?![{_CJK}])[\w\p{{M}}])"
 _TOKEN = regex.compile(rf"[{_CJK}]|{_WORD_CHAR}+(?:['’]{_WORD_CHAR}+)*|\X")
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 CJK_MODES = ("chars", "words")
-"""How a run of Chinese characters is cut: one token per character, or one per word (jieba)."""
+"""How a run of Chinese characters is cut: one token per character, or one per word (rjieba)."""
 
 
 def clean_text(text: str) -> str:
@@ -73,34 +77,37 @@ def has_cjk(text: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _jieba():
-    """The jieba module, imported on first use (its dictionary loads lazily too), or None."""
+def _rjieba():
+    """The rjieba module, imported on first use, or None.
+
+    Not at module level: importing rjieba builds its dictionary, and ``import attention_core``
+    stays light (tests/test_layering.py).
+    """
     try:
-        import jieba
+        import rjieba
     except Exception:  # not installed, or broken: the caller falls back to characters
         return None
-    jieba.setLogLevel(logging.WARNING)  # no "Building prefix dict..." lines on stderr
-    return jieba
+    return rjieba
 
 
 def word_segmenter_available() -> bool:
-    """Whether ``cjk="words"`` really cuts words (jieba importable) or falls back to characters."""
-    return _jieba() is not None
+    """Whether ``cjk="words"`` really cuts words (rjieba importable) or falls back to characters."""
+    return _rjieba() is not None
 
 
 def _cjk_words(run: str) -> list[str]:
-    """A run of CJK characters cut into words by jieba (its default, accurate mode)."""
-    jieba = _jieba()
-    if jieba is None:
+    """A run of CJK characters cut into words by rjieba (jieba's default, accurate mode, with the HMM)."""
+    rjieba = _rjieba()
+    if rjieba is None:
         return list(run)
-    return [w for w in jieba.lcut(run, HMM=True) if w.strip()]
+    return [w for w in rjieba.cut(run, hmm=True) if w.strip()]
 
 
 def simple_tokenize(text: str, cjk: str = "chars") -> list[str]:
     """Split cleaned text into words, CJK characters or words, punctuation and symbols.
 
     ``cjk`` is "chars" (every CJK character is a token) or "words" (each run of CJK
-    characters is segmented into words by jieba; characters if jieba is unavailable).
+    characters is segmented into words by rjieba; characters if rjieba is unavailable).
 
     >>> simple_tokenize("The cat's mat, 2 cats!")
     ['The', "cat's", 'mat', ',', '2', 'cats', '!']

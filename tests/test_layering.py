@@ -2,7 +2,8 @@
 
 * ``import attention_core`` in a fresh interpreter loads none of the UI or model stacks
   (streamlit, plotly, torch, transformers, sentence_transformers) — nor scipy: the core
-  is NumPy only (GUIDE §3).
+  is NumPy only (GUIDE §3) — nor rjieba, whose import builds its dictionary: text.py
+  imports it on the first cut into words.
 * No module of the core imports streamlit or plotly anywhere, not even lazily.
 * Every docstring example in the core runs and prints what it shows, as part of a plain
   ``pytest`` run.
@@ -27,7 +28,7 @@ CORE = ROOT / "attention_core"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-HEAVY = ["streamlit", "plotly", "torch", "transformers", "sentence_transformers", "scipy"]
+HEAVY = ["streamlit", "plotly", "torch", "transformers", "sentence_transformers", "scipy", "rjieba"]
 NEVER_IN_CORE = {"streamlit", "plotly"}
 CORE_MODULES = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
 

@@ -291,18 +291,16 @@ def _step0_tokens(at) -> list[str]:
 
 
 def test_chinese_characters_by_default_and_words_on_request():
-    import jieba
-
     at = run_page("pages/step_by_step.py", ZH, toy="true")
     assert not at.exception, at.exception
     assert _step0_tokens(at) == list(ZH)
     at.button_group(key="cjk").set_value("words").run()
     assert not at.exception, at.exception
-    assert _step0_tokens(at) == jieba.lcut(ZH)  # jieba's own cut: 我 / 爱 / 北京 / 天安门
+    assert _step0_tokens(at) == ["我", "爱", "北京", "天安门"]  # rjieba's cut (and jieba's)
     assert at.query_params["cjk"] in ("words", ["words"])
     lesson = build_lesson(ZH, ToyEmbedder(dim=8), LessonSettings(cjk="words"))
     picker = at.button_group(key="token_picker")
-    assert len(picker.options) == len(jieba.lcut(ZH)) == len(lesson.tokens)
+    assert len(picker.options) == 4 == len(lesson.tokens)
 
 
 def test_cjk_choice_is_carried_to_another_page_and_hidden_for_english():
@@ -364,9 +362,9 @@ def test_real_model_page_lists_unknown_chinese_tokens():
 
 
 @pytest.mark.parametrize("text", ["我爱北京天安门", "注意力机制很重要", "Hello 世界，attention 很重要！"])
-def test_simple_tokenize_cjk_modes_against_jieba_and_list(text):
-    """characters: exactly list() of each CJK run; words: exactly jieba's own cut of each run."""
-    import jieba
+def test_simple_tokenize_cjk_modes_against_rjieba_and_list(text):
+    """characters: exactly list() of each CJK run; words: exactly rjieba's own cut of each run."""
+    import rjieba
 
     from attention_core.text import simple_tokenize
 
@@ -374,17 +372,37 @@ def test_simple_tokenize_cjk_modes_against_jieba_and_list(text):
     chars = [tok for tok in simple_tokenize(text, cjk="chars") if CJK.search(tok)]
     words = [tok for tok in simple_tokenize(text, cjk="words") if CJK.search(tok)]
     assert chars == [ch for run in runs for ch in run]
-    assert words == [w for run in runs for w in jieba.lcut(run)]
+    assert words == [w for run in runs for w in rjieba.cut(run, hmm=True)]
     latin = [tok for tok in simple_tokenize(text, cjk="words") if not CJK.search(tok)]
     assert latin == [tok for tok in simple_tokenize(text) if not CJK.search(tok)]  # the rest is unchanged
     with pytest.raises(ValueError):
         simple_tokenize(text, cjk="sentences")
 
 
-def test_words_fall_back_to_characters_without_jieba(monkeypatch):
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("我爱北京天安门", ["我", "爱", "北京", "天安门"]),
+        ("注意力机制很重要", ["注意力", "机制", "很", "重要"]),
+        ("Hello 世界，attention 很重要！", ["Hello", "世界", "，", "attention", "很", "重要", "！"]),
+        ("猫坐在垫子上，因为它累了", ["猫", "坐在", "垫子", "上", "，", "因为", "它", "累", "了"]),
+        ("他在2024年考上了清华大学。", ["他", "在", "2024", "年", "考上", "了", "清华大学", "。"]),
+        ("南京市长江大桥", ["南京市", "长江大桥"]),
+    ],
+)
+def test_words_are_the_cuts_jieba_gave(text, words):
+    """The words the app showed with jieba 0.42.1, pinned: a new rjieba or dictionary that cuts
+    these differently fails here rather than changing the lessons unnoticed."""
+    from attention_core.text import simple_tokenize, word_segmenter_available
+
+    assert word_segmenter_available()
+    assert simple_tokenize(text, cjk="words") == words
+
+
+def test_words_fall_back_to_characters_without_rjieba(monkeypatch):
     from attention_core import text as text_module
 
-    monkeypatch.setattr(text_module, "_jieba", lambda: None)
+    monkeypatch.setattr(text_module, "_rjieba", lambda: None)
     assert not text_module.word_segmenter_available()
     assert text_module.simple_tokenize(ZH, cjk="words") == list(ZH)
 
