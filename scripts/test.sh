@@ -3,8 +3,10 @@
 #
 # On a fresh Debian/Ubuntu machine it installs what the tests need — Debian's Chromium and
 # CJK fonts for the browser tests (apt-get), the Python packages of requirements-dev.txt
-# (pip) — then runs pytest with the arguments given. It never runs `playwright install`:
-# Playwright drives the system Chromium at /usr/bin/chromium (or $CHROMIUM_PATH).
+# (pip) — then lints the tree with ruff (`ruff check .` and `ruff format --check .`, rules in
+# pyproject.toml; a finding fails the run before any test) and runs pytest with the arguments
+# given. It never runs `playwright install`: Playwright drives the system Chromium at
+# /usr/bin/chromium (or $CHROMIUM_PATH).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -39,5 +41,15 @@ fi
 
 # Python packages. requirements.txt pins torch==2.13.0, which these machines install as a CPU build.
 "$PYTHON" -m pip install --quiet --progress-bar off -r requirements-dev.txt
+
+# Lint: both checks run, so one report shows every finding; either failing stops here.
+lint_failed=0
+"$PYTHON" -m ruff check . || lint_failed=1
+"$PYTHON" -m ruff format --check . || lint_failed=1
+if [ "$lint_failed" -ne 0 ]; then
+  echo "scripts/test.sh: lint failed, no tests run. Fix it with \`ruff check --fix . && ruff format .\`," >&2
+  echo "or turn a rule off in pyproject.toml ([tool.ruff.lint] ignore) with a comment saying why." >&2
+  exit 1
+fi
 
 exec "$PYTHON" -m pytest "$@"

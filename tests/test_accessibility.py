@@ -13,11 +13,13 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from streamlit import config as stconfig
 from streamlit.testing.v1 import AppTest
 
 from attention_ui import figures, shell
-from tests.test_pages import APP, _decode
+from tests.helpers import APP, _decode
+
+# The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("full_error_details")
 
 SAFE_SCALES = {
     name: json.loads(go.Figure(go.Heatmap(z=[[0]], colorscale=name)).to_json())["data"][0]["colorscale"]
@@ -71,14 +73,6 @@ def test_weights_bar_prints_every_weight():
 
 
 # ---------------------------------------------------------------------------- every page
-
-
-@pytest.fixture(autouse=True)
-def full_error_details():
-    before = stconfig.get_option("client.showErrorDetails")
-    stconfig.set_option("client.showErrorDetails", "full")
-    yield
-    stconfig.set_option("client.showErrorDetails", before)
 
 
 def page_charts(page: str, sentence: str = "the dog chased the cat") -> list[tuple[str, dict, object]]:

@@ -12,20 +12,14 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.special
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # so that a plain `pytest` from anywhere finds the package
-    sys.path.insert(0, str(ROOT))
-
-from attention_core import causal_mask, scaled_dot_product_attention, softmax  # noqa: E402
+from attention_core import causal_mask, scaled_dot_product_attention, softmax
 
 F = torch.nn.functional
 RTOL, ATOL = 1e-10, 1e-12

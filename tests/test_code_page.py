@@ -29,7 +29,7 @@ from attention_core import (
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.test_pages import ROOT, run_page
+from tests.helpers import ROOT, run_page
 
 PAGE = "pages/code.py"
 SENTENCE = "the customer wants a plaid shirt"

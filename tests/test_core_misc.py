@@ -16,11 +16,7 @@ import numpy as np
 import pytest
 from scipy.spatial import distance
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from attention_core import (  # noqa: E402
+from attention_core import (
     MAX_CHARS,
     MAX_TOKENS,
     SIMILARITIES,
@@ -44,6 +40,8 @@ from attention_core import (  # noqa: E402
     sinusoidal_encoding,
     split_heads,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_fresh_python(code: str, hashseed: str) -> str:

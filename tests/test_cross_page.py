@@ -5,20 +5,16 @@ the swap control, the examples and bad input work."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from streamlit.testing.v1 import AppTest
-from test_pages import figures_by_key, z_of
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
+from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, page_texts, z_of
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGE = "pages/cross_attention.py"
 DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
 SENTENCE_A = "the dog chased the cat"  # 5 toy tokens; the French default has 11: a 5 × 11 matrix
@@ -216,8 +212,6 @@ def test_sentence_b_comes_from_the_url():
 
 
 def test_the_chinese_page_is_chinese_throughout():
-    from test_pages import CJK, chart_words, english_prose, page_texts
-
     at = open_page(lang="zh", toy="true")
     texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
     assert sum(bool(CJK.search(text)) for text in texts) >= 10

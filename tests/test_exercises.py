@@ -345,7 +345,7 @@ def test_page_attend_right_then_wrong(existing_pages, lang):
     e = ex.attend_exercise(seed)
     words = translate(lang, "exercises.vocab").split()
     # the scores on the page are the exercise's scores
-    from tests.test_pages import _decode
+    from tests.helpers import _decode
 
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     np.testing.assert_allclose(_decode(spec["data"][0]["y"]), e.scores, atol=1e-12)

@@ -9,18 +9,12 @@ rounding, and is also checked against math.exp written out here.
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from attention_core import AttentionTrace, causal_mask, explain, scaled_dot_product_attention  # noqa: E402
-from attention_core.explain import TokenExplanation  # noqa: E402
+from attention_core import AttentionTrace, causal_mask, explain, scaled_dot_product_attention
+from attention_core.explain import TokenExplanation
 
 TOL = dict(rtol=1e-12, atol=1e-13)
 

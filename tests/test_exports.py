@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +22,6 @@ from attention_ui.exports import (
     view_url,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 NASTY = [
     "the",
     "a,b",
@@ -139,36 +137,17 @@ def test_safe_filename_and_view_url():
 
 # --------------------------------------------------------------------------- in Streamlit
 
-SCRIPT = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r})
+SCRIPT = """
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 from attention_ui.exports import show_figure, view_link
 z = np.array([[0.25, -1.5, 1e-300], [np.pi, 2.0, -np.inf]])
-show_figure(go.Figure(go.Heatmap(z=[[1, 2, 3], [4, 5, 6]], textfont={{"size": 13}})), "fig_w", matrix=z,
+show_figure(go.Figure(go.Heatmap(z=[[1, 2, 3], [4, 5, 6]], textfont={"size": 13})), "fig_w", matrix=z,
             row_labels=["=q0", "q,1"], col_labels=["k0", "猫", '"k2"'], filename="attention weights", corner="q \\\\ k")
 show_figure(go.Figure(), "fig_plain")
 view_link()
 """
-
-
-@pytest.fixture
-def captured_files(monkeypatch):
-    """Every file handed to the (test) media storage: (bytes, mimetype, filename), plus its id."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    seen = []
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def spy(self, data, mimetype, kind, filename=None):
-        file_id = original(self, data, mimetype, kind, filename)
-        seen.append({"data": data, "mimetype": mimetype, "filename": filename, "id": file_id})
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
-    return seen
 
 
 def test_show_figure_download_button_holds_the_matrix(captured_files):

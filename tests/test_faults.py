@@ -34,7 +34,7 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core import model as core_model
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.test_pages import APP, _decode, charts
+from tests.helpers import APP, _decode, charts
 
 PAGES = [page for page, _ in shell.NAV]
 LESSON_PAGES = [p for p in ("step_by_step", "matrices") if p in PAGES]  # pages that chart the lesson's weights

@@ -24,13 +24,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from streamlit import config as stconfig
 from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson, clean_text, explain, simple_tokenize
 from attention_ui import shell
 from attention_ui.i18n import LANGS
-from tests.test_pages import APP
+from tests.helpers import APP
+
+# The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("full_error_details")
 
 NASTY = [
     "",
@@ -264,15 +266,6 @@ def assert_no_injected_markup(at: AppTest, sentence: str) -> None:
             assert sentence.strip()[:20] not in "".join(_strings(node.proto)) or not sentence.strip(), (
                 f"{node.type} with HTML allowed contains the raw sentence"
             )
-
-
-@pytest.fixture(autouse=True)
-def full_error_details():
-    """Show the real error in AppTest's exception element (the app's config redacts it)."""
-    before = stconfig.get_option("client.showErrorDetails")
-    stconfig.set_option("client.showErrorDetails", "full")
-    yield
-    stconfig.set_option("client.showErrorDetails", before)
 
 
 def _error(at: AppTest) -> str:

@@ -7,7 +7,6 @@ import base64
 import io
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,11 +23,7 @@ from attention_core.intuition import (
 )
 from attention_ui.i18n import LANGS, translate
 from attention_ui.intuition_figures import blur, focus_mask, focus_picture, foveate, reading_html, scene
-from tests.test_pages import _decode, open_link
-
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
-
+from tests.helpers import _decode, open_link
 
 # --- the budget --------------------------------------------------------------------------------
 
@@ -173,7 +168,7 @@ def test_a_larger_focus_keeps_more_of_the_picture_sharp():
 
 
 def open_page(lang: str = "en", **params) -> AppTest:
-    """The page opened straight from a shared link (test_pages.open_link)."""
+    """The page opened straight from a shared link (tests.helpers.open_link)."""
     return open_link("pages/intuition.py", lang, **params)
 
 

@@ -25,8 +25,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "attention_core"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 HEAVY = ["streamlit", "plotly", "torch", "transformers", "sentence_transformers", "scipy", "rjieba"]
 NEVER_IN_CORE = {"streamlit", "plotly"}

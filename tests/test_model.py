@@ -23,12 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # so that a plain `pytest` from anywhere finds the package
-    sys.path.insert(0, str(ROOT))
-
-from attention_core import model as m  # noqa: E402
-from attention_core.model import (  # noqa: E402
+from attention_core import model as m
+from attention_core.model import (
     BUNDLED_SHA256,
     MODEL_ENV,
     ModelEmbedder,
@@ -46,6 +42,8 @@ from attention_core.model import (  # noqa: E402
     resolve_model_name,
     verify_weights,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SENTENCES = [
     "The cat sat on the mat, and the cat slept.",

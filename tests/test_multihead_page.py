@@ -11,20 +11,17 @@ References written here, independent of attention_core's attention code:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from streamlit.testing.v1 import AppTest
-from test_pages import figures_by_key, z_of
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
+from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, page_texts, z_of
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 PAGE = "pages/multi_head.py"
 SENTENCE = "the dog chased the cat home"  # 6 tokens
 
@@ -200,8 +197,6 @@ def test_bad_input_gives_a_working_page(sentence):
 
 @pytest.mark.parametrize("params", [{}, {"causal": "false", "identity": "true", "heads": "4"}])
 def test_the_chinese_page_is_chinese_throughout(params):
-    from test_pages import CJK, chart_words, english_prose, page_texts
-
     at = open_page(lang="zh", toy="true", **params)
     texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
     assert sum(bool(CJK.search(text)) for text in texts) >= 10

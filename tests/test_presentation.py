@@ -14,9 +14,7 @@ from attention_ui.presentation import CHART_FONT_PX, FONT_PX, PRESENTATION_CSS, 
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SCRIPT = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r})
+SCRIPT = """
 import plotly.graph_objects as go
 import streamlit as st
 from attention_ui.exports import show_figure
@@ -25,7 +23,7 @@ st.set_page_config(page_title="t", layout="wide")
 with st.sidebar:
     present = presentation_toggle()
 apply_presentation(present)
-show_figure(go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{{z}}", textfont={{"size": 12}})), "fig")
+show_figure(go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{z}", textfont={"size": 12})), "fig")
 """
 
 

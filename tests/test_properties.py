@@ -9,19 +9,12 @@ never produce NaN.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from attention_core import scaled_dot_product_attention, softmax  # noqa: E402
+from attention_core import scaled_dot_product_attention, softmax
 
 FAST = settings(max_examples=60, deadline=None)
 FASTER = settings(max_examples=40, deadline=None)

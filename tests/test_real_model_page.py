@@ -13,7 +13,7 @@ from attention_core import MAX_TOKENS, explain
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
-from tests.test_pages import ROOT, _decode, charts, run_page
+from tests.helpers import ROOT, _decode, charts, run_page
 
 PAGE = "pages/real_model.py"
 SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, softmax
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep, softmax_jacobian
-from tests.test_pages import APP, _decode, charts, run_page
+from tests.helpers import APP, _decode, charts, run_page
 
 
 def relative_sd_of_variance(d_k: int, n_keys: int, n_samples: int) -> float:

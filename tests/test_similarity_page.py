@@ -18,7 +18,7 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.similarity import compare_similarities, polar_vector
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.test_pages import ROOT, _decode, run_page
+from tests.helpers import ROOT, _decode, run_page
 
 PAGE = "pages/similarity.py"
 SENTENCE = "the tailor cut the cloth for the customer"

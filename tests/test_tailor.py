@@ -9,7 +9,6 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,10 +29,8 @@ from attention_core.tailor import (
 )
 from attention_ui.i18n import translate
 from attention_ui.tailor_figures import PLAID_MAX, SHEEN_MAX, STRIPES_MAX, TEXTURE_MAX, shirt_outline, shirt_svg
-from tests.test_pages import _decode, open_link
+from tests.helpers import _decode, open_link
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SVG_NS = {"s": "http://www.w3.org/2000/svg"}
 
 
@@ -263,7 +260,7 @@ def test_longer_sleeves_reach_lower_and_fitted_waists_are_narrower():
 
 
 def open_page(lang: str = "en", **params) -> AppTest:
-    """The page opened straight from a shared link (test_pages.open_link)."""
+    """The page opened straight from a shared link (tests.helpers.open_link)."""
     return open_link("pages/tailor_shop.py", lang, **params)
 
 

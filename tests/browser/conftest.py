@@ -1,7 +1,7 @@
 """Fixtures for the browser tests: a real Streamlit server and Debian's Chromium.
 
 The helpers (wait_for_app, plotly_data, no_exception, fresh_server) live in harness.py,
-which scripts/screenshots.py shares; test files import them from there.
+which scripts/screenshots.py shares; test files import them from ``tests.browser.harness``.
 
 On a developer machine without Chromium or Playwright these tests skip. In CI (the
 ``CI`` environment variable is set, as ``.ci/run`` does) they must run: a missing
@@ -11,14 +11,10 @@ browser fails loudly, and any skipped browser test is turned into a failure.
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import CHROMIUM, VIEWPORT, launch_browser, streamlit_server, wait_for_app  # noqa: E402
+from tests.browser.harness import CHROMIUM, VIEWPORT, launch_browser, streamlit_server, wait_for_app
 
 IN_CI = bool(os.environ.get("CI"))
 

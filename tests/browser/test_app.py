@@ -11,7 +11,8 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+
+from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

@@ -7,9 +7,9 @@ import re
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
-from harness import TOY, no_exception, wait_for_app
 
 from attention_ui.shell import NAV
+from tests.browser.harness import TOY, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

@@ -10,10 +10,10 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 from attention_core.tailor import SAMPLES, Request, fit
 from attention_ui.i18n import translate
+from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

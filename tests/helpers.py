@@ -1,0 +1,138 @@
+"""Plain helpers shared by the AppTest test modules: page openers and readers of what a page shows.
+
+Test modules import them by name (``from tests.helpers import APP, run_page``); fixtures live
+in ``tests/conftest.py``, which pytest finds by itself. No test module imports another one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+# --------------------------------------------------------------------------- opening a page
+
+
+def run_page(page: str, sentence: str | None = None, **params) -> AppTest:
+    """``page`` as a learner reaches it: ``params`` are the URL parameters of the first request
+    (Home), then the page is switched to and ``sentence`` typed in the sidebar."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page)
+    at.run()
+    if sentence is not None:
+        at.text_input(key="sentence").set_value(sentence)
+        at.run()
+    return at
+
+
+def open_link(page: str, lang: str = "en", **params) -> AppTest:
+    """``page`` opened straight from a shared link, on the toy embedder: its URL parameters
+    reach the page's first run."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(page)
+    at.query_params["toy"] = "true"
+    at.query_params["lang"] = lang
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+# --------------------------------------------------------------------------- the page's charts
+
+
+def _decode(value):
+    """Plotly JSON arrays come base64-encoded as {"dtype", "bdata", "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return arr.reshape([int(s) for s in str(value.get("shape", len(arr))).split(",")]) if "shape" in value else arr
+    return np.array(value, dtype=float)
+
+
+def charts(at) -> dict[str, dict]:
+    """Plotly figures on the page by their title text."""
+    out = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        title = spec["layout"].get("title", {}).get("text", "")
+        out[title] = spec
+    return out
+
+
+def figures_by_key(at) -> dict[str, dict]:
+    """The page's Plotly figures by their Streamlit key (the end of the element id)."""
+    return {chart.proto.id.rsplit("-", 1)[-1]: json.loads(chart.proto.spec) for chart in at.get("plotly_chart")}
+
+
+def z_of(fig: dict) -> np.ndarray:
+    """The z matrix of a figure's first trace."""
+    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- the page's words
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+ENGLISH_PROSE = re.compile(r"[A-Za-z]{3,}[,.;:]?\s+[A-Za-z]{3,}")
+NOT_PROSE = re.compile(
+    r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
+    r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b"
+)
+
+
+def page_texts(at) -> list[str]:
+    """Everything a learner reads on the page body and sidebar (not the chart internals)."""
+    out = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
+        out += [str(el.value) for el in at.get(kind)]
+    for kind in (
+        "button",
+        "toggle",
+        "slider",
+        "select_slider",
+        "text_input",
+        "number_input",
+        "radio",
+        "selectbox",
+        "metric",
+        "expander",
+        "tab",
+    ):
+        out += [str(getattr(el, "label", "")) for el in at.get(kind)]
+    return [text for text in out if text]
+
+
+def chart_words(at) -> list[str]:
+    """Chart titles and axis titles."""
+    out = []
+    for spec in charts(at).values():
+        layout = spec["layout"]
+        out.append(layout.get("title", {}).get("text", ""))
+        for name, axis in layout.items():
+            if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+                out.append(axis.get("title", {}).get("text", ""))
+    return [text for text in out if text]
+
+
+def english_prose(texts, allowed_words=()) -> list[str]:
+    """Texts that still contain English prose once formulas, code, model names and the
+    learner's own tokens are taken out."""
+    found = []
+    for text in texts:
+        cleaned = NOT_PROSE.sub(" ", text)
+        for word in allowed_words:
+            cleaned = cleaned.replace(word, " ")
+        if ENGLISH_PROSE.search(cleaned):
+            found.append(text)
+    return found
