@@ -174,9 +174,14 @@ class AttendResult:
 
 
 def attend_from_trace(
-    trace: AttentionTrace, tokens: Sequence[str], seed: int, word_ids: Sequence[int] | None = None
+    trace: AttentionTrace,
+    tokens: Sequence[str],
+    seed: int,
+    word_ids: Sequence[int] | None = None,
+    skip: Sequence[str] = ("[CLS]", "[SEP]"),
 ) -> AttendExercise:
-    """An ``attend`` exercise on a single-head trace: the query row is chosen by ``seed``.
+    """An ``attend`` exercise on a single-head trace: the query row is chosen by ``seed`` among
+    the tokens not in ``skip`` (a trained model's [CLS] and [SEP] markers are no words to ask about).
 
     >>> from attention_core import ToyEmbedder, build_lesson
     >>> lesson = build_lesson("the cat sat on the mat", ToyEmbedder(dim=8))
@@ -190,7 +195,8 @@ def attend_from_trace(
             f"need a self-attention trace with one row per token: weights {weights.shape}, {len(tokens)} tokens"
         )
     rng = exercise_rng(seed, "attend")
-    i = int(rng.integers(len(tokens)))
+    queries = [n for n, token in enumerate(tokens) if token not in skip] or list(range(len(tokens)))
+    i = queries[int(rng.integers(len(queries)))]
     row = weights[i]  # (T,)
     best = float(row.max())
     answers = tuple(int(j) for j in np.flatnonzero(row == best))

@@ -1,7 +1,18 @@
 """The whole lesson for one sentence, in the order it is taught.
 
-sentence → tokens → word vectors x (T, d_model) → inputs a = √d_model·x + PE (T, d_model)
-→ q, k (T, d_k), v (T, d_v) → scores (T, T) → scaled → weights → outputs (T, d_v)
+sentence → tokens → inputs a (T, d_model) → q, k (T, d_k), v (T, d_v) → scores (T, T)
+→ scaled → weights → outputs (T, d_v)
+
+Where a, W^Q, W^K and W^V come from is the learner's choice (``LessonSettings.projection``):
+
+* "trained" (the default): a head of the bundled model. The tokens are its word pieces with
+  [CLS] and [SEP]; a is the hidden state entering the chosen layer (for layer 0, the model's
+  embeddings: LayerNorm(word + position + segment)); W^Q, W^K, W^V and their biases are the
+  head's learned ones; every number is the one our NumPy forward pass (``encoder.encode``)
+  computed.
+* "random": seeded random W (illustrative, small enough to follow by hand) on a = √d_model·x + PE,
+  with x the word embeddings and PE the sinusoidal positional encoding.
+* "identity": W^Q = W^K = W^V = I on the same a, so q = k = v = a.
 
 Pages call ``build_lesson`` once and show its fields; they never compute anything.
 """
@@ -14,27 +25,45 @@ import numpy as np
 
 from .attention import AttentionTrace
 from .embeddings import Embedder
+from .encoder import EncoderTrace, encode
+from .model import ModelEmbedder, head_projections
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
 from .text import CJK_MODES, MAX_TOKENS, clean_text, simple_tokenize
+
+PROJECTIONS = ("trained", "random", "identity")
+"""Where W^Q, W^K, W^V come from: a trained head of the model, seeded random, or the identity."""
+
+TRAINED_HEAD = (5, 11)
+"""(layer, head), from 0, the lessons open on: in the bundled model it sends a pronoun such as
+"it" to the noun it most likely refers to (the cat, 68 % in the default sentence). A pattern the
+head learned, not a reliable coreference solver."""
 
 
 @dataclass(frozen=True)
 class LessonSettings:
     """What the learner can change in the sidebar.
 
-    d_k : size of queries and keys (ignored with identity projections, where d_k = d_model)
-    projection : "random" (seeded W^Q/W^K/W^V) or "identity" (q = k = v = a)
+    projection : "trained" (a head of the model; the app's default), "random" (seeded
+        W^Q/W^K/W^V; the default here, as it works with any embedder) or "identity"
+        (q = k = v = a); see ``PROJECTIONS``
+    layer, head : the trained head (from 0), used with projection "trained"
+    d_k : size of queries and keys with random projections (a trained head has the model's
+        d_k = 32; identity has d_k = d_model)
     seed : seed of the random W^Q/W^K/W^V
-    scaled : divide the scores by √d_k (True) or not
-    positional : add the sinusoidal positional encoding (True) or not
-    max_tokens : longest sentence shown
+    scaled : divide the scores by √d_k (True) or not; switched off on a trained head it is an
+        experiment, no longer the model's own computation
+    positional : add the sinusoidal positional encoding (True) or not (random and identity;
+        the trained model always adds its learned position embeddings)
+    max_tokens : longest sentence shown (word pieces, without [CLS] and [SEP])
     cjk : how the toy embedder cuts Chinese text: "chars" (one token per character) or
         "words" (rjieba's words); the real model always uses its own tokenizer
     """
 
-    d_k: int = 4
     projection: str = "random"
+    layer: int = TRAINED_HEAD[0]
+    head: int = TRAINED_HEAD[1]
+    d_k: int = 4
     seed: int = 0
     scaled: bool = True
     positional: bool = True
@@ -50,11 +79,15 @@ class Lesson:
     n_tokens : how many tokens the whole sentence had
     unknown : indices of tokens the embedder could not represent
     word_vectors : (T, d_model) x_i, the embedder's vectors
-    embed_scale : √d_model, the factor on x_i before adding PE (as in the Transformer paper)
-    positional : (T, d_model) PE_i (zeros when switched off)
-    inputs : (T, d_model) a_i = embed_scale·x_i + PE_i
+    embed_scale : √d_model, the factor on x_i before adding PE (as in the Transformer paper);
+        1 for a trained head (BERT adds its embeddings unscaled)
+    positional : (T, d_model) PE_i (zeros when switched off); the learned position
+        embeddings for a trained head
+    inputs : (T, d_model) a_i = embed_scale·x_i + PE_i; for a trained head, the hidden state
+        entering the chosen layer
     projections : W^Q, W^K, W^V
     trace : the attention computation on ``inputs``
+    encoded : the whole sentence through the model (trained heads only), else None
     unknown_words : the learner's words (single characters for Chinese) that the embedder
         turned into unknown tokens, in order of first appearance — what "[UNK]" stands for
     """
@@ -73,10 +106,16 @@ class Lesson:
     projections: Projections
     trace: AttentionTrace
     unknown_words: tuple[str, ...] = ()
+    encoded: EncoderTrace | None = None
 
     @property
     def truncated(self) -> bool:
         return self.n_tokens > len(self.tokens)
+
+    @property
+    def trained(self) -> bool:
+        """True when the lesson runs on a trained head of the model."""
+        return self.projections.kind == "model"
 
 
 def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = LessonSettings()) -> Lesson:
@@ -92,9 +131,20 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     ((6, 6), (6, 4))
     >>> bool(np.allclose(lesson.trace.weights.sum(axis=1), 1.0))
     True
+
+    On a trained head of the model (layer 5, head 11), "it" looks at "cat":
+
+    >>> from attention_core.model import ModelEmbedder
+    >>> lesson = build_lesson("The cat sat on the mat because it was tired", ModelEmbedder(),
+    ...                       LessonSettings(projection="trained"))
+    >>> lesson.tokens[:3], lesson.trace.d_k
+    (['[CLS]', 'the', 'cat'], 32)
+    >>> it = lesson.tokens.index("it")
+    >>> lesson.tokens[int(lesson.trace.weights[it].argmax())]
+    'cat'
     """
-    if settings.projection not in ("random", "identity"):
-        raise ValueError(f"projection must be 'random' or 'identity', got {settings.projection!r}")
+    if settings.projection not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {PROJECTIONS}, got {settings.projection!r}")
     if settings.cjk not in CJK_MODES:
         raise ValueError(f"cjk must be one of {CJK_MODES}, got {settings.cjk!r}")
     if settings.max_tokens < 1:
@@ -102,6 +152,8 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     cleaned = clean_text(text)
     if not cleaned:
         raise ValueError("the sentence is empty: type at least one word")
+    if settings.projection == "trained":
+        return _trained_lesson(cleaned, embedder, settings)
     # Only embedders that tokenize with simple_tokenize take the CJK mode (the model has its own tokenizer).
     embedding = (
         embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) else embedder.embed(cleaned)
@@ -133,6 +185,56 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
         trace=trace,
         unknown_words=unknown_words(cleaned, embedder) if embedding.unknown else (),
     )
+
+
+def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> Lesson:
+    """The lesson on head (settings.layer, settings.head) of the model behind ``embedder``."""
+    if not isinstance(embedder, ModelEmbedder):
+        raise ValueError("a trained head needs the model (ModelEmbedder), not an illustrative embedder")
+    encoded = encode(text, name=embedder.name, max_pieces=settings.max_tokens)
+    projections = head_projections(settings.layer, settings.head, embedder.name)  # checks layer and head
+    a = encoded.hidden[settings.layer]  # (T, d_model), the input of that layer
+    if settings.scaled:
+        trace = encoded.head(settings.layer, settings.head)  # the model's own computation
+    else:
+        trace = self_attention(a, projections, scale=1.0)  # an experiment: the head without ÷√d_k
+    embeddings = encoded.embeddings
+    return Lesson(
+        text=text,
+        tokens=list(encoded.tokens),
+        n_tokens=encoded.n_pieces + 2,
+        unknown=encoded.unknown,
+        embedder_name=embedder.name,
+        real_embeddings=True,
+        settings=settings,
+        word_vectors=embeddings.word,
+        embed_scale=1.0,
+        positional=embeddings.position,
+        inputs=a,
+        projections=projections,
+        trace=trace,
+        unknown_words=unknown_words(text, embedder) if encoded.unknown else (),
+        encoded=encoded,
+    )
+
+
+SPECIAL_TOKENS = ("[CLS]", "[SEP]")
+"""The markers BERT adds at the start and the end of every input."""
+
+
+def default_query(tokens) -> int:
+    """The query token a lesson opens on: the first "it" (the pronoun the trained head resolves),
+    else the first token that is not [CLS] or [SEP].
+
+    >>> default_query(["[CLS]", "the", "cat", "sat", "because", "it", "was", "tired", "[SEP]"])
+    5
+    >>> default_query(["[CLS]", "hello", "[SEP]"]), default_query(["我", "爱", "猫"])
+    (1, 0)
+    """
+    tokens = [str(token).lower() for token in tokens]
+    if "it" in tokens:
+        return tokens.index("it")
+    return next((i for i, token in enumerate(tokens) if token.upper() not in SPECIAL_TOKENS), 0)
 
 
 def unknown_words(text: str, embedder: Embedder, limit: int = 200) -> tuple[str, ...]:

@@ -16,7 +16,14 @@ SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its hi
 THUMB_PX = 66  # height of one thumbnail row, in pixels
 
 
-def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[int, int] | None = None) -> go.Figure:
+def heads_grid(
+    weights,
+    *,
+    title: str,
+    tr: Translate = ENGLISH,
+    selected: tuple[int, int] | None = None,
+    first_layer: int = 0,
+) -> go.Figure:
     """Every head's (T, T) weight matrix as a small heatmap: one row per layer, one column per head.
 
     Parameters
@@ -26,7 +33,10 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
     title : str
     tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
     selected : (layer, head), optional
-        Framed in orange.
+        Framed in orange; the layer in the model's numbering (so at least ``first_layer``).
+    first_layer : int
+        The model layer of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
+        draws the heads of layer l alone.
 
     Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
     the hover names the layer, head, query i, key j and the weight. Trace ``n`` is layer
@@ -64,7 +74,7 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
                     "zmin": 0.0,
                     "zmax": 1.0,
                     "showscale": n == 1,
-                    "hovertemplate": hover.format(layer=layer, head=h),
+                    "hovertemplate": hover.format(layer=first_layer + layer, head=h),
                 }
             )
             axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
@@ -75,7 +85,12 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
         for h, (x0, x1) in enumerate(columns)
     ]
     labels += [
-        {"text": tr("figures.grid_layer", layer=layer), "x": 0.0, "xanchor": "right", "y": 1.0 - (top + bottom) / 2}
+        {
+            "text": tr("figures.grid_layer", layer=first_layer + layer),
+            "x": 0.0,
+            "xanchor": "right",
+            "y": 1.0 - (top + bottom) / 2,
+        }
         for layer, (top, bottom) in enumerate(rows)
     ]
     layout["annotations"] = [
@@ -83,7 +98,7 @@ def heads_grid(weights, *, title: str, tr: Translate = ENGLISH, selected: tuple[
     ]
     if selected is not None:
         layer, h = selected
-        n = layer * n_heads + h + 1
+        n = (layer - first_layer) * n_heads + h + 1
         suffix = axis_suffix(n)
         layout["shapes"] = [
             {

@@ -8,10 +8,13 @@ straight to a page file, see GUIDE.md §5).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson
-from attention_core.model import MODEL_ENV
+from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
+from attention_core.model_files import MODEL_ENV
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
@@ -34,7 +37,7 @@ def _model_embedder():
 
 def _model_or_reason():
     """(embedder, None), or (None, ModelUnavailable's reason: missing, checksum, load, memory, attentions)."""
-    from attention_core.model import ModelUnavailable
+    from attention_core.model_files import ModelUnavailable
 
     try:
         return _model_embedder(), None
@@ -122,7 +125,9 @@ def language_switch() -> str:
 DEFAULTS = {
     "sentence": DEFAULT_SENTENCE,
     "toy": False,
-    "identity": False,
+    "w": "trained",
+    "layer": TRAINED_HEAD[0],
+    "head": TRAINED_HEAD[1],
     "d_k": 4,
     "seed": 0,
     "scaled": True,
@@ -171,9 +176,13 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         st.header(t("shell.settings"))
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
         cjk = _cjk_control(sentence or "", toy)
-        identity = st.toggle(t("shell.identity"), key="identity", bind="query-params", value=DEFAULTS["identity"])
+        w = url_choice(
+            t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], lambda kind: t(f"shell.w_{kind}"), help=t("shell.w_help")
+        )
+        shape = model_shape()
+        layer, head = trained_head(shape, show_pickers=w == "trained" and page != "real_model")
         d_k = st.slider(
-            t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=identity, value=DEFAULTS["d_k"]
+            t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=w != "random", value=DEFAULTS["d_k"]
         )
         seed = st.number_input(
             t("shell.seed"),
@@ -182,19 +191,27 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
             step=1,
             key="seed",
             bind="query-params",
-            disabled=identity,
+            disabled=w != "random",
             value=DEFAULTS["seed"],
         )
         scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
+        trained = w == PROJECTIONS[0]
         positional = st.toggle(
-            t("shell.positional"), key="positional", bind="query-params", value=DEFAULTS["positional"]
+            t("shell.positional"),
+            key="positional",
+            bind="query-params",
+            value=DEFAULTS["positional"],
+            disabled=trained,
+            help=t("shell.positional_trained") if trained else None,
         )
         presentation_toggle()
         st.session_state[_SHARE_BOX] = st.container()  # filled by app.py after the page (share_link)
     values = {
         "sentence": sentence,
         "toy": toy,
-        "identity": identity,
+        "w": w,
+        "layer": layer,
+        "head": head,
         "d_k": d_k,
         "seed": seed,
         "scaled": scaled,
@@ -210,8 +227,10 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
             st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=shared)
     source = "toy" if toy else "model"
     settings = LessonSettings(
+        projection=w,
+        layer=int(layer),
+        head=int(head),
         d_k=int(d_k),
-        projection="identity" if identity else "random",
         seed=int(seed),
         scaled=bool(scaled),
         positional=bool(positional),
@@ -219,6 +238,36 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         cjk=cjk,
     )
     return sentence or "", source, settings
+
+
+def model_shape() -> tuple[int, int]:
+    """(layers, heads) of the model, or the bundled model's (6, 12) when it cannot be read
+    (then the trained choice falls back to random W anyway, and says so)."""
+    embedder, _ = _model_or_reason()
+    if embedder is None:
+        return (6, 12)
+    from attention_core.model import model_info
+
+    info = model_info(embedder.name)
+    return info.n_layers, info.n_heads
+
+
+def trained_head(shape: tuple[int, int], *, show_pickers: bool) -> tuple[int, int]:
+    """The trained head (layer, head), kept in the URL as ?layer=&head= and across pages.
+
+    With ``show_pickers`` the layer and head are chosen here (segmented controls); the Real
+    model heads page draws the same pickers itself, next to its grid of heads."""
+    n_layers, n_heads = shape
+    if not show_pickers:
+        return (
+            url_int("layer", n_layers, DEFAULTS["layer"], clamp=True),
+            url_int("head", n_heads, DEFAULTS["head"], clamp=True),
+        )
+    layer = url_picker(t("shell.layer"), "layer", n_layers, str, default=DEFAULTS["layer"], clamp=True)
+    head = url_picker(t("shell.head"), "head", n_heads, str, default=DEFAULTS["head"], clamp=True)
+    if (layer, head) == TRAINED_HEAD:
+        st.caption(t("shell.why_this_head"))
+    return layer, head
 
 
 def _cjk_control(sentence: str, toy: bool) -> str:
@@ -302,9 +351,14 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
     # AppTest reruns a page it switched to without app.py: then the page draws the sidebar.
     sentence, source, settings = drawn if drawn is not None else sidebar(page)
     apply_presentation(is_presenting())
+    url_notes()
     embedder, warning = get_embedder(source)
     if warning:
         st.warning(warning)
+    if settings.projection == "trained" and not embedder.real:
+        if not warning:  # the fallback warning has said why already
+            st.info(t("shell.trained_needs_model"))
+        settings = replace(settings, projection="random")
     try:
         lesson = build_lesson(sentence, embedder, settings)
     except ValueError:  # no tokens: nothing typed, or only spaces and invisible characters
@@ -316,10 +370,18 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
 
 
 def honesty_banner(lesson: Lesson) -> None:
-    """Say which numbers are real and which are illustrative."""
-    words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
-    proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
-    st.caption("ℹ️ " + words + " " + proj)
+    """Say exactly which numbers are real and which are illustrative, for the lesson's W."""
+    settings = lesson.settings
+    if lesson.trained:
+        text = t("shell.honest_trained", layer=settings.layer, head=settings.head, d_k=lesson.trace.d_k)
+        if not settings.scaled:
+            text += " " + t("shell.honest_trained_unscaled")
+        text += " " + t("shell.honest_special_tokens")
+    else:
+        words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
+        proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
+        text = words + " " + proj
+    st.caption("ℹ️ " + text)
     if lesson.unknown:
         unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), len(lesson.tokens), offer_toy=True)
 
@@ -328,7 +390,10 @@ MAX_LISTED = 20  # unknown words named in the message; more end in "…"
 
 
 def _use_toy() -> None:
-    st.session_state["toy"] = st.session_state["_keep_toy"] = True
+    state = st.session_state
+    state["toy"] = state["_keep_toy"] = True
+    if state.get("w") == "trained":  # the toy embedder has no trained heads
+        state["w"] = state["w_choice"] = "random"
 
 
 def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
@@ -348,10 +413,12 @@ def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool)
         st.caption(t("shell.multilingual", env=MODEL_ENV))
 
 
-def url_int(name: str, count: int, default: int = 0) -> int:
-    """Session value ``name`` (seeded once from the URL), clamped to 0..count-1, kept in the URL.
+def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
+    """Session value ``name`` (seeded once from the URL), kept in 0..count-1 and in the URL.
 
-    Hand-typed values (``?token=999``, ``?step=abc``) fall back to ``default`` silently.
+    Hand-typed values (``?token=999``, ``?step=abc``) fall back to ``default`` silently; with
+    ``clamp`` a number out of range becomes the nearest end (``?layer=9`` → 5) and text the
+    default, and the page says so (``url_notes``).
     """
     state = st.session_state
     seeded = f"_seeded_{name}"
@@ -362,21 +429,73 @@ def url_int(name: str, count: int, default: int = 0) -> int:
             state[name] = int(raw) if raw is not None else default
         except ValueError:
             state[name] = default
+            if clamp:
+                _note(name, raw, default, count)
     value = state.get(name)
     if not isinstance(value, int) or not 0 <= value < count:
-        value = default
+        fixed = min(max(value, 0), count - 1) if clamp and isinstance(value, int) else default
+        if clamp:
+            _note(name, value, fixed, count)
+        value = fixed
     state[name] = value
     keep_in_url(name, value)
     return value
 
 
-def url_picker(label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0) -> int:
+_URL_NOTES = "_url_notes"
+
+
+def _note(name: str, got, shown: int, count: int) -> None:
+    st.session_state.setdefault(_URL_NOTES, []).append(
+        t("shell.url_clamped", name=name, got=escape_markdown(str(got))[:40], shown=shown, last=count - 1)
+    )
+
+
+def url_notes() -> None:
+    """Say which URL values were out of range and what is shown instead (then forget them)."""
+    for note in st.session_state.pop(_URL_NOTES, []):
+        st.info(note, icon="🔧")
+
+
+def url_choice(label: str, name: str, options, default: str, fmt, **widget) -> str:
+    """A segmented control over language-neutral ids, kept in the URL as ``?name=<id>``.
+
+    ``bind="query-params"`` would put the translated label in the URL (a Chinese link would
+    not open in English), so the id is read once per session and written back by hand.
+    Example: ``url_choice("W", "w", ("trained", "random"), "trained", str.title)``.
+    """
+    state = st.session_state
+    seeded = f"_seeded_{name}"
+    if not state.get(seeded):
+        state[seeded] = True
+        raw = st.query_params.get(name)
+        if raw is None and name == "w" and st.query_params.get("identity") == "true":
+            raw = "identity"  # links made before the three-way choice said ?identity=true
+        st.query_params.pop("identity", None)
+        if raw is not None:
+            state[name] = raw
+    value = state.get(name, default)
+    if value not in options:
+        value = default
+    state[name] = value
+    chosen = st.segmented_control(
+        label, list(options), format_func=fmt, key=f"{name}_choice", default=value, required=True, **widget
+    )
+    if chosen in options and chosen != value:
+        state[name] = value = chosen
+    keep_in_url(name, value, default)
+    return value
+
+
+def url_picker(
+    label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0, clamp: bool = False
+) -> int:
     """A segmented control over 0..count-1 whose choice is session value ``name``, kept in the URL
     as ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
 
     Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
     """
-    value = url_int(name, count, default)
+    value = url_int(name, count, default, clamp=clamp)
     chosen = st.segmented_control(
         label, list(range(count)), format_func=fmt, key=key or f"{name}_picker", default=value, selection_mode="single"
     )
@@ -390,7 +509,15 @@ def token_picker(
     label: str, tokens: list[str], *, key: str | None = None, param: str = "token", default: int = 0
 ) -> int:
     """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
-    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``."""
+    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``.
+
+    When the tokens change (a new sentence), the choice goes back to ``default``: index 7 of
+    the old sentence is a different word, or none, in the new one."""
+    state, seen = st.session_state, f"_{param}_tokens"
+    if state.get(seen) not in (None, tuple(tokens)):
+        state[param] = default
+        state.pop(key or f"{param}_picker", None)
+    state[seen] = tuple(tokens)
     return url_picker(
         label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key, default=default
     )

@@ -46,6 +46,16 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     i, tr = e.i, lesson.trace
     if step == 0:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
+        if lesson.trained:
+            st.markdown(t("steps.tokens_trained"))
+    elif step == 1 and lesson.trained:
+        layer, d = lesson.settings.layer, lesson.inputs.shape[1]
+        st.latex(
+            rf"h^{{(0)}}_{{{i}}} = \mathrm{{LayerNorm}}\left(x_{{{i}}} + p_{{{i}}} + s\right),\quad "
+            + (rf"a_{{{i}}} = h^{{(0)}}_{{{i}}}" if layer == 0 else rf"a_{{{i}}} = h^{{({layer})}}_{{{i}}}")
+            + rf",\quad d_{{model}} = {d}"
+        )
+        st.markdown(t("steps.embedding_trained_text", layer=layer))
     elif step == 1:
         pe = t("steps.pe_on") if lesson.settings.positional else t("steps.pe_off")
         st.latex(
@@ -55,11 +65,13 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
         )
         st.markdown(t("steps.embedding_text", scale=lesson.embed_scale, pe=pe))
     elif step == 2:
+        bias = {x: rf" + b^{x}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
         st.latex(
-            rf"q_{{{i}}} = a_{{{i}}} W^Q = {fmt_vec(tr.q[i])},\quad k_{{{i}}} = a_{{{i}}} W^K = {fmt_vec(tr.k[i])},"
-            rf"\quad v_{{{i}}} = a_{{{i}}} W^V = {fmt_vec(tr.v[i])}"
+            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(tr.q[i])},\quad "
+            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(tr.k[i])},\quad "
+            rf"v_{{{i}}} = a_{{{i}}} W^V{bias['V']} = {fmt_vec(tr.v[i])}"
         )
-        st.markdown(t("steps.qkv_text", d_k=tr.d_k))
+        st.markdown(t(f"steps.qkv_text_{lesson.projections.kind}", d_k=tr.d_k, d_v=tr.v.shape[-1]))
     elif step == 3:
         st.latex(
             rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad "
@@ -92,10 +104,22 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
 
 
 def show_embedding(lesson: Lesson, i: int) -> None:
-    """x_i, PE_i and a_i as numbers (small d_model) or as colour strips (large)."""
+    """x_i, PE_i and a_i as numbers (small d_model) or as colour strips (large); for a trained
+    head, the model's word, position and segment embeddings, their LayerNorm and a_i."""
     d = lesson.inputs.shape[1]
-    rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
-    labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
+    if lesson.trained:
+        parts = lesson.encoded.embeddings
+        layer = lesson.settings.layer
+        rows = np.stack(
+            [parts.word[i], parts.position[i], parts.segment[i], parts.norm.inputs[i], parts.norm.outputs[i]]
+            + ([lesson.inputs[i]] if layer > 0 else [])
+        )  # (5 or 6, d)
+        names = ("word_trained", "position_trained", "segment", "sum_trained", "norm")
+        labels = [t(f"steps.row_{name}") for name in names]
+        labels += [t("steps.row_input", layer=layer)] if layer > 0 else []
+    else:
+        rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
+        labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
     if d <= 16:
         fig = heatmap(
             rows,
@@ -113,7 +137,7 @@ def show_embedding(lesson: Lesson, i: int) -> None:
             [str(c) if c % 32 == 0 else "" for c in range(d)],
             title=t("steps.embedding_strip_title", i=i, d=d),
             diverging=True,
-            height=240,
+            height=160 + 28 * len(rows),
             tr=t,
         )
     show_figure(fig, "fig_embedding")
@@ -122,7 +146,9 @@ def show_embedding(lesson: Lesson, i: int) -> None:
             lesson.inputs,
             numbered_labels(lesson.tokens),
             [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
-            title=t("steps.inputs_title"),
+            title=t("steps.inputs_title_trained", layer=lesson.settings.layer)
+            if lesson.trained
+            else t("steps.inputs_title"),
             diverging=True,
             tr=t,
         ),

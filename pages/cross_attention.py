@@ -6,6 +6,8 @@ positional encoding and the same seeded W^Q/W^K/W^V), so the two can meet in
 attention_core.cross_attention.
 """
 
+from dataclasses import replace
+
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
@@ -64,6 +66,9 @@ asks = "b" if swap else "a"
 if lesson is None:
     st.stop()
 embedder, _ = get_embedder(source)
+if lesson.trained:  # the model is an encoder: it has self-attention heads only, none that read another sentence
+    st.info(t("cross_attention.no_trained_heads"))
+    lesson = build_lesson(lesson.text, embedder, replace(lesson.settings, projection="random"))
 try:
     lesson_b = build_lesson(sentence_b or "", embedder, lesson.settings)
 except ValueError:

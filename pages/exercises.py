@@ -34,13 +34,13 @@ def _submitted(exercise: str, answer, correct: bool) -> None:
     state["ex_attempts"] = ex.record_answer(state["ex_attempts"], exercise, correct)
 
 
-def _url_choice(name: str, options: tuple[str, ...], label: str, format_func) -> str:
+def _url_choice(name: str, options: tuple[str, ...], label: str, format_func, default: str | None = None) -> str:
     """A segmented control whose option id (not its translated label, which is what
     ``bind="query-params"`` would store) lives in the URL as ``?<name>=``, so a shared link
     means the same in every language. A hand-typed invalid value falls back to the first option."""
     if state.get(name) not in options:  # first run here: from the URL, else what was chosen before
         raw = st.query_params.get(name)
-        state[name] = raw if raw in options else state.get(f"_keep_{name}", options[0])
+        state[name] = raw if raw in options else state.get(f"_keep_{name}", default or options[0])
     value = st.segmented_control(label, list(options), format_func=format_func, key=name, required=True)
     value = value if value in options else options[0]
     state[f"_keep_{name}"] = value
@@ -97,7 +97,11 @@ def _choose_one(
 
 def attend_page() -> None:
     source = _url_choice(
-        "ex_source", ("generated", "lesson"), t("exercises.source"), lambda s: t(f"exercises.source_{s}")
+        "ex_source",
+        ("generated", "lesson"),
+        t("exercises.source"),
+        lambda s: t(f"exercises.source_{s}"),
+        default="lesson" if lesson is not None and lesson.trained else "generated",  # a trained head first
     )
     if source == "lesson":
         if lesson is None:
@@ -106,7 +110,7 @@ def attend_page() -> None:
         exercise = ex.attend_from_trace(lesson.trace, lesson.tokens, seed)
         tokens = list(exercise.tokens)
         ex_id = ex.exercise_id("attend", seed, "lesson:" + lesson.text)
-        st.caption(t("exercises.lesson_note"))
+        st.caption(t("exercises.lesson_note_trained" if lesson.trained else "exercises.lesson_note"))
     else:
         exercise = ex.attend_exercise(seed)
         words = t("exercises.vocab").split()

@@ -6,7 +6,9 @@ import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import show_figure
+from attention_ui.figures import vectors_matrix
 from attention_ui.i18n import t
+from attention_ui.model_figures import heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.shell import honesty_banner, page_start
 
@@ -27,70 +29,130 @@ query_axis, key_axis = t("multi_head.query_axis"), t("multi_head.key_axis")
 
 # ---------------------------------------------------------------- 1 · several heads
 st.subheader(t("multi_head.step1"))
-n_heads = st.segmented_control(
-    t("multi_head.n_heads"), HEAD_CHOICES, default=DEFAULT_HEADS, required=True, key="heads", bind="query-params"
-)
-n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
-if lesson.projections.kind != "random":
-    st.info(t("multi_head.identity_note", seed=settings.seed, d_k=settings.d_k))
-result = multi_head_attention(
-    lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
-)
-d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
-scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
-st.latex(
-    rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
-    rf"\qquad h = 1, \dots, {n_heads} \\ "
-    rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
-    rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
-)
-st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
-per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
-for start in range(0, n_heads, per_row):
-    columns = st.columns(per_row)
-    for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
-        with column:
-            show_figure(
-                attention_map(
-                    result.heads.weights[h],
-                    tokens,
-                    tokens,
-                    tr=t,
-                    zmin=0.0,
-                    zmax=1.0,
-                    title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
-                    y_title=query_axis,
-                    x_title=key_axis,
-                ),
-                f"fig_head_{h}",
-            )
+if lesson.trained:  # every head of the chosen layer of the model, and its W^O
+    layer_trace = lesson.encoded.layer(settings.layer)
+    heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
+    n_heads, d_k = heads.weights.shape[0], heads.d_k
+    st.latex(
+        rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{d_k}}}}\right) V_h,"
+        rf"\qquad h = 0, \dots, {n_heads - 1},\qquad d_k = \frac{{d_{{model}}}}{{H}} = \frac{{{d_model}}}{{{n_heads}}}"
+        rf" = {d_k}"
+    )
+    st.markdown(t("multi_head.trained_heads_text", layer=settings.layer, n_heads=n_heads, d_k=d_k, d_model=d_model))
+    show_figure(
+        heads_grid(
+            heads.weights[None],
+            selected=(settings.layer, settings.head),
+            first_layer=settings.layer,
+            title=t("multi_head.trained_grid_title", layer=settings.layer, n_heads=n_heads),
+            tr=t,
+        ),
+        "fig_trained_heads",
+    )
+    st.subheader(t("multi_head.step2"))
+    width = layer_trace.concat.shape[1]
+    st.latex(
+        rf"\mathrm{{MultiHead}}(X) = "
+        rf"\mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})\,W^O + b^O,"
+        rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
+    )
+    st.markdown(t("multi_head.trained_concat_text", n_heads=n_heads, d_v=d_k, width=width, d_model=d_model))
+    show_figure(
+        concatenated_heads(
+            layer_trace.concat,
+            tokens,
+            n_heads,
+            tr=t,
+            y_title=t("multi_head.token_axis"),
+            head_labels=[str(h) for h in range(n_heads)],
+            title=t("multi_head.trained_concat_title", t=len(tokens), width=width, layer=settings.layer),
+        ),
+        "fig_concat",
+        matrix=layer_trace.concat,
+        row_labels=tokens,
+        col_labels=[f"head{h}[{c}]" for h in range(n_heads) for c in range(d_k)],
+        filename=f"concat_layer{settings.layer}",
+    )
+    show_figure(
+        vectors_matrix(
+            layer_trace.attention_output,
+            tokens,
+            symbol="o",
+            tr=t,
+            title=t("multi_head.w_o_title", t=len(tokens), d_model=d_model, layer=settings.layer),
+        ),
+        "fig_w_o",
+        matrix=layer_trace.attention_output,
+        row_labels=tokens,
+        col_labels=[f"o[{c}]" for c in range(d_model)],
+        filename=f"w_o_output_layer{settings.layer}",
+    )
+    st.caption(t("multi_head.trained_w_o_text", d_model=d_model))
+else:
+    n_heads = st.segmented_control(
+        t("multi_head.n_heads"), HEAD_CHOICES, default=DEFAULT_HEADS, required=True, key="heads", bind="query-params"
+    )
+    n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
+    if lesson.projections.kind != "random":
+        st.info(t("multi_head.identity_note", seed=settings.seed, d_k=settings.d_k))
+    result = multi_head_attention(
+        lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
+    )
+    d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
+    scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
+    st.latex(
+        rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
+        rf"\qquad h = 1, \dots, {n_heads} \\ "
+        rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
+        rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
+    )
+    st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
+    per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
+    for start in range(0, n_heads, per_row):
+        columns = st.columns(per_row)
+        for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
+            with column:
+                show_figure(
+                    attention_map(
+                        result.heads.weights[h],
+                        tokens,
+                        tokens,
+                        tr=t,
+                        zmin=0.0,
+                        zmax=1.0,
+                        title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
+                        y_title=query_axis,
+                        x_title=key_axis,
+                    ),
+                    f"fig_head_{h}",
+                )
 
-# ---------------------------------------------------------------- 2 · concatenation
-st.subheader(t("multi_head.step2"))
-width = result.outputs.shape[1]
-heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
-st.latex(
-    rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
-    rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}"
-)
-st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
-show_figure(
-    concatenated_heads(
-        result.outputs,
-        tokens,
-        n_heads,
-        tr=t,
-        y_title=t("multi_head.token_axis"),
-        head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
-        title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width),
-    ),
-    "fig_concat",
-    matrix=result.outputs,
-    row_labels=tokens,
-    col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
-    filename="multi_head_outputs",
-)
-st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
+    # ---------------------------------------------------------------- 2 · concatenation
+    st.subheader(t("multi_head.step2"))
+    width = result.outputs.shape[1]
+    heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
+    st.latex(
+        rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
+        rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}"
+    )
+    st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
+    show_figure(
+        concatenated_heads(
+            result.outputs,
+            tokens,
+            n_heads,
+            tr=t,
+            y_title=t("multi_head.token_axis"),
+            head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
+            title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width),
+        ),
+        "fig_concat",
+        matrix=result.outputs,
+        row_labels=tokens,
+        col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
+        filename="multi_head_outputs",
+    )
+    st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
 
 # ---------------------------------------------------------------- 3 · the causal mask
 st.subheader(t("multi_head.step3"))
@@ -105,6 +167,8 @@ if masked:
     )
 else:
     st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s\right),\qquad " + s_tex)
+if lesson.trained and masked:
+    st.caption(t("multi_head.trained_mask_note"))
 c1, c2 = st.columns(2, vertical_alignment="center")
 with c1:
     show_figure(

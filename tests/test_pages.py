@@ -28,7 +28,8 @@ def test_default_page_uses_real_model_and_says_so():
     at = run_page("pages/matrices.py")
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert "all-MiniLM-L6-v2" in captions and "seeded random" in captions
+    assert translate("en", "shell.honest_trained", layer=5, head=11, d_k=32) in captions
+    assert "seeded random" not in captions
 
 
 def test_matrices_numbers_equal_the_core():
@@ -211,7 +212,7 @@ def test_bad_cjk_url_value_falls_back_to_characters(value):
 def _unknown_to_the_model(text: str) -> list[str]:
     """Independent of attention_core's ModelEmbedder: the Hugging Face tokenizer of the loaded
     SentenceTransformer, one character at a time."""
-    from attention_core.model import load_model
+    from attention_core.model_reference import load_model
 
     tokenizer = load_model().tokenizer
     out = []

@@ -269,7 +269,8 @@ def test_with_the_real_model_the_heatmaps_are_its_queries_and_keys():
 
     at = run_page(PAGE, SENTENCE)
     assert not at.exception, at.exception
-    lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings())
+    lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))  # the app's default
+    assert lesson.trained and lesson.trace.d_k == 32
     want = references(lesson.trace.q, lesson.trace.k)
     figs = figures(at)
     for name in ORDER:

