@@ -1,7 +1,11 @@
-"""Full-page screenshots of every page of the app, for the README.
+"""Full-page screenshots of every page of the app, for the README and for looking at a change.
 
     python scripts/screenshots.py              # English, plus Chinese (?lang=zh) when the app has it
     python scripts/screenshots.py --out DIR    # somewhere else than docs/screenshots/
+    python scripts/screenshots.py --widths 1400 1024 390 --pages matrices real_model --langs zh
+        # every page at a projector's 1024 px and a phone's 390 px too (touch, 3x pixels for 390),
+        # saved as <page>.<width>.png / <page>.<width>.zh.png beside the 1400 px ones
+    python scripts/screenshots.py --params "w=random&d_k=8"   # extra URL parameters on every page
 
 Starts its own server (the same helper as the browser tests, tests/browser/harness.py),
 drives Debian's Chromium (/usr/bin/chromium, or $CHROMIUM_PATH) at 1400 px wide and saves
@@ -23,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from harness import VIEWPORT, launch_browser, streamlit_server, wait_for_app  # noqa: E402
 
 # Extra query parameters per page, so each picture shows something worth seeing.
-PAGE_PARAMS = {"step_by_step": "token=1&step=5"}
+PAGE_PARAMS = {"step_by_step": "step=5"}
 FALLBACK_PAGES = ["", "step_by_step", "matrices"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -44,13 +48,13 @@ def page_paths(page, base: str) -> list[str]:
     return paths or FALLBACK_PAGES
 
 
-def shoot(page, url: str, out: Path) -> None:
+def shoot(page, url: str, out: Path, width: int = VIEWPORT["width"]) -> None:
     """Load ``url`` and save a full-page PNG; the viewport grows to the page's height.
 
     Streamlit scrolls inside its main element, not the document, so Playwright's
     full_page alone would cut the picture at the window's height.
     """
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size({"width": width, "height": VIEWPORT["height"]})
     page.goto(url)
     wait_for_app(page)
     height = page.evaluate(
@@ -59,10 +63,10 @@ def shoot(page, url: str, out: Path) -> None:
               return el ? el.scrollHeight : 0;
            }), window.innerHeight)"""
     )
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": int(height)})
+    page.set_viewport_size({"width": width, "height": int(height)})
     wait_for_app(page)  # charts re-lay out to the new size
     page.screenshot(path=str(out), full_page=True)
-    print(f"saved {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} ({VIEWPORT['width']}×{height})")
+    print(f"saved {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} ({width}×{height})")
 
 
 def has_chinese_ui(page) -> bool:
@@ -74,26 +78,42 @@ def has_chinese_ui(page) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--widths", type=int, nargs="+", default=[VIEWPORT["width"]], help="viewport widths in px")
+    parser.add_argument("--pages", nargs="+", default=None, help="page ids (home for /); default: every page")
+    parser.add_argument("--langs", nargs="+", default=["en", "zh"], choices=["en", "zh"])
+    parser.add_argument("--params", default="", help="extra URL parameters for every page, e.g. w=random")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 
     with streamlit_server() as server, launch_browser() as browser:
-        context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
-        page = context.new_page()
-        paths = page_paths(page, server.url)
-        for lang in ("en", "zh"):
-            for path in paths:
-                name = path or "home"
-                params = "&".join(p for p in (PAGE_PARAMS.get(path, ""), "" if lang == "en" else f"lang={lang}") if p)
-                url = server.url + path + (f"?{params}" if params else "")
-                if lang != "en":
-                    page.goto(url)
-                    wait_for_app(page)
-                    if not has_chinese_ui(page):
-                        print(f"skipped {lang}: the app shows no {lang} UI for ?lang={lang} (on {name}) yet")
-                        break
-                shoot(page, url, args.out / (f"{name}.png" if lang == "en" else f"{name}.{lang}.png"))
-        context.close()
+        for width in args.widths:
+            phone = width < 600  # a phone: touch, a tall screen, sharp pixels
+            context = browser.new_context(
+                viewport={"width": width, "height": 844 if phone else VIEWPORT["height"]},
+                device_scale_factor=2 if phone else 1,
+                has_touch=phone,
+                is_mobile=phone,
+            )
+            page = context.new_page()
+            paths = page_paths(page, server.url)
+            if args.pages:
+                paths = [p for p in paths if (p or "home") in args.pages]
+            suffix = "" if width == VIEWPORT["width"] else f".{width}"
+            for lang in args.langs:
+                for path in paths:
+                    name = path or "home"
+                    extra = (PAGE_PARAMS.get(path, ""), "" if lang == "en" else f"lang={lang}", args.params)
+                    params = "&".join(p for p in extra if p)
+                    url = server.url + path + (f"?{params}" if params else "")
+                    if lang != "en":
+                        page.goto(url)
+                        wait_for_app(page)
+                        if not has_chinese_ui(page):
+                            print(f"skipped {lang}: the app shows no {lang} UI for ?lang={lang} (on {name}) yet")
+                            break
+                    file = f"{name}{suffix}.png" if lang == "en" else f"{name}{suffix}.{lang}.png"
+                    shoot(page, url, args.out / file, width)
+            context.close()
     return 0
 
 
