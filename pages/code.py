@@ -173,9 +173,21 @@ with section("similarity"):
 # --------------------------------------------------------------------------- PyTorch
 with section("torch"):
     call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
-    with st.spinner(t("code.torch_running")):
-        comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
-    if comparison is None:
+    comparison = False  # not asked for: PyTorch is loaded only on request (hundreds of MB in the server)
+    if not st.session_state.get("code_torch"):
+        st.button(
+            t("code.torch_button"),
+            icon="🔬",
+            key="code_torch_button",
+            on_click=lambda: st.session_state.update(code_torch=True),
+        )
+        st.caption(t("code.torch_cost"))
+    else:
+        with st.spinner(t("code.torch_running"), show_time=True):
+            comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
+    if comparison is False:
+        pass
+    elif comparison is None:
         st.info(t("code.no_torch"))
     else:
         st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")

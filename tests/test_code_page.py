@@ -143,7 +143,7 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     assert not at.exception, at.exception
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
     shown = tables(at)
-    assert len(shown) == len(at.dataframe) == 11, sorted(shown)
+    assert len(shown) == len(at.dataframe) == 10, sorted(shown)  # the PyTorch table only on request
     np.testing.assert_allclose(shown["table_q"].to_numpy(), q, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(shown["table_weights"].to_numpy(), weights, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(shown["table_outputs"].to_numpy(), outputs, rtol=1e-12, atol=1e-14)
@@ -181,6 +181,9 @@ def test_torch_agrees_within_1e_12():
 
     at = run_page(PAGE, SENTENCE, toy="true")
     assert not at.exception, at.exception
+    assert translate("en", "code.torch_largest") not in [m.label for m in at.metric]  # only on request
+    at.button(key="code_torch_button").click().run()
+    assert not at.exception, at.exception
     shown_difference = float(metric(at, "code.torch_largest"))
     assert 0 <= shown_difference < 1e-12
     # PyTorch run here, on our own q, k, v: its weights and outputs equal the page's tables
@@ -216,6 +219,8 @@ def test_page_without_torch_says_so(monkeypatch):
     try:
         at = run_page(PAGE, SENTENCE, toy="true")
         assert not at.exception, at.exception
+        at.button(key="code_torch_button").click().run()
+        assert not at.exception, at.exception
         assert any(i.value == translate("en", "code.no_torch") for i in at.info)
         assert translate("en", "code.torch_largest") not in [m.label for m in at.metric]
         assert inspect.getsource(torch_attention).strip() in [c.value for c in at.code]  # still shown
@@ -234,6 +239,8 @@ def test_bad_input_gives_a_working_page(sentence):
 def test_with_the_real_model_torch_still_agrees():
     pytest.importorskip("torch")
     at = run_page(PAGE, SENTENCE)
+    assert not at.exception, at.exception
+    at.button(key="code_torch_button").click().run()
     assert not at.exception, at.exception
     assert float(metric(at, "code.torch_largest")) < 1e-12
     assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.caption)

@@ -69,6 +69,10 @@ def test_code_page_in_chinese_shows_source_and_the_torch_check(open_app):
     code = " ".join(page.locator('[data-testid="stCode"]').all_inner_texts())
     for name in ("scaled_dot_product_attention", "softmax", "cosine_similarity", "torch_attention"):
         assert f"def {name}(" in code, name
+    assert "与我们结果的最大差异" not in metrics(page)  # PyTorch runs only on request
+    page.get_by_role("button", name="在 PyTorch 中运行同样的计算").click()
+    wait_for_app(page)
+    no_exception(page)
     assert float(metrics(page)["与我们结果的最大差异"]) < 1e-12
 
 
