@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson
+from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
 from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
 from attention_core.model_files import MODEL_ENV
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
@@ -361,10 +361,12 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
         settings = replace(settings, projection="random")
     try:
         lesson = build_lesson(sentence, embedder, settings)
-    except ValueError:  # no tokens: nothing typed, or only spaces and invisible characters
-        st.info(t("shell.no_sentence"))
+    except ValueError:  # no tokens: nothing typed, or only spaces, invisible or control characters
+        st.info(t("shell.no_sentence") if not clean_text(sentence) else t("shell.nothing_readable"))
         return None, source
-    if lesson.truncated:
+    if lesson.truncated and lesson.trained:
+        st.info(t("shell.pieces_shown", total=lesson.n_tokens - 2, shown=len(lesson.tokens) - 2))
+    elif lesson.truncated:
         st.info(t("shell.tokens_shown", total=lesson.n_tokens, shown=len(lesson.tokens)))
     return lesson, source
 
@@ -383,7 +385,8 @@ def honesty_banner(lesson: Lesson) -> None:
         text = words + " " + proj
     st.caption("ℹ️ " + text)
     if lesson.unknown:
-        unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), len(lesson.tokens), offer_toy=True)
+        words = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
+        unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)
 
 
 MAX_LISTED = 20  # unknown words named in the message; more end in "…"
