@@ -33,6 +33,7 @@ TOKEN_COLORS = tuple(pc.qualitative.Safe)
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
 MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
+MAX_TICKED_COLS = 48  # wider matrices (384 or 1536 components) label every 8th/16th/32nd/... column only
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
 
@@ -169,13 +170,17 @@ def heatmap(
     }
     if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
         trace.update(text=_finite_text(z, digits), texttemplate="%{text}", textfont={"size": 13 if n_cols <= 6 else 10})
-    ticks, angle = _x_ticks([escape_label(c) for c in col_labels], stack_cjk=stack_cjk)
+    columns = list(range(n_cols))
+    if n_cols > MAX_TICKED_COLS:  # a label on every one of 384 columns is a grey smear: every step-th
+        step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
+        columns = columns[::step]
+    ticks, angle = _x_ticks([escape_label(col_labels[c]) for c in columns], stack_cjk=stack_cjk)
     return figure(
         [trace],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
         xaxis={
-            "tickvals": list(range(n_cols)),
+            "tickvals": columns,
             "ticktext": ticks,
             "title": {"text": x_title},
             "side": "bottom",

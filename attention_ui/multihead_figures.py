@@ -90,13 +90,14 @@ def vectors_map(z, tokens, *, title: str, y_title: str, tr: Translate, symbol: s
 
 
 def concatenated_heads(
-    outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels, tr: Translate, **kw
+    outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels, tr: Translate, first_head: int = 1, **kw
 ) -> go.Figure:
     """The heads' outputs side by side, (T, H·d_v), with a white line between heads and the
     head's name above its block of columns.
 
     ``head_labels`` holds one name per head (e.g. "head 1", "head 2"). Column c belongs to
-    head c // d_v and is that head's component c % d_v.
+    head c // d_v and is that head's component c % d_v; its name counts heads from ``first_head``
+    ("1·b[0]" … by default, "0·b[0]" … for a model's heads, which count from 0).
 
     >>> fig = concatenated_heads(np.zeros((2, 6)), ["a", "b"], 3, title="t", y_title="", head_labels=["h1", "h2", "h3"],
     ...                          tr=_en)
@@ -108,7 +109,7 @@ def concatenated_heads(
     if n_heads < 1 or width % n_heads or len(head_labels) != n_heads:
         raise ValueError(f"{width} columns cannot be {n_heads} equal heads named {list(head_labels)}")
     d_v = width // n_heads
-    columns = [f"{h + 1}·b[{c}]" for h in range(n_heads) for c in range(d_v)]
+    columns = [f"{h + first_head}·b[{c}]" for h in range(n_heads) for c in range(d_v)]
     fig = heatmap(z, numbered(tokens), columns, title=title, y_title=y_title, tr=tr, diverging=True, **kw)
     # Set on the built figure in one assignment each: add_vline / add_annotation per head
     # re-validate the whole layout every call (9.6 ms for 3 heads, against 1.5 ms for the heatmap).

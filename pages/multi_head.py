@@ -65,6 +65,7 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
             tr=t,
             y_title=t("multi_head.token_axis"),
             head_labels=[str(h) for h in range(n_heads)],
+            first_head=0,
             title=t("multi_head.trained_concat_title", t=len(tokens), width=width, layer=settings.layer),
         ),
         "fig_concat",
