@@ -227,18 +227,16 @@ def norm_bars(mean, var, tokens, *, title: str, tr: Translate = ENGLISH) -> go.F
 
 
 def layer_change_map(change, tokens, *, title: str, tr: Translate = ENGLISH) -> go.Figure:
-    """cos(h⁽ˡ⁾_i, h⁽ˡ⁺¹⁾_i) as a (L, T) heatmap: rows = layer l, columns = token i.
+    """cos(h⁽ˡ⁾_i, h⁽ˡ⁺¹⁾_i) as a (L, T) heatmap: rows = layer l, columns = token i (short row
+    labels, so that the cells keep their width on a phone; the title gives the formula).
 
     >>> fig = layer_change_map(np.ones((6, 3)), ["a", "b", "c"], title="t")
-    >>> fig.layout.yaxis.ticktext[0]
-    'layer 0: h⁽⁰⁾ → h⁽¹⁾'
+    >>> fig.layout.yaxis.ticktext[0], fig.data[0].hovertemplate
+    ('layer 0', 'layer %{y}, token %{x}: cos = %{z:.4f}<extra></extra>')
     """
     z = np.asarray(change, dtype=np.float64)  # (L, T)
-    rows = [
-        tr("figures.layer_step", layer=layer, before=superscript(layer), after=superscript(layer + 1))
-        for layer in range(len(z))
-    ]
-    return heatmap(
+    rows = [tr("figures.grid_layer", layer=layer) for layer in range(len(z))]
+    fig = heatmap(
         z,
         rows,
         numbered_labels(tokens),
@@ -249,6 +247,10 @@ def layer_change_map(change, tokens, *, title: str, tr: Translate = ENGLISH) -> 
         digits=2,
         height=120 + 40 * len(z),
     )
+    fig.data[0].hovertemplate = (
+        tr("figures.change_hover", layer="%{y}", token="%{x}") + ": cos = %{z:.4f}<extra></extra>"
+    )
+    return fig
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

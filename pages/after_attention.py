@@ -253,7 +253,6 @@ if step_tabs["heads"].open:
             )
         )
         st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
-        heads = [t("after_attention.head_label", h=h) for h in range(n_heads)]
         show_figure(
             token_strips(
                 trace.concat,
@@ -261,7 +260,7 @@ if step_tabs["heads"].open:
                 title=t("after_attention.concat_title", last=n_heads - 1, layer=layer, T=T, d_model=d_model),
                 symbol="C",
                 tr=t,
-                groups=heads,
+                groups=[str(h) for h in range(n_heads)],  # the title names them: Concat(head 0 … head 11)
             ),
             "fig_concat",
             matrix=trace.concat,
