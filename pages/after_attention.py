@@ -149,6 +149,7 @@ def strip(matrix, tokens, title: str, symbol: str, key: str, filename: str, **kw
         row_labels=tokens,
         col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
         filename=filename,
+        defer_csv=True,  # 384 or 1536 numbers a token: written on click, not on every rerun
     )
 
 
@@ -267,6 +268,7 @@ if step_tabs["heads"].open:
             row_labels=tokens,
             col_labels=[f"head{h}[{c}]" for h in range(n_heads) for c in range(d_v)],
             filename=f"concat_layer{layer}",
+            defer_csv=True,
         )
         strip(
             trace.attention_output,
@@ -429,6 +431,7 @@ if view_tabs["cosines"].open:
             row_labels=[f"h({n}): {tok}" for n in range(n_layers + 1) for tok in tokens],
             col_labels=tokens,
             filename="token_cosines_per_layer",
+            defer_csv=True,
         )
 if view_tabs["attention"].open:
     with view_tabs["attention"]:
@@ -450,6 +453,7 @@ if view_tabs["attention"].open:
             row_labels=[f"{t('figures.grid_layer', layer=n)}: {tok}" for n in range(n_layers) for tok in tokens],
             col_labels=tokens,
             filename="mean_attention_per_layer",
+            defer_csv=True,
         )
 
 # ---------------------------------------------------------------- ③ the sentence vector
@@ -479,6 +483,7 @@ show_figure(
     row_labels=[*vector_a.tokens, t("after_attention.csv_mean"), t("after_attention.csv_unit")],
     col_labels=[f"h[{c}]" for c in range(d_model)],
     filename="sentence_vector_a",
+    defer_csv=True,
 )
 
 sentence_b = st.text_input(
@@ -526,6 +531,7 @@ if vector_b is not None:
         row_labels=["e_A", "e_B", "e_A*e_B"],
         col_labels=[f"e[{c}]" for c in range(d_model)],
         filename="sentence_vectors_a_b",
+        defer_csv=True,
     )
 
 st.subheader(t("after_attention.h_table"))

@@ -277,6 +277,30 @@ def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
     assert at.query_params["layer_step"] == step and at.query_params["layer"] == "2"
 
 
+def test_the_wide_csv_exports_hold_every_number_when_clicked(monkeypatch):
+    """The strips' CSVs are written on click (show_figure's defer_csv): the callable holds every
+    digit of the core's float64 numbers, not the float32 the chart draws."""
+    import csv
+    import io
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    deferred = {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        deferred[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    run(layer="4", layer_step="ffn")
+    assert {"ffn_hidden_layer4.csv", "ffn_gelu_layer4.csv", "sentence_vector_a.csv"} <= set(deferred)
+    rows = list(csv.reader(io.StringIO(deferred["ffn_hidden_layer4.csv"]().decode("utf-8-sig"))))
+    trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
+    assert rows[0][1:] == [f"z[{c}]" for c in range(1536)] and [r[0] for r in rows[1:]] == list(trace.tokens)
+    np.testing.assert_array_equal(np.array([[float(x) for x in r[1:]] for r in rows[1:]]), trace.layer(4).ffn_hidden)
+
+
 def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
     at = run(w="random", layers_view="cosines")
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)  # the model runs whatever W the sidebar says

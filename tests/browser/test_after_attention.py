@@ -5,6 +5,7 @@ page goes into the link, and the link opens the same view again."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
@@ -57,6 +58,12 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
         no_exception(page)
         assert parse_qs(urlparse(page.url).query).get("compare") == [TYPED_B], page.url
         assert shown_cosine(page) == expected_cosine(TYPED_B)
+
+        with page.expect_download() as download:  # a deferred CSV: written when clicked
+            page.locator('[data-testid="stMain"] [data-testid="stDownloadButton"] button').first.click()
+        text = Path(download.value.path()).read_text(encoding="utf-8-sig")
+        assert download.value.suggested_filename == "concat_layer5.csv"
+        assert text.splitlines()[1].startswith("[CLS],") and len(text.splitlines()[0].split(",")) == 1 + 384
 
         page.goto(page.url)  # the link, opened again, shows the same view
         wait_for_app(page)
