@@ -353,6 +353,16 @@ def test_bad_input_gets_a_clear_message_and_nothing_breaks():
     assert metric_value(at) == pytest.approx(1.0, abs=1e-6)  # the same single [UNK]: the same vector
 
 
+def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
+    at = run(layer_step="<script>", layers_view="99", sentences=f"{SENTENCE}\n{LONG}")
+    figs = figures_by_key(at)
+    assert {"fig_concat", "fig_wo", "fig_change"} <= set(figs)  # the first tab of each
+    assert "layer_step" not in at.query_params and "layers_view" not in at.query_params  # the defaults
+    long = aa.sentence_vector(LONG)
+    notes = at.dataframe[0].value[translate("en", "after_attention.col_note")].tolist()
+    assert notes == ["", translate("en", "after_attention.note_cut", read=254, total=long.n_pieces)]
+
+
 def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vector():
     at = run(sentence=LONG[:990])
     assert any(f"first {MAX_TOKENS + 2}" in box.value for box in at.info)  # the shell's, [CLS] and [SEP] counted
