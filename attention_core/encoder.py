@@ -508,7 +508,9 @@ def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None):
     return list(encoding.tokens), np.asarray(encoding.ids), n_pieces
 
 
-def encode(text: str, *, name: str | os.PathLike | None = None, max_pieces: int | None = None) -> EncoderTrace:
+def encode(
+    text: str, *, name: str | os.PathLike | None = None, max_pieces: int | None = None, cache: bool = True
+) -> EncoderTrace:
     """Run the encoder on one sentence and keep what the lessons show.
 
     Parameters
@@ -520,11 +522,15 @@ def encode(text: str, *, name: str | os.PathLike | None = None, max_pieces: int 
     max_pieces : int, optional
         Read at most this many word pieces ([CLS] and [SEP] come on top). By default the
         model's own limit, 254 for the bundled model, as sentence-transformers reads.
+    cache : bool
+        Keep the trace for the next call with the same arguments (the default). A trace holds
+        every attention weight, about 40 MB for 256 tokens: callers that keep only a small
+        part of it (``after_attention.sentence_vector``) pass False.
 
     Returns
     -------
     EncoderTrace
-        Read-only; the same object for the same arguments (cached).
+        Read-only; with ``cache`` the same object for the same arguments.
 
     Raises
     ------
@@ -547,11 +553,12 @@ def encode(text: str, *, name: str | os.PathLike | None = None, max_pieces: int 
     check_text(text)
     resolved = resolve_model_name(name)
     load_encoder(resolved)  # raise ModelUnavailable here, never cached below
-    return _encode_cached(text, resolved, None if max_pieces is None else int(max_pieces))
+    run = _encode_cached if cache else _forward
+    return run(text, resolved, None if max_pieces is None else int(max_pieces))
 
 
-@functools.lru_cache(maxsize=32)
-def _encode_cached(text: str, resolved: str, max_pieces: int | None) -> EncoderTrace:
+def _forward(text: str, resolved: str, max_pieces: int | None) -> EncoderTrace:
+    """The forward pass of ``encode``: tokens, embeddings, every layer, mean pooling."""
     encoder = load_encoder(resolved)
     tokens, ids, n_pieces = tokenize(encoder, text, max_pieces)
     embeddings = embed(encoder, ids)
@@ -575,6 +582,9 @@ def _encode_cached(text: str, resolved: str, max_pieces: int | None) -> EncoderT
         pooled=_frozen(pooled, copy=False),
         sentence_embedding=_frozen(pooled / np.linalg.norm(pooled), copy=False),  # (d_model,)
     )
+
+
+_encode_cached = functools.lru_cache(maxsize=32)(_forward)
 
 
 # --------------------------------------------------------------------------- checks

@@ -151,6 +151,7 @@ def show_figure(
     filename: str | None = None,
     corner: str = "",
     alt: str | None = None,
+    defer_csv: bool = False,
 ) -> None:
     """Draw ``fig`` with image download (PNG or SVG) and, given ``matrix``, a CSV download.
 
@@ -169,6 +170,10 @@ def show_figure(
         Top-left cell of the CSV (e.g. "query i \\ key j").
     alt : str, optional
         The chart's accessible name; by default its title (``alt_text``).
+    defer_csv : bool
+        Write the CSV only when the button is clicked (Streamlit runs the callable then, on
+        its own thread), not on every rerun. For wide matrices: 12 × 1536 numbers take
+        ~20-50 ms to write and ~250 kB to hold, on every click anywhere on the page.
 
     Use it as ``with column: show_figure(...)`` inside columns.
     """
@@ -209,10 +214,13 @@ def show_figure(
             n_cols = z.shape[-1]
             rows = list(row_labels) if row_labels is not None else [str(i) for i in range(n_rows)]
             cols = list(col_labels) if col_labels is not None else [str(j) for j in range(n_cols)]
-            data = matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
+
+            def data() -> bytes:
+                return matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
+
             st.download_button(
                 t("exports.csv"),
-                data=data,
+                data=data if defer_csv else data(),
                 file_name=f"{stem}.csv",
                 mime="text/csv",
                 key=f"{key}_csv",

@@ -69,6 +69,7 @@ NAV = [
     ("tailor_shop", "🧵"),
     ("step_by_step", "👣"),
     ("matrices", "🧮"),
+    ("after_attention", "🧱"),
     ("why_scaling", "📏"),
     ("similarity", "📐"),
     ("cross_attention", "🔀"),
@@ -180,7 +181,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
             t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], lambda kind: t(f"shell.w_{kind}"), help=t("shell.w_help")
         )
         shape = model_shape()
-        layer, head = trained_head(shape, show_pickers=w == "trained" and page != "real_model")
+        layer, head = trained_head(shape, show_pickers=pickers_in_sidebar(w, page))
         d_k = st.slider(
             t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=w != "random", value=DEFAULTS["d_k"]
         )
@@ -238,6 +239,17 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         cjk=cjk,
     )
     return sentence or "", source, settings
+
+
+def pickers_in_sidebar(w: str | None, page: str) -> bool:
+    """Whether the sidebar draws the layer and head pickers: with trained W, on every page but
+    Real model heads (which draws its own, beside its grid of heads). A page that needs a
+    layer without them (After attention, whose model runs whatever W is) draws its own.
+
+    >>> pickers_in_sidebar("trained", "matrices"), pickers_in_sidebar("random", "matrices")
+    (True, False)
+    """
+    return w == "trained" and page != "real_model"
 
 
 def model_shape() -> tuple[int, int]:

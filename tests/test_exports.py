@@ -167,6 +167,34 @@ def test_show_figure_download_button_holds_the_matrix(captured_files):
     assert np.array_equal(numbers, np.array([[0.25, -1.5, 1e-300], [np.pi, 2.0, -np.inf]]))
 
 
+def test_a_deferred_csv_is_written_on_click_with_the_same_bytes(captured_files, monkeypatch):
+    """defer_csv: nothing is written on the run; the callable a click runs gives the eager CSV's bytes."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    deferred = {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        deferred[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    script = SCRIPT.replace('corner="q \\\\ k")', 'corner="q \\\\ k", defer_csv=True)')
+    assert "defer_csv=True" in script
+    at = AppTest.from_string(script, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    button = at.get("download_button")[0].proto
+    assert not button.url and button.deferred_file_id
+    assert not [f for f in captured_files if f["filename"] == "attention_weights.csv"]  # nothing written yet
+    data = deferred["attention_weights.csv"]()  # what a click runs
+    eager = AppTest.from_string(SCRIPT, default_timeout=60)
+    eager.run()
+    assert data == next(f["data"] for f in captured_files if f["filename"] == "attention_weights.csv")
+    numbers = read_back(data.decode("utf-8-sig"))[3]
+    assert np.array_equal(numbers, np.array([[0.25, -1.5, 1e-300], [np.pi, 2.0, -np.inf]]))
+
+
 def test_show_figure_modebar_and_format_switch():
     at = AppTest.from_string(SCRIPT, default_timeout=60)
     at.run()

@@ -1,0 +1,585 @@
+"""After attention: the rest of one encoder layer in the model's own numbers (W^O, residual
+connections, LayerNorm, the feed-forward network), all six layers at a glance, and the sentence
+vector (mean pooling, normalisation, cosine similarity).
+
+Every number comes from attention_core (``encoder.encode`` and ``after_attention``); the page
+reads state, calls the core and the figure builders, and lays out. The two sets of tabs are
+lazy (``on_change="rerun"``, as on the matrices page): only the open tab's figures are built
+and sent. Their choice, sentence B and the table are kept in the URL.
+"""
+
+import streamlit as st
+
+from attention_core import MAX_TOKENS
+from attention_core.after_attention import (
+    MAX_ROWS,
+    closest_pair,
+    compare_sentences,
+    gelu_effect,
+    layer_change,
+    layer_norms,
+    mean_attention,
+    mean_pair_cosine,
+    norm_example,
+    sentence_table,
+    sentence_vector,
+    token_cosines,
+)
+from attention_core.encoder import encode, load_encoder
+from attention_core.lesson import default_query, unknown_words
+from attention_core.model import ModelEmbedder
+from attention_core.model_files import ModelUnavailable
+from attention_ui.after_figures import (
+    layer_change_map,
+    layers_grid,
+    norm_bars,
+    pooling_strips,
+    similarity_map,
+    superscript,
+    token_strips,
+    vector_strips,
+)
+from attention_ui.exports import show_figure
+from attention_ui.i18n import current_lang, t
+from attention_ui.safe import escape_markdown
+from attention_ui.shell import (
+    DEFAULTS,
+    keep_in_url,
+    page_start,
+    pickers_in_sidebar,
+    token_picker,
+    unknown_tokens_help,
+    url_notes,
+    url_picker,
+)
+
+PAGE = "after_attention"
+# Sentence B's default: the sidebar's default sentence in other words. The table's default: it,
+# its paraphrase, two unrelated sentences and its Chinese translation. (Comments, not docstrings:
+# Streamlit's "magic" would print a bare string on the page.)
+DEFAULT_COMPARE = "A tired cat rested on the rug"
+DEFAULT_SENTENCES = "\n".join(
+    [
+        "The cat sat on the mat because it was tired",
+        "A tired cat rested on the rug",
+        "The tailor cut the cloth for a plaid shirt",
+        "Stock prices fell sharply this morning",
+        "猫坐在垫子上，因为它累了",
+    ]
+)
+STEPS = ("heads", "norm_1", "ffn", "norm_2")
+VIEWS = ("change", "cosines", "attention")
+COMPONENT = 0  # the component c of the worked LayerNorm examples
+
+
+def lazy_tabs(param: str, ids: tuple[str, ...], label) -> dict:
+    """Tabs that run only when open, the open one kept in the URL as ``?param=<id>`` (an id, not
+    the translated label, so that a link works in both languages); the first is the default."""
+    state = st.session_state
+    if param not in state:
+        state[param] = st.query_params.get(param)
+    if state[param] not in ids:
+        state[param] = ids[0]
+    keep_in_url(param, state[param], ids[0])
+    labels = [label(i) for i in ids]
+    widget = f"{param}_tab_{current_lang()}"  # a language switch relabels: a fresh widget
+
+    def remember() -> None:
+        chosen = st.session_state.get(widget)
+        for i in ids:
+            if chosen == label(i):
+                st.session_state[param] = i
+                keep_in_url(param, i, ids[0])
+
+    tabs = st.tabs(labels, default=labels[ids.index(state[param])], key=widget, on_change=remember)
+    return dict(zip(ids, tabs))
+
+
+def gathered(*rows: str) -> str:
+    """LaTeX lines centred one under the other, so that a long formula wraps on a narrow screen."""
+    return r"\begin{gathered}" + r"\\ ".join(rows) + r"\end{gathered}"
+
+
+def signed(v: float, digits: int = 4) -> str:
+    """A number for a LaTeX formula, in brackets when negative: "(-0.1234)"."""
+    text = f"{v:.{digits}f}"
+    return f"({text})" if v < 0 else text
+
+
+def short_vec(x, digits: int = 3) -> str:
+    """A long vector for a LaTeX line narrow enough for a phone: its first two numbers and its last."""
+    first, second, last = (f"{v:.{digits}f}" for v in (x[0], x[1], x[-1]))
+    return rf"[{first},\ {second},\ \dots,\ {last}]"
+
+
+def power_of_ten(v: float) -> str:
+    """ε for a LaTeX formula: 1e-12 as "10^{-12}", 3e-5 as "3 \\times 10^{-5}"."""
+    mantissa, exponent = f"{v:.0e}".split("e")
+    power = rf"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa} \times {power}"
+
+
+def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, out: str) -> None:
+    """The LayerNorm of one number, with the sidebar's-style token picker above it."""
+    i = token_picker(t("after_attention.token_picker"), tokens, param="after_token", default=default_query(tokens))
+    e = norm_example(norm, params, eps, i, COMPONENT)
+    c = COMPONENT
+    st.markdown(t("after_attention.example_text", i=i, token=escape_markdown(tokens[i]), c=c))
+    d = norm.inputs.shape[1]
+    st.latex(
+        gathered(
+            rf"\mu_{{{i}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c {symbol}_{{{i},c}} = {e.mean:.4f}",
+            rf"\sigma^2_{{{i}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c ({symbol}_{{{i},c}} - \mu_{{{i}}})^2"
+            rf" = {e.var:.4f}",
+            rf"\sqrt{{\sigma^2_{{{i}}} + \varepsilon}} = {e.std:.4f},\quad \varepsilon = {power_of_ten(e.eps)}",
+            rf"{out}_{{{i},{c}}} = \frac{{{symbol}_{{{i},{c}}} - \mu_{{{i}}}}}"
+            rf"{{\sqrt{{\sigma^2_{{{i}}} + \varepsilon}}}}\,\gamma_{{{c}}} + \beta_{{{c}}}",
+            rf"= \frac{{{signed(e.x)} - {signed(e.mean)}}}{{{e.std:.4f}}} \cdot {signed(e.gamma)} + {signed(e.beta)}",
+            rf"= {signed(e.standardized)} \cdot {signed(e.gamma)} + {signed(e.beta)} = {e.output:.4f}",
+        )
+    )
+
+
+def strip(matrix, tokens, title: str, symbol: str, key: str, filename: str, **kw) -> None:
+    """A (T, d) matrix as colour strips, with its CSV (every digit)."""
+    show_figure(
+        token_strips(matrix, tokens, title=title, symbol=symbol, tr=t, **kw),
+        key,
+        matrix=matrix,
+        row_labels=tokens,
+        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+        filename=filename,
+        defer_csv=True,  # 384 or 1536 numbers a token: written on click, not on every rerun
+    )
+
+
+def stats(norm, tokens: list[str], title: str, key: str, filename: str) -> None:
+    """Each token's μ_i and σ²_i, with their CSV."""
+    show_figure(
+        norm_bars(norm.mean, norm.var, tokens, title=title, tr=t),
+        key,
+        matrix=[list(norm.mean), list(norm.var)],
+        row_labels=["mu", "sigma^2"],
+        col_labels=tokens,
+        filename=filename,
+    )
+
+
+def vector_notes(name: str, vector) -> None:
+    """Say when a sentence was cut at the model's limit, or is partly [UNK]."""
+    if vector.truncated:
+        st.info(t("after_attention.vector_cut", name=name, total=vector.n_pieces, read=vector.n_read))
+    if vector.unknown:
+        st.warning(t("after_attention.vector_unknown", name=name, unknown=vector.unknown, total=vector.n_read))
+
+
+# ---------------------------------------------------------------- the model on the sidebar's sentence
+lesson, _ = page_start(PAGE)
+st.title(t("after_attention.title"))
+if lesson is None:
+    st.stop()
+try:
+    with st.spinner(t("shell.loading_model")):
+        config = load_encoder().config
+        encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # sections ① and ②: at most 24 pieces
+        vector_a = sentence_vector(lesson.text)  # section ③: every piece the model reads
+except (ModelUnavailable, MemoryError) as exc:  # the reason in the learner's language, no paths
+    st.warning(t("after_attention.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
+    st.stop()
+except ValueError as exc:
+    st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
+    st.stop()
+
+tokens = list(encoded.tokens)
+T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
+n_layers, n_heads, limit = config.n_layers, config.n_heads, config.max_tokens - 2
+st.markdown(t("after_attention.intro", n_heads=n_heads, d_model=d_model, d_ff=d_ff, n_layers=n_layers))
+st.caption("ℹ️ " + t("after_attention.honest"))
+if encoded.truncated and lesson.truncated and lesson.trained:  # the shell has just said how many are shown
+    st.caption(t("after_attention.cut_vector", limit=limit))
+elif encoded.truncated:
+    st.info(t("after_attention.cut", total=encoded.n_pieces, shown=T - 2, limit=limit))
+if encoded.unknown:
+    words = unknown_words(lesson.text, ModelEmbedder())
+    unknown_tokens_help(words, len(encoded.unknown), T - 2, offer_toy=False)
+
+# ---------------------------------------------------------------- ① one layer
+if pickers_in_sidebar(st.session_state.get("w"), PAGE):
+    layer = lesson.settings.layer  # the sidebar's picker
+    st.subheader(t("after_attention.h_layer", layer=layer))
+else:  # random or identity W: the sidebar shows no layer picker, so the page does
+    heading = st.empty()
+    layer = url_picker(t("shell.layer"), "layer", n_layers, str, key="after_layer_picker", default=DEFAULTS["layer"])
+    heading.subheader(t("after_attention.h_layer", layer=layer))
+url_notes()
+last = layer == n_layers - 1
+source = t("after_attention.source_embeddings") if layer == 0 else t("after_attention.source_layer", layer=layer - 1)
+target = t("after_attention.target_pooling") if last else t("after_attention.target_layer", layer=layer + 1)
+st.markdown(
+    t(
+        "after_attention.layer_text",
+        layer=layer,
+        next=layer + 1,
+        source=source,
+        target=target,
+        T=T,
+        d_model=d_model,
+        d_ff=d_ff,
+    )
+)
+st.caption(t("after_attention.chain"))
+st.latex(
+    rf"\begin{{aligned}}"
+    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})\,W^O + b^O\\"
+    rf"u &= \mathrm{{LayerNorm}}\big(h^{{({layer})}} + o\big)\\"
+    rf"f &= \mathrm{{GELU}}\big(u W_1 + b_1\big)\,W_2 + b_2\\"
+    rf"h^{{({layer + 1})}} &= \mathrm{{LayerNorm}}\big(u + f\big)\\"
+    rf"&o, u, f, h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}"
+    rf"\end{{aligned}}"
+)
+st.caption(t("after_attention.tabs_help"))
+step_tabs = lazy_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
+trace = encoded.layer(layer)  # every value of the layer, recomputed by the forward pass's own code
+d_v = trace.attention.d_k
+norms = layer_norms(encoded, layer)
+
+if step_tabs["heads"].open:
+    with step_tabs["heads"]:
+        st.latex(
+            gathered(
+                rf"C = \mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})",
+                rf"C \in \mathbb{{R}}^{{{T} \times {d_model}}},\quad {n_heads} \times {d_v} = {d_model}",
+                rf"o = C\,W^O + b^O \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+                rf"W^O \in \mathbb{{R}}^{{{d_model} \times {d_model}}},\quad b^O \in \mathbb{{R}}^{{{d_model}}}",
+            )
+        )
+        st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
+        show_figure(
+            token_strips(
+                trace.concat,
+                tokens,
+                title=t("after_attention.concat_title", last=n_heads - 1, layer=layer, T=T, d_model=d_model),
+                symbol="C",
+                tr=t,
+                groups=[str(h) for h in range(n_heads)],  # the title names them: Concat(head 0 … head 11)
+            ),
+            "fig_concat",
+            matrix=trace.concat,
+            row_labels=tokens,
+            col_labels=[f"head{h}[{c}]" for h in range(n_heads) for c in range(d_v)],
+            filename=f"concat_layer{layer}",
+            defer_csv=True,
+        )
+        strip(
+            trace.attention_output,
+            tokens,
+            t("after_attention.wo_title", layer=layer, T=T, d_model=d_model),
+            "o",
+            "fig_wo",
+            f"w_o_output_layer{layer}",
+        )
+
+if step_tabs["norm_1"].open:
+    with step_tabs["norm_1"]:
+        st.latex(
+            gathered(
+                rf"x_i = h^{{({layer})}}_i + o_i",
+                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{c=0}}^{{{d_model - 1}}} x_{{i,c}}",
+                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{c=0}}^{{{d_model - 1}}} (x_{{i,c}} - \mu_i)^2",
+                r"u_{i,c} = \frac{x_{i,c} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}\,\gamma_c + \beta_c",
+                rf"\gamma, \beta \in \mathbb{{R}}^{{{d_model}}},\quad \varepsilon = {power_of_ten(norms.eps)},\quad "
+                rf"u \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+            )
+        )
+        st.markdown(t("after_attention.norm_1_text", layer=layer, n_layers=n_layers, d_model=d_model))
+        strip(
+            trace.inputs,
+            tokens,
+            t("after_attention.input_title", layer=layer, T=T, d_model=d_model),
+            "h",
+            "fig_input",
+            f"input_layer{layer}",
+        )
+        strip(
+            trace.norm_1.inputs,
+            tokens,
+            t("after_attention.sum_1_title", layer=layer, T=T, d_model=d_model),
+            "x",
+            "fig_sum_1",
+            f"residual_1_layer{layer}",
+        )
+        stats(trace.norm_1, tokens, t("after_attention.stats_1_title", d_model=d_model), "fig_stats_1", "norm_1_stats")
+        strip(
+            trace.norm_1.outputs,
+            tokens,
+            t("after_attention.norm_1_title", layer=layer, T=T, d_model=d_model),
+            "u",
+            "fig_norm_1",
+            f"layernorm_1_layer{layer}",
+        )
+        st.markdown(t("after_attention.norm_after"))
+        show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u")
+
+if step_tabs["ffn"].open:
+    with step_tabs["ffn"]:
+        st.latex(
+            gathered(
+                rf"z = u\,W_1 + b_1 \in \mathbb{{R}}^{{{T} \times {d_ff}}}",
+                r"g = \mathrm{GELU}(z) = z\,\Phi(z)",
+                rf"f = g\,W_2 + b_2 \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+                rf"W_1 \in \mathbb{{R}}^{{{d_model} \times {d_ff}}},\quad "
+                rf"W_2 \in \mathbb{{R}}^{{{d_ff} \times {d_model}}}",
+                r"\Phi(z) = \tfrac{1}{2}\big(1 + \mathrm{erf}(z/\sqrt{2})\big)",
+            )
+        )
+        st.markdown(t("after_attention.ffn_text", d_model=d_model, d_ff=d_ff))
+        effect = gelu_effect(trace)
+        strip(
+            trace.ffn_hidden,
+            tokens,
+            t("after_attention.hidden_title", layer=layer, T=T, d_ff=d_ff),
+            "z",
+            "fig_ffn_hidden",
+            f"ffn_hidden_layer{layer}",
+        )
+        strip(
+            trace.ffn_activation,
+            tokens,
+            t("after_attention.activation_title", T=T, d_ff=d_ff),
+            "g",
+            "fig_ffn_gelu",
+            f"ffn_gelu_layer{layer}",
+        )
+        st.markdown(t("after_attention.gelu_text", share=effect.negative_share, T=T, d_ff=d_ff, lowest=effect.lowest))
+        strip(
+            trace.ffn_output,
+            tokens,
+            t("after_attention.ffn_title", layer=layer, T=T, d_model=d_model),
+            "f",
+            "fig_ffn_output",
+            f"ffn_output_layer{layer}",
+        )
+
+if step_tabs["norm_2"].open:
+    with step_tabs["norm_2"]:
+        st.latex(
+            gathered(
+                r"y_i = u_i + f_i",
+                rf"h^{{({layer + 1})}}_{{i,c}} = \frac{{y_{{i,c}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}"
+                r"\,\gamma'_c + \beta'_c",
+                rf"h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+            )
+        )
+        st.markdown(
+            t("after_attention.norm_2_text", next=layer + 1, T=T, d_model=d_model)
+            + " "
+            + (t("after_attention.next_pooling") if last else t("after_attention.next_layer", next=layer + 1))
+        )
+        strip(
+            trace.norm_2.inputs,
+            tokens,
+            t("after_attention.sum_2_title", T=T, d_model=d_model),
+            "y",
+            "fig_sum_2",
+            f"residual_2_layer{layer}",
+        )
+        stats(trace.norm_2, tokens, t("after_attention.stats_2_title", d_model=d_model), "fig_stats_2", "norm_2_stats")
+        strip(
+            trace.outputs,
+            tokens,
+            t("after_attention.norm_2_title", next=layer + 1, layer=layer, T=T, d_model=d_model),
+            "h",
+            "fig_output",
+            f"output_layer{layer}",
+        )
+        show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", rf"h^{{({layer + 1})}}")
+
+# ---------------------------------------------------------------- ② all layers
+st.subheader(t("after_attention.h_layers", n_layers=n_layers))
+st.markdown(t("after_attention.layers_text", n_layers=n_layers))
+view_tabs = lazy_tabs("layers_view", VIEWS, lambda v: t(f"after_attention.tab_{v}"))
+if view_tabs["change"].open:
+    with view_tabs["change"]:
+        change = layer_change(encoded)  # (L, T)
+        st.markdown(t("after_attention.change_text"))
+        show_figure(
+            layer_change_map(change, tokens, title=t("after_attention.change_title"), tr=t),
+            "fig_change",
+            matrix=change,
+            row_labels=[t("figures.grid_layer", layer=n) for n in range(n_layers)],
+            col_labels=tokens,
+            filename="layer_change",
+        )
+if view_tabs["cosines"].open:
+    with view_tabs["cosines"]:
+        cosines = token_cosines(encoded)  # (L+1, T, T)
+        means = mean_pair_cosine(cosines)  # (L+1,)
+        st.markdown(t("after_attention.cosines_text"))
+        show_figure(
+            layers_grid(
+                cosines,
+                tokens,
+                panel_titles=[
+                    t("after_attention.cosines_panel", layer=superscript(n), mean=means[n]) for n in range(n_layers + 1)
+                ],
+                title=t("after_attention.cosines_title", n_layers=n_layers),
+                tr=t,
+                columns=4,
+            ),
+            "fig_cosines",
+            matrix=cosines.reshape(-1, T),
+            row_labels=[f"h({n}): {tok}" for n in range(n_layers + 1) for tok in tokens],
+            col_labels=tokens,
+            filename="token_cosines_per_layer",
+            defer_csv=True,
+        )
+if view_tabs["attention"].open:
+    with view_tabs["attention"]:
+        averaged = mean_attention(encoded)  # (L, T, T)
+        st.markdown(t("after_attention.attention_text", n_heads=n_heads))
+        show_figure(
+            layers_grid(
+                averaged,
+                tokens,
+                panel_titles=[t("after_attention.attention_panel", layer=n) for n in range(n_layers)],
+                title=t("after_attention.attention_title"),
+                tr=t,
+                columns=3,
+                zmin=0.0,
+                zmax=1.0,
+            ),
+            "fig_mean_attention",
+            matrix=averaged.reshape(-1, T),
+            row_labels=[f"{t('figures.grid_layer', layer=n)}: {tok}" for n in range(n_layers) for tok in tokens],
+            col_labels=tokens,
+            filename="mean_attention_per_layer",
+            defer_csv=True,
+        )
+
+# ---------------------------------------------------------------- ③ the sentence vector
+st.subheader(t("after_attention.h_vector"))
+T_a = len(vector_a.tokens)
+st.markdown(t("after_attention.vector_text", T=T_a))
+vector_notes(t("after_attention.name_a"), vector_a)
+st.latex(
+    gathered(
+        rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=0}}^{{{T_a - 1}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
+        rf"m = {short_vec(vector_a.mean)}",
+        rf"\lVert m \rVert = \sqrt{{\textstyle\sum_c m_c^2}} = {vector_a.norm:.4f}",
+        r"e_A = \frac{m}{\lVert m \rVert},\quad \lVert e_A \rVert = 1",
+        rf"e_A = {short_vec(vector_a.embedding)}",
+    )
+)
+show_figure(
+    pooling_strips(
+        vector_a.last_hidden,
+        vector_a.mean,
+        list(vector_a.tokens),
+        title=t("after_attention.pooling_title", n_layers=n_layers, T=T_a),
+        tr=t,
+    ),
+    "fig_pooling",
+    matrix=[*vector_a.last_hidden, vector_a.mean, vector_a.embedding],
+    row_labels=[*vector_a.tokens, t("after_attention.csv_mean"), t("after_attention.csv_unit")],
+    col_labels=[f"h[{c}]" for c in range(d_model)],
+    filename="sentence_vector_a",
+    defer_csv=True,
+)
+
+sentence_b = st.text_input(
+    t("after_attention.compare"),
+    key="compare",
+    bind="query-params",
+    value=DEFAULT_COMPARE,
+    persist_state="session",
+    max_chars=4000,
+    help=t("after_attention.compare_help", limit=limit),
+)
+vector_b = None
+if not (sentence_b or "").strip():
+    st.info(t("after_attention.no_compare"))
+else:
+    try:
+        vector_b = sentence_vector(sentence_b)
+    except ValueError:
+        st.info(t("after_attention.compare_unreadable"))
+if vector_b is not None:
+    vector_notes(t("after_attention.name_b"), vector_b)
+    pair = compare_sentences(vector_a, vector_b)
+    c_metric, c_text = st.columns([1, 3], vertical_alignment="center")
+    c_metric.metric(t("after_attention.cosine_metric"), f"{pair.cosine:.4f}", help=t("after_attention.cosine_help"))
+    c_text.markdown(t("after_attention.cosine_text", d_model=d_model))
+    terms = [rf"{signed(a, 3)} \cdot {signed(b, 3)}" for a, b in zip(pair.a[:2], pair.b[:2])]
+    st.latex(
+        gathered(
+            r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
+            rf"= \sum_{{c=0}}^{{{d_model - 1}}} e_A[c]\,e_B[c]",
+            rf"= {' + '.join(terms)} + \dots",
+            rf"= {pair.cosine:.4f}",
+        )
+    )
+    show_figure(
+        vector_strips(
+            [pair.a, pair.b],
+            ["A", "B"],
+            title=t("after_attention.pair_title", d_model=d_model),
+            symbol="e",
+            tr=t,
+        ),
+        "fig_pair",
+        matrix=[pair.a, pair.b, pair.products],
+        row_labels=["e_A", "e_B", "e_A*e_B"],
+        col_labels=[f"e[{c}]" for c in range(d_model)],
+        filename="sentence_vectors_a_b",
+        defer_csv=True,
+    )
+
+st.subheader(t("after_attention.h_table"))
+st.markdown(t("after_attention.table_text", d_model=d_model, max_rows=MAX_ROWS))
+text = st.text_area(
+    t("after_attention.table_input", max_rows=MAX_ROWS),
+    key="sentences",
+    bind="query-params",
+    value=DEFAULT_SENTENCES,
+    persist_state="session",
+    max_chars=5 * 1000,
+    height=160,
+    help=t("after_attention.table_help", max_rows=MAX_ROWS, limit=limit),
+)
+table = sentence_table(text or "")
+if table.empty:
+    st.caption(t("after_attention.table_empty", lines=", ".join(map(str, table.empty))))
+if table.unreadable:
+    st.caption(t("after_attention.table_unreadable", lines=", ".join(map(str, table.unreadable))))
+if table.dropped:
+    st.info(t("after_attention.table_dropped", max_rows=MAX_ROWS, lines=", ".join(map(str, table.dropped))))
+if len(table.vectors) < 2:
+    st.info(t("after_attention.table_too_few"))
+else:
+    notes = [
+        "; ".join(
+            ([t("after_attention.note_cut", read=v.n_read, total=v.n_pieces)] if v.truncated else [])
+            + ([t("after_attention.note_unknown", unknown=v.unknown, read=v.n_read)] if v.unknown else [])
+        )
+        for v in table.vectors
+    ]
+    columns = {
+        t("after_attention.col_line"): list(table.lines),
+        t("after_attention.col_sentence"): [v.text for v in table.vectors],
+        t("after_attention.col_pieces"): [v.n_read for v in table.vectors],
+    }
+    if any(notes):
+        columns[t("after_attention.col_note")] = notes
+    st.dataframe(columns, hide_index=True)
+    c_map, c_read = st.columns([3, 2], vertical_alignment="center")
+    with c_map:
+        show_figure(
+            similarity_map(table.matrix, table.lines, title=t("after_attention.table_title"), tr=t),
+            "fig_table",
+            matrix=table.matrix,
+            row_labels=[v.text for v in table.vectors],
+            col_labels=[v.text for v in table.vectors],
+            filename="sentence_similarities",
+        )
+    r, s, best = closest_pair(table.matrix)
+    c_read.markdown(t("after_attention.table_read", r=table.lines[r], s=table.lines[s], cosine=best))
