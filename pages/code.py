@@ -17,7 +17,8 @@ from attention_core import (
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start, token_picker
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.url_state import token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
     "project": (project, self_attention),

@@ -12,7 +12,8 @@ from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, weights_bar
 from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import keep_in_url, page_start
+from attention_ui.shell import page_start
+from attention_ui.url_state import url_choice
 
 lesson, _ = page_start("exercises")
 
@@ -32,20 +33,6 @@ def _num(x: float, digits: int = 3) -> str:
 def _submitted(exercise: str, answer, correct: bool) -> None:
     answers[exercise] = answer
     state["ex_attempts"] = ex.record_answer(state["ex_attempts"], exercise, correct)
-
-
-def _url_choice(name: str, options: tuple[str, ...], label: str, format_func, default: str | None = None) -> str:
-    """A segmented control whose option id (not its translated label, which is what
-    ``bind="query-params"`` would store) lives in the URL as ``?<name>=``, so a shared link
-    means the same in every language. A hand-typed invalid value falls back to the first option."""
-    if state.get(name) not in options:  # first run here: from the URL, else what was chosen before
-        raw = st.query_params.get(name)
-        state[name] = raw if raw in options else state.get(f"_keep_{name}", default or options[0])
-    value = st.segmented_control(label, list(options), format_func=format_func, key=name, required=True)
-    value = value if value in options else options[0]
-    state[f"_keep_{name}"] = value
-    keep_in_url(name, value)
-    return value
 
 
 def _verdict(correct: bool) -> None:
@@ -73,7 +60,7 @@ seed = int(
 top[1].button(t("exercises.next"), on_click=_next_seed, help=t("exercises.next_help"), icon=":material/skip_next:")
 score_box = top[2].empty()  # filled at the end, after this run's answer has been counted
 
-kind = _url_choice("ex_kind", ex.KINDS, t("exercises.kind"), lambda k: t(f"exercises.kind_{k}"))
+kind = url_choice(t("exercises.kind"), "ex_kind", ex.KINDS, ex.KINDS[0], lambda k: t(f"exercises.kind_{k}"))
 
 
 def _choose_one(
@@ -96,12 +83,12 @@ def _choose_one(
 
 
 def attend_page() -> None:
-    source = _url_choice(
+    source = url_choice(
+        t("exercises.source"),
         "ex_source",
         ("generated", "lesson"),
-        t("exercises.source"),
+        "lesson" if lesson is not None and lesson.trained else "generated",  # a trained head first
         lambda s: t(f"exercises.source_{s}"),
-        default="lesson" if lesson is not None and lesson.trained else "generated",  # a trained head first
     )
     if source == "lesson":
         if lesson is None:

@@ -11,29 +11,19 @@ import streamlit as st
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.i18n import current_lang, t
-from attention_ui.shell import honesty_banner, keep_in_url, page_start
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.url_state import seed_choice
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
 
 
-def _open_tab() -> str:
-    """The tab id to open: the session's, else the URL's ``?matrix=``, else the weights."""
-    state = st.session_state
-    if "matrix" not in state:
-        state["matrix"] = st.query_params.get("matrix")
-    if state["matrix"] not in TABS:
-        state["matrix"] = DEFAULT_TAB
-    keep_in_url("matrix", state["matrix"])
-    return state["matrix"]
-
-
 def _remember_tab(widget_key: str) -> None:
+    """The tab the learner opened (the widget holds its translated label), as its id."""
     label = st.session_state.get(widget_key)
     for tab_id in TABS:
         if label == t(f"matrices.tab_{tab_id}"):
             st.session_state["matrix"] = tab_id
-            keep_in_url("matrix", tab_id)
 
 
 lesson, _ = page_start("matrices")
@@ -54,7 +44,7 @@ if lesson is not None:
             TABS,
             st.tabs(
                 labels,
-                default=labels[TABS.index(_open_tab())],
+                default=labels[TABS.index(seed_choice("matrix", TABS, DEFAULT_TAB))],
                 key=widget_key,
                 on_change=_remember_tab,
                 args=(widget_key,),

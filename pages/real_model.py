@@ -13,8 +13,9 @@ from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start, token_picker, unknown_tokens_help, url_notes, url_picker
+from attention_ui.shell import page_start, unknown_tokens_help
 from attention_ui.steps import fmt_vec
+from attention_ui.url_state import token_picker, url_notes, url_picker
 
 CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
 

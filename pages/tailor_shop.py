@@ -18,8 +18,9 @@ from attention_core.tailor import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.shell import keep_in_url, page_start
+from attention_ui.shell import page_start
 from attention_ui.tailor_figures import shirt_svg, weight_bars
+from attention_ui.url_state import url_choice
 
 DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": "casual"}
 DEFAULT_IMPORTANCE = {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
@@ -32,24 +33,6 @@ st.markdown(t("tailor.intro"))
 
 def label_text(label: dict[str, str]) -> str:
     return t("tailor.label_sep").join(t(f"tailor.opt_{label[g]}") for g in GROUPS)
-
-
-def url_state(key: str, options, default) -> None:
-    """Give the widget ``key`` its value from ``?key=`` (a language-neutral id; anything that
-    is not one of ``options`` falls back to ``default``) when the page opens.
-
-    Not ``bind="query-params"``: with a format_func, Streamlit writes the *translated label*
-    into the URL (?want_cut=women's / 女款), so a link would break when the language changes.
-    """
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        value = {str(o): o for o in options}.get(raw)
-        if value is None and raw is not None:  # ?sharpness=5 for 5.0
-            try:
-                value = next((o for o in options if isinstance(o, float) and o == float(raw)), None)
-            except ValueError:
-                value = None
-        st.session_state[key] = default if value is None else value
 
 
 def sharpness_label(beta: float) -> str:
@@ -66,16 +49,13 @@ st.markdown(t("tailor.request_text"))
 choices, importance = {}, {}
 for column, group in zip(st.columns(len(GROUPS)), GROUPS):
     with column.container(border=True):
-        options = [*GROUPS[group], ANY]
-        url_state(f"want_{group}", options, DEFAULT_WISH[group])
-        picked = st.segmented_control(
+        picked = url_choice(
             t(f"tailor.group_{group}"),
-            options,
-            key=f"want_{group}",
-            required=True,
-            format_func=lambda o: t(f"tailor.opt_{o}"),
+            f"want_{group}",
+            (*GROUPS[group], ANY),
+            DEFAULT_WISH[group],
+            lambda o: t(f"tailor.opt_{o}"),
         )
-        keep_in_url(f"want_{group}", picked, DEFAULT_WISH[group])
         choices[group] = picked if picked in GROUPS[group] else None
         importance[group] = st.slider(
             t("tailor.importance"),
@@ -89,27 +69,24 @@ for column, group in zip(st.columns(len(GROUPS)), GROUPS):
         )
 measure_col, sharp_col = st.columns([1, 2], gap="large")
 with measure_col:
-    url_state("match", SIMILARITY_MEASURES, "dot")
-    measure = st.segmented_control(
+    measure = url_choice(
         t("tailor.match"),
-        list(SIMILARITY_MEASURES),
-        required=True,
-        key="match",
-        format_func=lambda m: t(f"tailor.match_{m}"),
+        "match",
+        SIMILARITY_MEASURES,
+        "dot",
+        lambda m: t(f"tailor.match_{m}"),
         help=t("tailor.match_help"),
     )
-measure = measure if measure in SIMILARITY_MEASURES else "dot"
-keep_in_url("match", measure, "dot")
 with sharp_col:
-    url_state("sharpness", SHARPNESS_STEPS, DEFAULT_SHARPNESS)
-    beta = st.select_slider(
+    beta = url_choice(
         t("tailor.sharpness"),
-        options=list(SHARPNESS_STEPS),
-        format_func=sharpness_label,
-        key="sharpness",
+        "sharpness",
+        SHARPNESS_STEPS,
+        DEFAULT_SHARPNESS,
+        sharpness_label,
+        widget=st.select_slider,
         help=t("tailor.sharpness_help"),
     )
-keep_in_url("sharpness", beta, DEFAULT_SHARPNESS)
 
 request = Request(**choices, importance=importance)
 fitted = fit(request, sharpness=float(beta), similarity=measure)

@@ -2,8 +2,8 @@
 
 * ``import attention_core`` in a fresh interpreter loads none of the UI or model stacks
   (streamlit, plotly, torch, transformers, sentence_transformers) — nor scipy: the core
-  is NumPy only (GUIDE §3) — nor rjieba, whose import builds its dictionary: text.py
-  imports it on the first cut into words.
+  is NumPy only (docs/ARCHITECTURE.md, "The layers") — nor rjieba, whose import builds its
+  dictionary: text.py imports it on the first cut into words.
 * No module of the core imports streamlit or plotly anywhere, not even lazily.
 * Every docstring example in the core runs and prints what it shows, as part of a plain
   ``pytest`` run.
