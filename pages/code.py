@@ -16,6 +16,7 @@ from attention_core import (
 )
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
+from attention_ui.notation import SOFTMAX
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import token_picker
@@ -118,7 +119,7 @@ with section("project"):
 with section("attention"):
     result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
     call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-    st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
+    st.latex(rf"{SOFTMAX}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
     shapes(
         {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
         key="shapes_attention",

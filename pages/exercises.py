@@ -11,6 +11,7 @@ from attention_core import exercises as ex
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, weights_bar
 from attention_ui.i18n import t
+from attention_ui.notation import SOFTMAX, alpha_hat
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start
 from attention_ui.url_state import url_choice
@@ -175,14 +176,14 @@ def by_hand_page() -> None:
     keys = r",\quad ".join(rf"k_{j + 1} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
     st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
     st.latex(
-        r"\hat\alpha_{1j} = \mathrm{softmax}_j\!\left(\frac{q\cdot k_j}{\sqrt{d_k}}\right)"
+        rf"{alpha_hat(1, 'j')} = {SOFTMAX}_j\!\left(\frac{{q\cdot k_j}}{{\sqrt{{d_k}}}}\right)"
         r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}"
     )
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
         entered = [
             cols[j].number_input(
-                rf"$\hat\alpha_{{1{j + 1}}}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
+                f"${alpha_hat(1, j + 1)}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
             )
             for j in range(n)
         ]
@@ -197,7 +198,7 @@ def by_hand_page() -> None:
     _verdict(result.correct)
     for j in range(n):
         fields = {
-            "name": rf"$\hat\alpha_{{1{j + 1}}}$",
+            "name": f"${alpha_hat(1, j + 1)}$",
             "answer": _num(result.answer[j]),
             "expected": _num(result.expected[j]),
         }
@@ -218,7 +219,7 @@ def by_hand_page() -> None:
                 rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
                 rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
                 rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
-                rf",\quad \hat\alpha_{{1{j + 1}}} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
+                rf",\quad {alpha_hat(1, j + 1)} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
                 rf" = {exercise.weights[j]:.3f}"
             )
         st.latex(r"\\".join(lines))

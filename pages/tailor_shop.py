@@ -18,6 +18,7 @@ from attention_core.tailor import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
+from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b
 from attention_ui.shell import page_start
 from attention_ui.tailor_figures import shirt_svg, weight_bars
 from attention_ui.url_state import url_choice
@@ -112,9 +113,9 @@ labels = [f"{j + 1} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
     st.latex(
-        r"\alpha_j = q \cdot k_j"
+        rf"{alpha('j')} = q \cdot k_j"
         if measure == "dot"
-        else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}"
+        else rf"{alpha('j')} = \cos(q, k_j) = \frac{{q \cdot k_j}}{{\lVert q\rVert\,\lVert k_j\rVert}}"
     )
     show_figure(
         weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
@@ -127,8 +128,9 @@ with left:
     )
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
+    a_j, a_other = alpha("j"), alpha("j'")
     st.latex(
-        r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
+        rf"{alpha_hat('j')} = \frac{{e^{{\beta\,{a_j}}}}}{{\sum_{{j'}} e^{{\beta\,{a_other}}}}},\quad \beta = "
         + f"{float(beta):g}"
     )
     show_figure(
@@ -146,7 +148,7 @@ st.subheader(t("tailor.result_header"))
 order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
 st.latex(
-    r"b = \sum_j \hat\alpha_j\, v_j = "
+    rf"{b()} = \sum_j {alpha_hat('j')}\, v_j = "
     + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
     + (r" + \dots" if len(SAMPLES) > SHOWN else "")
 )
@@ -202,9 +204,9 @@ st.markdown(
     f"| {t('tailor.map_customer')} | $q_i$ | q = ({q_text}) |\n"
     f"| {t('tailor.map_labels')} | $k_j$ | {t('tailor.map_labels_now', n=len(SAMPLES))} |\n"
     f"| {t('tailor.map_samples')} | $v_j$ | {t('tailor.map_samples_now', n=len(SAMPLES), d_v=len(ATTRIBUTES))} |\n"
-    f"| {t('tailor.map_match')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
-    f"| {t('tailor.map_percent')} | $\\hat\\alpha_{{ij}}$ | {top_weights}, … |\n"
-    f"| {t('tailor.map_result')} | $b_i = \\sum_j \\hat\\alpha_{{ij}} v_j$ | {t('tailor.map_result_now')} |\n"
+    f"| {t('tailor.map_match')} | ${SCORE}$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
+    f"| {t('tailor.map_percent')} | ${alpha_hat('i', 'j')}$ | {top_weights}, … |\n"
+    f"| {t('tailor.map_result')} | ${OUTPUT}$ | {t('tailor.map_result_now')} |\n"
 )
 st.caption(t("tailor.honest"))
 st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon="👣")
