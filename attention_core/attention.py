@@ -18,17 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def _frozen(x: np.ndarray, dtype=np.float64, copy: bool = True) -> np.ndarray:
-    """Return ``x`` read-only (a trace must not change under a page).
-
-    Arrays the caller passed in are copied (their owner may still write to them); arrays
-    computed here and owned by nobody else are frozen in place (``copy=False``), which
-    saves a full copy of every T×T matrix.
-    """
-    x = np.array(x, dtype=dtype) if copy or x.dtype != dtype or not x.flags.owndata else x
-    x.flags.writeable = False
-    return x
+from .arrays import frozen
 
 
 def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
@@ -131,15 +121,15 @@ class AttentionTrace:
             mask = np.broadcast_to(self.mask, self.scores.shape)[h]
         lead = self.scores.shape[:-2]
         return AttentionTrace(
-            q=_frozen(np.broadcast_to(self.q, lead + self.q.shape[-2:])[h]),
-            k=_frozen(np.broadcast_to(self.k, lead + self.k.shape[-2:])[h]),
-            v=_frozen(np.broadcast_to(self.v, lead + self.v.shape[-2:])[h]),
-            scores=_frozen(self.scores[h]),
-            scaled=_frozen(self.scaled[h]),
-            weights=_frozen(self.weights[h]),
-            outputs=_frozen(self.outputs[h]),
+            q=frozen(np.broadcast_to(self.q, lead + self.q.shape[-2:])[h]),
+            k=frozen(np.broadcast_to(self.k, lead + self.k.shape[-2:])[h]),
+            v=frozen(np.broadcast_to(self.v, lead + self.v.shape[-2:])[h]),
+            scores=frozen(self.scores[h]),
+            scaled=frozen(self.scaled[h]),
+            weights=frozen(self.weights[h]),
+            outputs=frozen(self.outputs[h]),
             scale=self.scale,
-            mask=None if mask is None else _frozen(mask, dtype=bool),
+            mask=None if mask is None else frozen(mask, dtype=bool),
         )
 
 
@@ -237,17 +227,17 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
                 f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}"
             ) from None
         scaled = np.where(mask, scaled, -np.inf)  # (..., T_q, T_k)
-        mask = _frozen(mask, dtype=bool)
+        mask = frozen(mask, dtype=bool)
     weights = softmax(scaled, axis=-1)  # (..., T_q, T_k)   α̂_ij, rows sum to 1
     outputs = weights @ v  # (..., T_q, d_v)   b_i = Σ_j α̂_ij v_j
     return AttentionTrace(
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
-        scores=_frozen(scores, copy=scaled is scores),
-        scaled=_frozen(scaled, copy=False),
-        weights=_frozen(weights, copy=False),
-        outputs=_frozen(outputs, copy=False),
+        q=frozen(q),
+        k=frozen(k),
+        v=frozen(v),
+        scores=frozen(scores, copy=scaled is scores),
+        scaled=frozen(scaled, copy=False),
+        weights=frozen(weights, copy=False),
+        outputs=frozen(outputs, copy=False),
         scale=scale,
         mask=mask,
     )

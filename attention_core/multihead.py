@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .projections import Projections, project, random_projections
 
@@ -74,4 +75,4 @@ def multi_head_attention(
     k = np.stack([x[1] for x in kv])  # (H, T_k, d_k)
     v = np.stack([x[2] for x in kv])  # (H, T_k, d_v)
     heads = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
-    return MultiHeadResult(heads=heads, projections=projections, outputs=merge_heads(heads.outputs))
+    return MultiHeadResult(heads=heads, projections=projections, outputs=frozen(merge_heads(heads.outputs), copy=False))

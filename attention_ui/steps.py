@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import Lesson, TokenExplanation
+from attention_core.lesson import STEPS
 
 from .exports import show_figure
 from .figures import heatmap
@@ -17,12 +18,10 @@ from .i18n import t
 from .notation import fmt_vec, output_row, scaled_row, scores_row, softmax_row
 from .safe import numbered_labels
 
-STEPS = ["tokens", "embedding", "qkv", "scores", "scale", "softmax", "output"]
-"""The steps in order; the name of step n is ``step_name(n)`` (catalog key ``steps.name_<id>``)."""
-
 
 def step_name(step: int) -> str:
-    """The step's name in the current language, e.g. "Scores α = q·k"."""
+    """The name of step n of ``lesson.STEPS`` in the current language (catalog key
+    ``steps.name_<id>``), e.g. "Scores α = q·k"."""
     return t(f"steps.name_{STEPS[step]}")
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import exercises as ex
+from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, weights_bar
 from attention_ui.i18n import t
@@ -253,7 +254,7 @@ def order_page() -> None:
     result = ex.check_order(given)
     _verdict(result.correct)
     if result.problem == "incomplete":
-        st.warning(t("exercises.order_incomplete", n=len(ex.STEPS), used=len(given)))
+        st.warning(t("exercises.order_incomplete", n=len(STEPS), used=len(given)))
     st.markdown(
         "  \n".join(
             t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"), mark="✅" if ok else "❌")
@@ -265,8 +266,7 @@ def order_page() -> None:
     st.markdown(t("exercises.order_expected"))
     st.markdown(
         "\n".join(
-            f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}"
-            for p, step in enumerate(ex.STEPS)
+            f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}" for p, step in enumerate(STEPS)
         )
     )
 

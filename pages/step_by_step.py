@@ -4,14 +4,14 @@ import numpy as np
 import streamlit as st
 
 from attention_core import explain
-from attention_core.lesson import default_query
+from attention_core.lesson import STEPS, default_query
 from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, fmt_vec
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
-from attention_ui.steps import STEPS, show_embedding, show_step_formula, step_name
+from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
