@@ -10,7 +10,7 @@ import streamlit as st
 from attention_core import exercises as ex
 from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
-from attention_ui.figures import heatmap, weights_bar
+from attention_ui.figures import heatmap, key_bars
 from attention_ui.i18n import t
 from attention_ui.notation import SOFTMAX, alpha_hat
 from attention_ui.safe import escape_markdown
@@ -109,7 +109,7 @@ def attend_page() -> None:
     i = exercise.query
     labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
     st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
-    fig = weights_bar(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
+    fig = key_bars(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
     show_figure(
         fig,
         f"ex_scores_{seed}",
@@ -157,7 +157,7 @@ def attend_page() -> None:
             )
         )
     st.info(t("exercises.attend_why"))
-    bar = weights_bar(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
+    bar = key_bars(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
     show_figure(
         bar,
         f"ex_weights_{seed}",

@@ -9,7 +9,7 @@ from attention_core.lesson import default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
-from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
+from attention_ui.figures import key_bars, token_matrix, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.notation import attention_formula, b, fmt_vec, output_row, scaled_row, scores_row, softmax_row
@@ -218,6 +218,6 @@ st.latex(output_row(i, e.weights))
 st.latex(rf"{b(i)} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
 st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
 show_figure(
-    weights_bar(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
+    key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
     "fig_weights_row",
 )

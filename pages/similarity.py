@@ -8,7 +8,7 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
-from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
+from attention_ui.similarity_figures import grouped_bars, matrix_heatmap, row_bars, vectors_2d
 from attention_ui.url_state import token_picker, url_choice
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
@@ -163,7 +163,7 @@ st.markdown(
 )
 st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
 show_figure(
-    weight_bars(
+    grouped_bars(
         [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
         labels,
         title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),

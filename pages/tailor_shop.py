@@ -20,7 +20,7 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b
 from attention_ui.shell import page_start
-from attention_ui.tailor_figures import shirt_svg, weight_bars
+from attention_ui.tailor_figures import horizontal_bars, shirt_svg
 from attention_ui.url_state import url_choice
 
 DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": "casual"}
@@ -118,7 +118,7 @@ with left:
         else rf"{alpha('j')} = \cos(q, k_j) = \frac{{q \cdot k_j}}{{\lVert q\rVert\,\lVert k_j\rVert}}"
     )
     show_figure(
-        weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
+        horizontal_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
         "fig_scores",
         matrix=scores,
         row_labels=[t("tailor.csv_request")],
@@ -134,7 +134,7 @@ with right:
         + f"{float(beta):g}"
     )
     show_figure(
-        weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
+        horizontal_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
         "fig_weights",
         matrix=weights,
         row_labels=[t("tailor.csv_request")],
