@@ -21,14 +21,15 @@ import numpy as np
 from .arrays import frozen
 
 
-def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
-    """Numerically stable softmax along ``axis``, at a given temperature.
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
 
-    softmax(x)_j = exp((x_j - m) / T) / Σ_j' exp((x_j' - m) / T), with m the row maximum.
+    softmax(x)_j = exp(x_j - m) / Σ_j' exp(x_j' - m), with m the row maximum.
     Subtracting m changes nothing mathematically but keeps every exponent ≤ 0, so no
-    overflow and never NaN or inf for finite input, even for x = ±1e4 and T = 0.01.
-    Entries of -inf (masked) get weight 0. A row that is -inf everywhere (nothing
-    allowed) gets all-zero weights rather than NaN.
+    overflow and never NaN or inf for finite input, even for x = ±1e4. Entries of -inf
+    (masked) get weight 0. A row that is -inf everywhere (nothing allowed) gets all-zero
+    weights rather than NaN. (A sharper or flatter softmax, β·x, is a scale on the scores:
+    ``scaled_dot_product_attention(..., scale=β)``, as the tailor shop does.)
 
     Parameters
     ----------
@@ -36,8 +37,6 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
         Scores. May contain -inf; must not contain NaN or +inf.
     axis : int
         The axis that sums to 1.
-    temperature : float
-        T > 0. Small T sharpens towards the maximum, large T flattens towards uniform.
 
     Returns
     -------
@@ -49,19 +48,15 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     array([0.09  , 0.2447, 0.6652])
     >>> softmax([0.0, -np.inf])
     array([1., 0.])
-    >>> softmax([1e4, -1e4], temperature=0.01)
+    >>> softmax([1e4, -1e4])
     array([1., 0.])
     """
     x = np.asarray(x, dtype=np.float64)
-    if not temperature > 0 or not np.isfinite(temperature):
-        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
     if not (x < np.inf).all():  # one pass catches NaN and +inf
         raise ValueError("softmax input contains NaN or +inf; scores must be finite or -inf (masked)")
     m = np.max(x, axis=axis, keepdims=True)  # (..., 1)
     m[~np.isfinite(m)] = 0.0  # a fully masked row has max -inf
     exps = np.subtract(x, m)  # (..., n), every entry <= 0
-    if temperature != 1.0:
-        exps /= temperature
     np.exp(exps, out=exps)
     total = exps.sum(axis=axis, keepdims=True)  # (..., 1), >= 1 unless fully masked
     total[total == 0] = 1.0  # fully masked row: all weights stay 0
