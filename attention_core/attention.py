@@ -64,6 +64,25 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     return exps
 
 
+# The function to read: the formula in five lines. The app runs scaled_dot_product_attention
+# below, which gives the same outputs (tests/test_attention.py checks them equal) and is longer
+# because it keeps every intermediate for the pages, checks its inputs, applies masks, takes the
+# scale as an argument and runs many heads at once. Not exported from attention_core, where the
+# name attention is this module's.
+def attention(q, k, v):
+    """softmax(Q Kᵀ / √d_k) V, the formula as code in plain NumPy.
+
+    >>> attention(np.eye(2), np.eye(2), np.eye(2)).round(4)
+    array([[0.6698, 0.3302],
+           [0.3302, 0.6698]])
+    """
+    scores = q @ k.T / np.sqrt(k.shape[-1])  # α_ij / √d_k
+    scores = scores - scores.max(axis=-1, keepdims=True)  # keeps e^x from overflowing
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)  # α̂_ij: each row sums to 1
+    return weights @ v  # b_i = Σ_j α̂_ij v_j
+
+
 @dataclass(frozen=True)
 class AttentionTrace:
     """Every quantity of one attention computation, read-only.

@@ -19,7 +19,7 @@ import pytest
 import scipy.special
 import torch
 
-from attention_core import causal_mask, scaled_dot_product_attention, softmax
+from attention_core import LessonSettings, ToyEmbedder, build_lesson, causal_mask, scaled_dot_product_attention, softmax
 
 F = torch.nn.functional
 RTOL, ATOL = 1e-10, 1e-12
@@ -494,3 +494,33 @@ def test_error_bad_mask_shape(mask_shape):
 def test_error_non_finite_scale(scale):
     with pytest.raises(ValueError, match="scale"):
         scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), scale=scale)
+
+
+# --------------------------------------------------------------------------- the five-line formula
+
+
+@pytest.mark.parametrize(("t_q", "t_k", "d_k", "d_v"), [(1, 1, 1, 1), (5, 5, 4, 4), (3, 7, 8, 2), (24, 24, 384, 384)])
+def test_five_line_attention_equals_the_validated_function(t_q, t_k, d_k, d_v):
+    """attention.attention (the formula as the code page shows it) gives the outputs of
+    scaled_dot_product_attention (what the app runs) on random inputs, large scores included."""
+    from attention_core.attention import attention
+
+    rng = np.random.default_rng(t_q * 1000 + d_k)
+    q, k, v = rng.normal(0, 3, (t_q, d_k)), rng.normal(0, 3, (t_k, d_k)), rng.normal(size=(t_k, d_v))
+    np.testing.assert_allclose(
+        attention(q, k, v), scaled_dot_product_attention(q, k, v).outputs, rtol=1e-12, atol=1e-13
+    )
+
+
+@pytest.mark.parametrize("projection", ["random", "identity", "trained"])
+def test_five_line_attention_equals_the_lesson(projection):
+    """On a lesson's own q, k and v the five lines give the lesson's outputs b."""
+    from attention_core.attention import attention
+    from attention_core.model import ModelEmbedder
+
+    embedder = ModelEmbedder() if projection == "trained" else ToyEmbedder(dim=8)
+    lesson = build_lesson(
+        "The cat sat on the mat because it was tired", embedder, LessonSettings(projection=projection)
+    )
+    trace = lesson.trace
+    np.testing.assert_allclose(attention(trace.q, trace.k, trace.v), trace.outputs, rtol=1e-10, atol=1e-12)
