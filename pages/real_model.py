@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
-from attention_core.lesson import default_query, unknown_words
+from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
@@ -91,9 +91,9 @@ st.caption(t("real_model.grid_caption"))
 st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=5, clamp=True)
+    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=TRAINED_HEAD[0], clamp=True)
 with c_head:
-    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=11, clamp=True)
+    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=TRAINED_HEAD[1], clamp=True)
 url_notes()
 with grid:
     show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
