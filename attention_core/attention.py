@@ -18,27 +18,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-def _frozen(x: np.ndarray, dtype=np.float64, copy: bool = True) -> np.ndarray:
-    """Return ``x`` read-only (a trace must not change under a page).
-
-    Arrays the caller passed in are copied (their owner may still write to them); arrays
-    computed here and owned by nobody else are frozen in place (``copy=False``), which
-    saves a full copy of every T×T matrix.
-    """
-    x = np.array(x, dtype=dtype) if copy or x.dtype != dtype or not x.flags.owndata else x
-    x.flags.writeable = False
-    return x
+from .arrays import frozen
 
 
-def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
-    """Numerically stable softmax along ``axis``, at a given temperature.
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``.
 
-    softmax(x)_j = exp((x_j - m) / T) / Σ_j' exp((x_j' - m) / T), with m the row maximum.
+    softmax(x)_j = exp(x_j - m) / Σ_j' exp(x_j' - m), with m the row maximum.
     Subtracting m changes nothing mathematically but keeps every exponent ≤ 0, so no
-    overflow and never NaN or inf for finite input, even for x = ±1e4 and T = 0.01.
-    Entries of -inf (masked) get weight 0. A row that is -inf everywhere (nothing
-    allowed) gets all-zero weights rather than NaN.
+    overflow and never NaN or inf for finite input, even for x = ±1e4. Entries of -inf
+    (masked) get weight 0. A row that is -inf everywhere (nothing allowed) gets all-zero
+    weights rather than NaN. (A sharper or flatter softmax, β·x, is a scale on the scores:
+    ``scaled_dot_product_attention(..., scale=β)``, as the tailor shop does.)
 
     Parameters
     ----------
@@ -46,8 +37,6 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
         Scores. May contain -inf; must not contain NaN or +inf.
     axis : int
         The axis that sums to 1.
-    temperature : float
-        T > 0. Small T sharpens towards the maximum, large T flattens towards uniform.
 
     Returns
     -------
@@ -59,24 +48,39 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     array([0.09  , 0.2447, 0.6652])
     >>> softmax([0.0, -np.inf])
     array([1., 0.])
-    >>> softmax([1e4, -1e4], temperature=0.01)
+    >>> softmax([1e4, -1e4])
     array([1., 0.])
     """
     x = np.asarray(x, dtype=np.float64)
-    if not temperature > 0 or not np.isfinite(temperature):
-        raise ValueError(f"temperature must be a positive finite number, got {temperature!r}")
     if not (x < np.inf).all():  # one pass catches NaN and +inf
         raise ValueError("softmax input contains NaN or +inf; scores must be finite or -inf (masked)")
     m = np.max(x, axis=axis, keepdims=True)  # (..., 1)
     m[~np.isfinite(m)] = 0.0  # a fully masked row has max -inf
     exps = np.subtract(x, m)  # (..., n), every entry <= 0
-    if temperature != 1.0:
-        exps /= temperature
     np.exp(exps, out=exps)
     total = exps.sum(axis=axis, keepdims=True)  # (..., 1), >= 1 unless fully masked
     total[total == 0] = 1.0  # fully masked row: all weights stay 0
     exps /= total
     return exps
+
+
+# The function to read: the formula in five lines. The app runs scaled_dot_product_attention
+# below, which gives the same outputs (tests/test_attention.py checks them equal) and is longer
+# because it keeps every intermediate for the pages, checks its inputs, applies masks, takes the
+# scale as an argument and runs many heads at once. Not exported from attention_core, where the
+# name attention is this module's.
+def attention(q, k, v):
+    """softmax(Q Kᵀ / √d_k) V, the formula as code in plain NumPy.
+
+    >>> attention(np.eye(2), np.eye(2), np.eye(2)).round(4)
+    array([[0.6698, 0.3302],
+           [0.3302, 0.6698]])
+    """
+    scores = q @ k.T / np.sqrt(k.shape[-1])  # α_ij / √d_k
+    scores = scores - scores.max(axis=-1, keepdims=True)  # keeps e^x from overflowing
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)  # α̂_ij: each row sums to 1
+    return weights @ v  # b_i = Σ_j α̂_ij v_j
 
 
 @dataclass(frozen=True)
@@ -131,15 +135,15 @@ class AttentionTrace:
             mask = np.broadcast_to(self.mask, self.scores.shape)[h]
         lead = self.scores.shape[:-2]
         return AttentionTrace(
-            q=_frozen(np.broadcast_to(self.q, lead + self.q.shape[-2:])[h]),
-            k=_frozen(np.broadcast_to(self.k, lead + self.k.shape[-2:])[h]),
-            v=_frozen(np.broadcast_to(self.v, lead + self.v.shape[-2:])[h]),
-            scores=_frozen(self.scores[h]),
-            scaled=_frozen(self.scaled[h]),
-            weights=_frozen(self.weights[h]),
-            outputs=_frozen(self.outputs[h]),
+            q=frozen(np.broadcast_to(self.q, lead + self.q.shape[-2:])[h]),
+            k=frozen(np.broadcast_to(self.k, lead + self.k.shape[-2:])[h]),
+            v=frozen(np.broadcast_to(self.v, lead + self.v.shape[-2:])[h]),
+            scores=frozen(self.scores[h]),
+            scaled=frozen(self.scaled[h]),
+            weights=frozen(self.weights[h]),
+            outputs=frozen(self.outputs[h]),
             scale=self.scale,
-            mask=None if mask is None else _frozen(mask, dtype=bool),
+            mask=None if mask is None else frozen(mask, dtype=bool),
         )
 
 
@@ -237,17 +241,17 @@ def scaled_dot_product_attention(q, k, v, *, mask=None, scale: float | None = No
                 f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores.shape}"
             ) from None
         scaled = np.where(mask, scaled, -np.inf)  # (..., T_q, T_k)
-        mask = _frozen(mask, dtype=bool)
+        mask = frozen(mask, dtype=bool)
     weights = softmax(scaled, axis=-1)  # (..., T_q, T_k)   α̂_ij, rows sum to 1
     outputs = weights @ v  # (..., T_q, d_v)   b_i = Σ_j α̂_ij v_j
     return AttentionTrace(
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
-        scores=_frozen(scores, copy=scaled is scores),
-        scaled=_frozen(scaled, copy=False),
-        weights=_frozen(weights, copy=False),
-        outputs=_frozen(outputs, copy=False),
+        q=frozen(q),
+        k=frozen(k),
+        v=frozen(v),
+        scores=frozen(scores, copy=scaled is scores),
+        scaled=frozen(scaled, copy=False),
+        weights=frozen(weights, copy=False),
+        outputs=frozen(outputs, copy=False),
         scale=scale,
         mask=mask,
     )

@@ -35,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .attention import AttentionTrace, _frozen, scaled_dot_product_attention
+from .arrays import frozen
+from .attention import AttentionTrace, scaled_dot_product_attention
 from .model_files import (
     CONFIG_FILE,
     SENTENCE_CONFIG_FILE,
@@ -184,8 +185,7 @@ def _read_encoder(directory: Path) -> Encoder:
             raise ModelUnavailable(f"the weights lack {prefix + name}: not a BERT model", reason="load") from None
 
     def linear(name: str) -> tuple[np.ndarray, np.ndarray]:
-        w = np.ascontiguousarray(get(f"{name}.weight").T)  # (in, out): x @ w runs on contiguous rows
-        w.flags.writeable = False
+        w = frozen(np.ascontiguousarray(get(f"{name}.weight").T), dtype=None, copy=False)  # (in, out), contiguous rows
         return w, get(f"{name}.bias")  # (in, out), (out,)
 
     def norm(name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -323,10 +323,10 @@ def layer_norm(x: np.ndarray, norm: tuple[np.ndarray, np.ndarray], eps: float) -
     var = x.var(axis=-1)  # (T,)
     outputs = (x - mean[:, None]) / np.sqrt(var[:, None] + eps) * gamma + beta  # (T, d)
     return NormTrace(
-        inputs=_frozen(x),
-        mean=_frozen(mean, copy=False),
-        var=_frozen(var, copy=False),
-        outputs=_frozen(outputs, copy=False),
+        inputs=frozen(x),
+        mean=frozen(mean, copy=False),
+        var=frozen(var, copy=False),
+        outputs=frozen(outputs, copy=False),
     )
 
 
@@ -356,9 +356,9 @@ def embed(encoder: Encoder, ids) -> EmbeddingTrace:
     position = encoder.position[: len(ids)].astype(np.float64)  # (T, d_model)
     segment = np.broadcast_to(encoder.segment[0].astype(np.float64), word.shape)  # (T, d_model)
     return EmbeddingTrace(
-        word=_frozen(word, copy=False),
-        position=_frozen(position, copy=False),
-        segment=_frozen(segment),
+        word=frozen(word, copy=False),
+        position=frozen(position, copy=False),
+        segment=frozen(segment),
         norm=layer_norm(word + position + segment, encoder.norm, encoder.config.eps),
     )
 
@@ -417,14 +417,14 @@ def encoder_layer(h: np.ndarray, w: LayerWeights, config: EncoderConfig) -> Laye
     ffn_output = linear(ffn_activation, w.w_2, w.b_2)  # (T, d_model)
     norm_2 = layer_norm(norm_1.outputs + ffn_output, w.norm_2, config.eps)  # (T, d_model)
     return LayerTrace(
-        inputs=_frozen(h),
+        inputs=frozen(h),
         attention=attention,
-        concat=_frozen(concat, copy=False),
-        attention_output=_frozen(attention_output, copy=False),
+        concat=frozen(concat, copy=False),
+        attention_output=frozen(attention_output, copy=False),
         norm_1=norm_1,
-        ffn_hidden=_frozen(ffn_hidden, copy=False),
-        ffn_activation=_frozen(ffn_activation, copy=False),
-        ffn_output=_frozen(ffn_output, copy=False),
+        ffn_hidden=frozen(ffn_hidden, copy=False),
+        ffn_activation=frozen(ffn_activation, copy=False),
+        ffn_output=frozen(ffn_output, copy=False),
         norm_2=norm_2,
     )
 
@@ -573,14 +573,14 @@ def _forward(text: str, resolved: str, max_pieces: int | None) -> EncoderTrace:
     return EncoderTrace(
         model=resolved,
         tokens=tuple(tokens),
-        ids=_frozen(ids, dtype=np.int64, copy=False),
+        ids=frozen(ids, dtype=np.int64, copy=False),
         unknown=tuple(i for i, token_id in enumerate(ids) if token_id == unk_id),
         n_pieces=n_pieces,
         embeddings=embeddings,
-        hidden=_frozen(np.stack(hidden), copy=False),  # (L+1, T, d_model)
-        weights=_frozen(np.stack(weights), copy=False),  # (L, H, T, T)
-        pooled=_frozen(pooled, copy=False),
-        sentence_embedding=_frozen(pooled / np.linalg.norm(pooled), copy=False),  # (d_model,)
+        hidden=frozen(np.stack(hidden), copy=False),  # (L+1, T, d_model)
+        weights=frozen(np.stack(weights), copy=False),  # (L, H, T, T)
+        pooled=frozen(pooled, copy=False),
+        sentence_embedding=frozen(pooled / np.linalg.norm(pooled), copy=False),  # (d_model,)
     )
 
 

@@ -6,7 +6,7 @@ Four kinds (``KINDS``):
   tokens, or the learner's own lesson). The answer is the arg-max of the trace's weights.
 * ``by_hand``    — compute α̂_1j = softmax_j(q·k_j / √2) for a tiny 2-d example with small
   integers; answers are accepted within ``BY_HAND_TOLERANCE``.
-* ``order``      — put the seven steps of attention in order (``STEPS``).
+* ``order``      — put the seven steps of attention in order (``lesson.STEPS``).
 * ``no_scaling`` — what changes without the division by √d_k? (multiple choice, explained
   with a computed experiment from ``scaling.scaling_experiment``).
 
@@ -29,10 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import AttentionTrace, _frozen, scaled_dot_product_attention, softmax
+from .arrays import frozen
+from .attention import AttentionTrace, scaled_dot_product_attention, softmax
 from .embeddings import ToyEmbedder
 from .explain import explain
-from .lesson import LessonSettings, build_lesson
+from .lesson import STEPS, LessonSettings, build_lesson
 from .scaling import scaling_experiment
 
 KINDS = ("attend", "by_hand", "order", "no_scaling")
@@ -70,7 +71,6 @@ word ``VOCAB[w]`` as the w-th word of its catalog's word list."""
 GENERATED_TOKENS = (4, 7)
 """A generated sentence has 4 … 6 tokens (``rng.integers`` upper bound excluded)."""
 
-STEPS = ("tokens", "embeddings", "qkv", "scores", "scale", "softmax", "weighted_sum")
 """The steps of attention for one sentence, in order: split into tokens → embeddings (+ PE)
 → q, k, v = W^Q a, W^K a, W^V a → scores α = q·k → divide by √d_k → softmax → b = Σ α̂ v."""
 
@@ -205,8 +205,8 @@ def attend_from_trace(
         tokens=tuple(tokens),
         word_ids=None if word_ids is None else tuple(int(w) for w in word_ids),
         query=i,
-        scores=_frozen(trace.scores[i]),
-        weights=_frozen(row),
+        scores=frozen(trace.scores[i]),
+        weights=frozen(row),
         answers=answers,
     )
 
@@ -334,14 +334,14 @@ def by_hand_exercise(seed: int) -> ByHandExercise:
     exps = np.exp(e.scaled)  # (n,)   e^(α_1j/√2) as computed by hand, no max subtracted
     return ByHandExercise(
         seed=check_seed(seed),
-        q=_frozen(q),
-        k=_frozen(k),
+        q=frozen(q),
+        k=frozen(k),
         scale=float(trace.scale),
-        scores=_frozen(e.scores),
-        scaled=_frozen(e.scaled),
-        exps=_frozen(exps),
+        scores=frozen(e.scores),
+        scaled=frozen(e.scaled),
+        exps=frozen(exps),
         total=float(exps.sum()),
-        weights=_frozen(e.weights),
+        weights=frozen(e.weights),
     )
 
 
@@ -384,7 +384,7 @@ def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERAN
     return ByHandResult(
         correct=correct,
         per_key=per_key,
-        answer=_frozen(got),
+        answer=frozen(got),
         expected=ex.weights,
         answer_sum=answer_sum,
         tolerance=float(tolerance),
@@ -437,7 +437,7 @@ def order_exercise(seed: int) -> OrderExercise:
 def check_order(answer: Sequence[str]) -> OrderResult:
     """Compare an ordering of step names with ``STEPS``.
 
-    >>> r = check_order(["tokens", "embeddings", "qkv", "scores", "softmax", "scale", "weighted_sum"])
+    >>> r = check_order(["tokens", "embedding", "qkv", "scores", "softmax", "scale", "output"])
     >>> r.correct, r.first_wrong, r.per_position[4]
     (False, 4, False)
     """
@@ -526,8 +526,8 @@ def no_scaling_exercise(seed: int) -> NoScalingExercise:
         scaled_jacobian=run.scaled_stats.jacobian_norm,
         raw_sum_error=float(np.abs(run.raw_weights.sum(axis=1) - 1.0).max()),
         raw_min_weight=float(run.raw_weights.min()),
-        example_raw=_frozen(run.raw_weights[0]),
-        example_scaled=_frozen(run.scaled_weights[0]),
+        example_raw=frozen(run.raw_weights[0]),
+        example_scaled=frozen(run.scaled_weights[0]),
     )
 
 

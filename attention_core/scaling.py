@@ -20,7 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .attention import _frozen, softmax
+from .arrays import frozen
+from .attention import softmax
 
 D_KS = tuple(2**i for i in range(1, 10))
 """The default sweep: d_k = 2, 4, 8, …, 512."""
@@ -219,10 +220,10 @@ def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 2000, seed: 
         n_keys=n_keys,
         n_samples=n_samples,
         seed=seed,
-        raw=_frozen(raw),
-        scaled=_frozen(scaled),
-        raw_weights=_frozen(raw_weights),
-        scaled_weights=_frozen(scaled_weights),
+        raw=frozen(raw),
+        scaled=frozen(scaled),
+        raw_weights=frozen(raw_weights),
+        scaled_weights=frozen(scaled_weights),
         raw_variance=float(raw.var()),
         scaled_variance=float(scaled.var()),
         raw_stats=row_statistics(raw_weights),
@@ -302,10 +303,10 @@ def _sweep(d_ks: tuple[int, ...], n_keys: int, n_samples: int, seed: int) -> Sca
     results = [scaling_experiment(d, n_keys, n_samples, seed) for d in d_ks]
 
     def column(get) -> np.ndarray:
-        return _frozen([get(r) for r in results])  # (m,)
+        return frozen([get(r) for r in results])  # (m,)
 
     return ScalingSweep(
-        d_ks=_frozen(d_ks, dtype=np.int64),
+        d_ks=frozen(d_ks, dtype=np.int64),
         n_keys=n_keys,
         n_samples=n_samples,
         seed=seed,

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .similarity import unit_rows
 
@@ -233,6 +234,5 @@ def fit(request: Request, *, sharpness: float = DEFAULT_SHARPNESS, similarity: s
     if similarity == "cosine":
         q, k = unit_rows(q), unit_rows(k)  # (1, d_k), (n, d_k): dot = cosine
     trace = scaled_dot_product_attention(q, k, values(), scale=sharpness)  # outputs (1, d_v)
-    query = request.query()  # (d_k,)
-    query.flags.writeable = False
+    query = frozen(request.query(), dtype=None, copy=False)  # (d_k,)
     return TailorFit(request=request, query=query, sharpness=sharpness, similarity=similarity, trace=trace)

@@ -58,15 +58,6 @@ def clean_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def is_cjk(char: str) -> bool:
-    """True for a single Chinese, Japanese or Korean character.
-
-    >>> is_cjk("猫"), is_cjk("a")
-    (True, False)
-    """
-    return re.fullmatch(f"[{_CJK}]", char) is not None
-
-
 def has_cjk(text: str) -> bool:
     """True when ``text`` contains at least one CJK character.
 

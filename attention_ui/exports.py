@@ -246,8 +246,9 @@ def current_view_url() -> str:
     """The URL of this exact view: the page address and every query parameter now set."""
     import streamlit as st
 
-    params = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
-    return view_url(st.context.url, params)
+    from attention_ui.url_state import url_params
+
+    return view_url(st.context.url, url_params())
 
 
 def view_link(label_key: str = "exports.view_link") -> str:

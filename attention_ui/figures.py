@@ -250,10 +250,15 @@ def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLIS
     )
 
 
-def weights_bar(
+def key_bars(
     weights, tokens, *, title: str, tr: Translate = ENGLISH, highlight: int | None = None, percent: bool = True
 ) -> go.Figure:
-    """One value per key token j as a bar: α̂_ij as percentages, or raw/scaled scores."""
+    """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
+    percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
+
+    >>> key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 0").data[0].text
+    ('25.0%', '75.0%')
+    """
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]

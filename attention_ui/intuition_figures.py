@@ -21,6 +21,8 @@ from functools import lru_cache
 import numpy as np
 import plotly.graph_objects as go
 
+from attention_core.arrays import frozen
+
 from .figures import figure
 from .safe import escape_label
 
@@ -139,9 +141,7 @@ def scene() -> np.ndarray:
             ys = np.round(332 + dy + (xs - 8) * 0.12 * dy).astype(int)
             img[ys, 560 + side * xs] = (0.9, 0.9, 0.9)
 
-    out = np.round(np.clip(img, 0, 1) * 255).astype(np.uint8)  # (H, W, 3)
-    out.flags.writeable = False
-    return out
+    return frozen(np.round(np.clip(img, 0, 1) * 255).astype(np.uint8), dtype=None, copy=False)  # (H, W, 3)
 
 
 def _box_blur(x: np.ndarray, radius: int, axis: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Figures of the "Real model heads" page: arrays in, go.Figure out. They draw; they never
 compute attention (the weights come from attention_core.model).
 
-The single-head matrices reuse ``figures.token_matrix`` / ``figures.weights_bar``; this
+The single-head matrices reuse ``figures.token_matrix`` / ``figures.key_bars``; this
 module only adds the overview of every head of every layer.
 """
 
@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from .figures import COLORSCALE, ENGLISH, Translate, axis_suffix, domains
 
-SELECTED = "#ff7f0e"  # the same orange that figures.weights_bar uses for its highlight
+SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
 
 

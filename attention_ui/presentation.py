@@ -46,10 +46,12 @@ def is_presenting() -> bool:
     """Whether presentation mode is on in this session (the toggle's value, else ``?present=``)."""
     import streamlit as st
 
+    from attention_ui.url_state import url_value
+
     try:
         if STATE_KEY in st.session_state:
             return bool(st.session_state[STATE_KEY])
-        return parse_flag(st.query_params.get(STATE_KEY))
+        return parse_flag(url_value(STATE_KEY))
     except Exception:  # no session (bare import)
         return False
 

@@ -2,8 +2,10 @@
 honesty banner. The one place for st.cache_*.
 
 Each page calls ``page_start()`` first. It works whether the page runs inside app.py's
-st.navigation or alone (the first request of a fresh server can route a shared link
-straight to a page file, see GUIDE.md §5).
+st.navigation or alone: the first request of a fresh server runs a shared link's page file
+through Streamlit's legacy ``pages/`` router, without app.py (``url_state`` explains the
+catch; ``page_start`` sends such a run back through app.py). What the URL keeps, and how,
+is ``attention_ui.url_state``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
+from attention_ui.url_state import (
+    carry_over,
+    keep_in_url,
+    remember,
+    url_choice,
+    url_int,
+    url_notes,
+    url_picker,
+    url_value,
+)
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
 D_K_RANGE = (2, 16)
@@ -87,7 +99,7 @@ def init_lang() -> str:
     keep it in the URL. Safe to call more than once per run."""
     state = st.session_state
     if state.get("lang") not in LANGS:
-        state["lang"] = choose_lang(st.query_params.get("lang"), st.context.locale)
+        state["lang"] = choose_lang(url_value("lang"), st.context.locale)
     keep_in_url("lang", state["lang"])
     return state["lang"]
 
@@ -138,30 +150,15 @@ DEFAULTS = {
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
 
 
-def _carry_over_settings(page: str) -> None:
-    """Keep the shared settings when another page opens.
-
-    Streamlit forgets a page's widget state when another page opens, so every run stores
-    the values under "_keep_<key>"; the first run of a newly opened page puts them back
-    before its widgets are created.
-    """
-    state = st.session_state
-    if state.get("_page") != page:
-        for key in DEFAULTS:
-            if f"_keep_{key}" in state:
-                state[key] = state[f"_keep_{key}"]
-    state["_page"] = page
-
-
 def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     """Draw the shared sidebar for page id ``page``; return (sentence, source, settings).
 
     app.py calls it (through ``app_sidebar``) before the page runs, so its widgets belong to
     the main script: Streamlit then keeps their URL parameters when another page opens
-    (widgets drawn by a page lose theirs). ``_carry_over_settings`` keeps the values too
+    (widgets drawn by a page lose theirs). ``url_state.carry_over`` keeps the values too
     where Streamlit would not (AppTest's page switches, the legacy first request).
     """
-    _carry_over_settings(page)
+    carry_over(page, DEFAULTS)
     with st.sidebar:
         lang = language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
@@ -220,7 +217,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         "cjk": cjk,
     }
     for key, value in values.items():
-        st.session_state[f"_keep_{key}"] = value
+        remember(key, value)
     shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
     shared["lang"] = lang
     with nav:
@@ -286,30 +283,18 @@ def _cjk_control(sentence: str, toy: bool) -> str:
     """How Chinese text is cut ("chars" or "words"): a sidebar choice shown only when the
     sentence has CJK characters, kept in the URL as ?cjk= and across pages. It applies to
     the toy embedder; the real model always uses its own tokenizer."""
-    # Not bind="query-params": that would put the translated label (字切分) in the URL, so the
-    # URL is read once per session and written every run by hand, as shell.url_int does.
-    state = st.session_state
-    if not state.get("_seeded_cjk"):
-        state["_seeded_cjk"] = True
-        if st.query_params.get("cjk") in CJK_MODES:
-            state["cjk"] = st.query_params["cjk"]
-    kept = state.get("cjk", state.get("_keep_cjk", DEFAULTS["cjk"]))
-    if kept not in CJK_MODES:
-        kept = DEFAULTS["cjk"]
-    mode = kept
-    if has_cjk(sentence):
-        state["cjk"] = kept
-        chosen = st.segmented_control(
-            t("shell.cjk"),
-            list(CJK_MODES),
-            format_func=lambda m: t(f"shell.cjk_{m}"),
-            key="cjk",
-            selection_mode="single",
-            disabled=not toy,
-            help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"),
-        )
-        mode = chosen if chosen in CJK_MODES else kept  # None: the learner clicked the chosen option off
-    keep_in_url("cjk", mode, DEFAULTS["cjk"])
+    mode = url_choice(
+        t("shell.cjk"),
+        "cjk",
+        CJK_MODES,
+        DEFAULTS["cjk"],
+        lambda m: t(f"shell.cjk_{m}"),
+        shown=has_cjk(sentence),
+        required=False,  # clicking the chosen option off keeps it
+        selection_mode="single",
+        disabled=not toy,
+        help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"),
+    )
     if mode == "words" and toy and not word_segmenter_available():
         st.caption(t("shell.segmenter_missing"))
     return mode
@@ -338,10 +323,10 @@ def app_sidebar(page: str) -> None:
 
 def _declare_pages() -> None:
     """A fresh server runs the first request for an inner page (a shared link) through the
-    legacy ``pages/`` router, without app.py (GUIDE.md §5). Declaring the page list here and
-    rerunning makes this and every later run go through app.py's st.navigation, so the
-    sidebar's settings keep their URL parameters from page to page (checked in Chromium by
-    tests/browser/test_app.py)."""
+    legacy ``pages/`` router, without app.py (the catch the ``url_state`` docstring explains).
+    Declaring the page list here and rerunning makes this and every later run go through
+    app.py's st.navigation, so the sidebar's settings keep their URL parameters from page to
+    page (checked in Chromium by tests/browser/test_app.py)."""
     st.session_state[_THROUGH_APP] = True
     st.navigation(navigation_pages(), position="hidden")
     st.rerun()
@@ -406,9 +391,11 @@ MAX_LISTED = 20  # unknown words named in the message; more end in "…"
 
 def _use_toy() -> None:
     state = st.session_state
-    state["toy"] = state["_keep_toy"] = True
+    state["toy"] = True
+    remember("toy", True)
     if state.get("w") == "trained":  # the toy embedder has no trained heads
-        state["w"] = state["w_choice"] = "random"
+        state["w"] = "random"
+        remember("w", "random")
 
 
 def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
@@ -426,128 +413,3 @@ def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool)
         else:
             st.caption(t("shell.toy_elsewhere"))
         st.caption(t("shell.multilingual", env=MODEL_ENV))
-
-
-def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
-    """Session value ``name`` (seeded once from the URL), kept in 0..count-1 and in the URL.
-
-    Hand-typed values (``?token=999``, ``?step=abc``) fall back to ``default`` silently; with
-    ``clamp`` a number out of range becomes the nearest end (``?layer=9`` → 5) and text the
-    default, and the page says so (``url_notes``).
-    """
-    state = st.session_state
-    seeded = f"_seeded_{name}"
-    if not state.get(seeded):
-        state[seeded] = True
-        raw = st.query_params.get(name)
-        try:
-            state[name] = int(raw) if raw is not None else default
-        except ValueError:
-            state[name] = default
-            if clamp:
-                _note(name, raw, default, count)
-    value = state.get(name)
-    if not isinstance(value, int) or not 0 <= value < count:
-        fixed = min(max(value, 0), count - 1) if clamp and isinstance(value, int) else default
-        if clamp:
-            _note(name, value, fixed, count)
-        value = fixed
-    state[name] = value
-    keep_in_url(name, value)
-    return value
-
-
-_URL_NOTES = "_url_notes"
-
-
-def _note(name: str, got, shown: int, count: int) -> None:
-    st.session_state.setdefault(_URL_NOTES, []).append(
-        t("shell.url_clamped", name=name, got=escape_markdown(str(got))[:40], shown=shown, last=count - 1)
-    )
-
-
-def url_notes() -> None:
-    """Say which URL values were out of range and what is shown instead (then forget them)."""
-    for note in st.session_state.pop(_URL_NOTES, []):
-        st.info(note, icon="🔧")
-
-
-def url_choice(label: str, name: str, options, default: str, fmt, **widget) -> str:
-    """A segmented control over language-neutral ids, kept in the URL as ``?name=<id>``.
-
-    ``bind="query-params"`` would put the translated label in the URL (a Chinese link would
-    not open in English), so the id is read once per session and written back by hand.
-    Example: ``url_choice("W", "w", ("trained", "random"), "trained", str.title)``.
-    """
-    state = st.session_state
-    seeded = f"_seeded_{name}"
-    if not state.get(seeded):
-        state[seeded] = True
-        raw = st.query_params.get(name)
-        if raw is None and name == "w" and st.query_params.get("identity") == "true":
-            raw = "identity"  # links made before the three-way choice said ?identity=true
-        st.query_params.pop("identity", None)
-        if raw is not None:
-            state[name] = raw
-    value = state.get(name, default)
-    if value not in options:
-        value = default
-    state[name] = value
-    chosen = st.segmented_control(
-        label, list(options), format_func=fmt, key=f"{name}_choice", default=value, required=True, **widget
-    )
-    if chosen in options and chosen != value:
-        state[name] = value = chosen
-    keep_in_url(name, value, default)
-    return value
-
-
-def url_picker(
-    label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0, clamp: bool = False
-) -> int:
-    """A segmented control over 0..count-1 whose choice is session value ``name``, kept in the URL
-    as ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
-
-    Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
-    """
-    value = url_int(name, count, default, clamp=clamp)
-    chosen = st.segmented_control(
-        label, list(range(count)), format_func=fmt, key=key or f"{name}_picker", default=value, selection_mode="single"
-    )
-    if chosen is not None and chosen != value:
-        st.session_state[name] = value = int(chosen)
-        keep_in_url(name, value)
-    return value
-
-
-def token_picker(
-    label: str, tokens: list[str], *, key: str | None = None, param: str = "token", default: int = 0
-) -> int:
-    """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
-    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``.
-
-    When the tokens change (a new sentence), the choice goes back to ``default``: index 7 of
-    the old sentence is a different word, or none, in the new one."""
-    state, seen = st.session_state, f"_{param}_tokens"
-    if state.get(seen) not in (None, tuple(tokens)):
-        state[param] = default
-        state.pop(key or f"{param}_picker", None)
-    state[seen] = tuple(tokens)
-    return url_picker(
-        label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key, default=default
-    )
-
-
-def keep_in_url(name: str, value, default=None) -> None:
-    """Show ``value`` in the URL as ``?name=`` (and drop it when it equals ``default``).
-
-    Writes only when the URL says something else: every write sends the browser a whole new
-    query string, and a write on every rerun could land after the browser had put a bound
-    widget's newer value (``?sentence=``) in the address bar, and replace it (bench_load.py saw
-    this under load). Example: ``keep_in_url("step", 3)`` gives ``?step=3``; calling it again
-    sends nothing; ``keep_in_url("match", "dot", "dot")`` removes ``?match=``.
-    """
-    if default is not None and value == default:
-        st.query_params.pop(name, None)  # sends a message only if the parameter was there
-    elif st.query_params.get(name) != str(value):
-        st.query_params[name] = str(value)

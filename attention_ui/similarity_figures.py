@@ -153,10 +153,15 @@ MAX_PRINTED_BARS = 24
 """Grouped bars print their values up to this many bars; beyond, the hover keeps them."""
 
 
-def weight_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) -> go.Figure:
-    """One query's softmax weights under each measure as grouped bars on one [0, 1] axis.
+def grouped_bars(weights, key_labels, *, title: str, x_title: str, y_title: str) -> go.Figure:
+    """Grouped vertical bars on one [0, 1] axis: for each key, one bar per similarity measure
+    (one query's softmax weights under cosine, dot and scaled dot, side by side).
 
     weights : list of (measure name, legend name, weights (T_k,)).
+
+    >>> len(grouped_bars([("dot", "dot", [0.5, 0.5]), ("cosine", "cos", [0.9, 0.1])], ["a", "b"],
+    ...                  title="row 0", x_title="key", y_title="weight").data)
+    2
     """
     keys = list(range(len(key_labels)))
     labels = [escape_label(label) for label in key_labels]

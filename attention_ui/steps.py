@@ -10,40 +10,24 @@ import numpy as np
 import streamlit as st
 
 from attention_core import Lesson, TokenExplanation
+from attention_core.lesson import STEPS
 
 from .exports import show_figure
 from .figures import heatmap
 from .i18n import t
+from .notation import fmt_vec, output_row, scaled_row, scores_row, softmax_row
 from .safe import numbered_labels
-
-STEPS = ["tokens", "embedding", "qkv", "scores", "scale", "softmax", "output"]
-"""The steps in order; the name of step n is ``step_name(n)`` (catalog key ``steps.name_<id>``)."""
-MAX_PRINTED = 8  # print vectors with up to this many components in formulas
 
 
 def step_name(step: int) -> str:
-    """The step's name in the current language, e.g. "Scores α = q·k"."""
+    """The name of step n of ``lesson.STEPS`` in the current language (catalog key
+    ``steps.name_<id>``), e.g. "Scores α = q·k"."""
     return t(f"steps.name_{STEPS[step]}")
-
-
-def fmt_vec(x, digits: int = 3) -> str:
-    """A vector as a LaTeX row, shortened in the middle when long."""
-    x = np.asarray(x, dtype=np.float64)
-    cells = ["-\\infty" if np.isneginf(v) else f"{v:.{digits}f}" for v in x]
-    if len(cells) > MAX_PRINTED:
-        cells = cells[:3] + ["\\dots"] + cells[-2:]
-    return "[" + ",\\ ".join(cells) + "]"
-
-
-def _terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
-    """Join one formatted term per key j (a list with commas, or a sum with sep=" + ")."""
-    items = [fmt.format(j=j, v=v) for j, v in enumerate(values)]
-    return sep.join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
 
 
 def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     """The formula with the real numbers, and one or two sentences on what happened."""
-    i, tr = e.i, lesson.trace
+    i, trace = e.i, lesson.trace
     if step == 0:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
         if lesson.trained:
@@ -67,39 +51,25 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     elif step == 2:
         bias = {x: rf" + b^{x}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
         st.latex(
-            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(tr.q[i])},\quad "
-            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(tr.k[i])},\quad "
-            rf"v_{{{i}}} = a_{{{i}}} W^V{bias['V']} = {fmt_vec(tr.v[i])}"
+            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad "
+            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad "
+            rf"v_{{{i}}} = a_{{{i}}} W^V{bias['V']} = {fmt_vec(trace.v[i])}"
         )
-        st.markdown(t(f"steps.qkv_text_{lesson.projections.kind}", d_k=tr.d_k, d_v=tr.v.shape[-1]))
+        st.markdown(t(f"steps.qkv_text_{lesson.projections.kind}", d_k=trace.d_k, d_v=trace.v.shape[-1]))
     elif step == 3:
-        st.latex(
-            rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad "
-            + _terms(e.scores, rf"\alpha_{{{{{i},{{j}}}}}} = {{v:.3f}}")
-        )
+        st.latex(scores_row(i, e.scores))
         st.markdown(t("steps.scores_text"))
     elif step == 4:
         if lesson.settings.scaled:
-            st.latex(
-                rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{d_k}}}} = "
-                rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{tr.d_k}}}}}:\quad " + _terms(e.scaled, "{v:.3f}")
-            )
-            st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(tr.d_k))))
+            st.latex(scaled_row(i, e.scaled, trace.d_k))
+            st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(trace.d_k))))
         else:
             st.markdown(t("steps.scale_off"))
     elif step == 5:
-        st.latex(
-            rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
-            rf"\quad m = {e.row_max:.3f},"
-            rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + _terms(e.weights, "{v:.3f}")
-        )
+        st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
         st.markdown(t("steps.softmax_text", i=i, share=float(e.weights.max()), top=e.top_key))
     elif step == 6:
-        st.latex(
-            rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = "
-            + _terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + ")
-            + rf" = {fmt_vec(e.output)}"
-        )
+        st.latex(output_row(i, e.weights) + rf" = {fmt_vec(e.output)}")
         st.markdown(t("steps.output_text", i=i))
 
 

@@ -139,7 +139,7 @@ def shirt_svg(attributes, *, size: int = 240) -> str:
     )
 
 
-def weight_bars(
+def horizontal_bars(
     labels: list[str],
     values,
     *,
@@ -151,7 +151,11 @@ def weight_bars(
 ) -> go.Figure:
     """Horizontal bars, one per label (top to bottom), each value printed at the bar's end
     (as a percentage when ``percent``; the bars' x stay the raw values). ``highlight`` draws
-    one bar (the best match) in a stronger colour."""
+    one bar (the best match) in a stronger colour.
+
+    >>> horizontal_bars(["shirt 1", "shirt 2"], [0.6, 0.4], title="α̂", colour="#e0a100", percent=True).data[0].text
+    ('60.0 %', '40.0 %')
+    """
     values = np.asarray(values, dtype=np.float64)  # (n,)
     text = [f"{100 * v:.1f} %" if percent else f"{v:.2f}" for v in values]
     colours = [colour] * len(values)

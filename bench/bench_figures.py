@@ -49,7 +49,7 @@ def builders() -> dict:
     return {
         "figures.token_matrix": lambda: figures.token_matrix(w, tokens, tokens, title="α̂", tr=en),
         "figures.vectors_matrix": lambda: figures.vectors_matrix(z, tokens, title="Q", symbol="q", tr=en),
-        "figures.weights_bar": lambda: figures.weights_bar(w[2], tokens, title="row 2", highlight=1, tr=en),
+        "figures.key_bars": lambda: figures.key_bars(w[2], tokens, title="row 2", highlight=1, tr=en),
         "figures.contributions_bar": lambda: figures.contributions_bar(
             w[2][:, None] * z, tokens, (w[2] @ z), title="b_2", tr=en
         ),
@@ -74,7 +74,7 @@ def builders() -> dict:
             title="row 0",
             x_title="key j",
         ),
-        "tailor.weight_bars": lambda: tailor_figures.weight_bars(
+        "tailor.horizontal_bars": lambda: tailor_figures.horizontal_bars(
             tokens[:5], w[0][:5], title="labels", colour="#0072B2", highlight=1
         ),
         "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en, selected=(0, 0)),

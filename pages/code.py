@@ -1,6 +1,7 @@
 """The code: our own attention_core functions' real source, next to what they return for the
 learner's sentence, and the same attention in PyTorch for comparison."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -14,14 +15,18 @@ from attention_core import (
     self_attention,
     softmax,
 )
+from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
+from attention_ui.notation import SOFTMAX
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start, token_picker
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.url_state import token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
     "project": (project, self_attention),
-    "attention": (scaled_dot_product_attention,),
+    "attention": (attention,),
+    "runs": (scaled_dot_product_attention,),
     "softmax": (softmax,),
     "explain": (explain,),
     "similarity": (dot_similarity, scaled_dot_similarity, cosine_similarity),
@@ -60,9 +65,10 @@ def shapes(arrays: dict, *, key: str) -> None:
     )
 
 
-def section(name: str):
+def section(name: str, *, heading: bool = True):
     """Header, plain words, and the source of the section's functions on the left; returns the right column."""
-    st.subheader(t(f"code.header_{name}"))
+    if heading:
+        st.subheader(t(f"code.header_{name}"))
     st.markdown(t(f"code.about_{name}"))
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -113,26 +119,35 @@ with section("project"):
     st.markdown(t("code.q_table"))
     matrix(q, labels, "q", key="table_q")
 
-# --------------------------------------------------------------------------- the whole matrix form
+# --------------------------------------------------------------------------- the formula as code
 with section("attention"):
-    result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
-    call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-    st.latex(rf"\mathrm{{softmax}}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
-    shapes(
-        {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
-        key="shapes_attention",
-    )
-    st.markdown(t("code.row_sums"))
-    table(
-        {t("code.col_row_sum"): result.weights.sum(axis=-1)},
-        index=labels,
-        key="table_row_sums",
-        number=st.column_config.NumberColumn(format="%.12f"),
-    )
-    st.markdown(t("code.outputs_table"))
-    matrix(result.outputs, labels, "b", key="table_outputs")
-st.markdown(t("code.weights_table"))
-table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
+    formula = attention(q, k, v)  # (T, d_v), always ÷√d_k
+    call("b = attention(q, k, v)")
+    matrix(formula, labels, "b", key="table_formula")
+    checked = scaled_dot_product_attention(q, k, v).outputs  # the same formula, the validated way
+    st.metric(t("code.formula_difference"), f"{np.abs(formula - checked).max():.1e}")
+
+# --------------------------------------------------------------------------- what the app runs
+with st.expander(t("code.header_runs"), icon=":material/build:"):
+    with section("runs", heading=False):
+        result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
+        call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
+        st.latex(rf"{SOFTMAX}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
+        shapes(
+            {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
+            key="shapes_attention",
+        )
+        st.markdown(t("code.row_sums"))
+        table(
+            {t("code.col_row_sum"): result.weights.sum(axis=-1)},
+            index=labels,
+            key="table_row_sums",
+            number=st.column_config.NumberColumn(format="%.12f"),
+        )
+        st.markdown(t("code.outputs_table"))
+        matrix(result.outputs, labels, "b", key="table_outputs")
+    st.markdown(t("code.weights_table"))
+    table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
 
 # --------------------------------------------------------------------------- one row's softmax
 with section("softmax"):

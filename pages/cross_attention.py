@@ -14,6 +14,7 @@ from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
+from attention_ui.notation import SOFTMAX, scaled_qk
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 
@@ -101,9 +102,8 @@ st.latex(
     rf"K = X_{kb} W^K \in \mathbb{{R}}^{{{t_k} \times {d_k}}},\quad "
     rf"V = X_{kb} W^V \in \mathbb{{R}}^{{{t_k} \times {d_v}}}"
 )
-scale_tex = r"\frac{QK^\top}{\sqrt{d_k}}" if lesson.settings.scaled else r"QK^\top"
 st.latex(
-    rf"\underbrace{{\mathrm{{softmax}}\!\left({scale_tex}\right)}}_{{{t_q} \times {t_k}}}"
+    rf"\underbrace{{{SOFTMAX}\!\left({scaled_qk(scaled=lesson.settings.scaled)}\right)}}_{{{t_q} \times {t_k}}}"
     rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}"
 )
 st.caption(t("cross_attention.inputs_caption", d_model=d_model, seed=lesson.settings.seed, d_k=d_k))

@@ -8,11 +8,14 @@ import numpy as np
 import streamlit as st
 
 from attention_core import exercises as ex
+from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
-from attention_ui.figures import heatmap, weights_bar
+from attention_ui.figures import heatmap, key_bars
 from attention_ui.i18n import t
+from attention_ui.notation import SOFTMAX, alpha_hat
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import keep_in_url, page_start
+from attention_ui.shell import page_start
+from attention_ui.url_state import url_choice
 
 lesson, _ = page_start("exercises")
 
@@ -32,20 +35,6 @@ def _num(x: float, digits: int = 3) -> str:
 def _submitted(exercise: str, answer, correct: bool) -> None:
     answers[exercise] = answer
     state["ex_attempts"] = ex.record_answer(state["ex_attempts"], exercise, correct)
-
-
-def _url_choice(name: str, options: tuple[str, ...], label: str, format_func, default: str | None = None) -> str:
-    """A segmented control whose option id (not its translated label, which is what
-    ``bind="query-params"`` would store) lives in the URL as ``?<name>=``, so a shared link
-    means the same in every language. A hand-typed invalid value falls back to the first option."""
-    if state.get(name) not in options:  # first run here: from the URL, else what was chosen before
-        raw = st.query_params.get(name)
-        state[name] = raw if raw in options else state.get(f"_keep_{name}", default or options[0])
-    value = st.segmented_control(label, list(options), format_func=format_func, key=name, required=True)
-    value = value if value in options else options[0]
-    state[f"_keep_{name}"] = value
-    keep_in_url(name, value)
-    return value
 
 
 def _verdict(correct: bool) -> None:
@@ -73,7 +62,7 @@ seed = int(
 top[1].button(t("exercises.next"), on_click=_next_seed, help=t("exercises.next_help"), icon=":material/skip_next:")
 score_box = top[2].empty()  # filled at the end, after this run's answer has been counted
 
-kind = _url_choice("ex_kind", ex.KINDS, t("exercises.kind"), lambda k: t(f"exercises.kind_{k}"))
+kind = url_choice(t("exercises.kind"), "ex_kind", ex.KINDS, ex.KINDS[0], lambda k: t(f"exercises.kind_{k}"))
 
 
 def _choose_one(
@@ -96,12 +85,12 @@ def _choose_one(
 
 
 def attend_page() -> None:
-    source = _url_choice(
+    source = url_choice(
+        t("exercises.source"),
         "ex_source",
         ("generated", "lesson"),
-        t("exercises.source"),
+        "lesson" if lesson is not None and lesson.trained else "generated",  # a trained head first
         lambda s: t(f"exercises.source_{s}"),
-        default="lesson" if lesson is not None and lesson.trained else "generated",  # a trained head first
     )
     if source == "lesson":
         if lesson is None:
@@ -120,7 +109,7 @@ def attend_page() -> None:
     i = exercise.query
     labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
     st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
-    fig = weights_bar(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
+    fig = key_bars(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
     show_figure(
         fig,
         f"ex_scores_{seed}",
@@ -168,7 +157,7 @@ def attend_page() -> None:
             )
         )
     st.info(t("exercises.attend_why"))
-    bar = weights_bar(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
+    bar = key_bars(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
     show_figure(
         bar,
         f"ex_weights_{seed}",
@@ -188,14 +177,14 @@ def by_hand_page() -> None:
     keys = r",\quad ".join(rf"k_{j + 1} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
     st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
     st.latex(
-        r"\hat\alpha_{1j} = \mathrm{softmax}_j\!\left(\frac{q\cdot k_j}{\sqrt{d_k}}\right)"
+        rf"{alpha_hat(1, 'j')} = {SOFTMAX}_j\!\left(\frac{{q\cdot k_j}}{{\sqrt{{d_k}}}}\right)"
         r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}"
     )
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
         entered = [
             cols[j].number_input(
-                rf"$\hat\alpha_{{1{j + 1}}}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
+                f"${alpha_hat(1, j + 1)}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
             )
             for j in range(n)
         ]
@@ -210,7 +199,7 @@ def by_hand_page() -> None:
     _verdict(result.correct)
     for j in range(n):
         fields = {
-            "name": rf"$\hat\alpha_{{1{j + 1}}}$",
+            "name": f"${alpha_hat(1, j + 1)}$",
             "answer": _num(result.answer[j]),
             "expected": _num(result.expected[j]),
         }
@@ -231,7 +220,7 @@ def by_hand_page() -> None:
                 rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
                 rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
                 rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
-                rf",\quad \hat\alpha_{{1{j + 1}}} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
+                rf",\quad {alpha_hat(1, j + 1)} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
                 rf" = {exercise.weights[j]:.3f}"
             )
         st.latex(r"\\".join(lines))
@@ -265,7 +254,7 @@ def order_page() -> None:
     result = ex.check_order(given)
     _verdict(result.correct)
     if result.problem == "incomplete":
-        st.warning(t("exercises.order_incomplete", n=len(ex.STEPS), used=len(given)))
+        st.warning(t("exercises.order_incomplete", n=len(STEPS), used=len(given)))
     st.markdown(
         "  \n".join(
             t("exercises.order_position", position=p + 1, step=t(f"exercises.step_{step}"), mark="✅" if ok else "❌")
@@ -277,8 +266,7 @@ def order_page() -> None:
     st.markdown(t("exercises.order_expected"))
     st.markdown(
         "\n".join(
-            f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}"
-            for p, step in enumerate(ex.STEPS)
+            f"{p + 1}. **{t(f'exercises.step_{step}')}** — {t(f'exercises.why_{step}')}" for p, step in enumerate(STEPS)
         )
     )
 

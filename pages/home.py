@@ -3,6 +3,7 @@
 import streamlit as st
 
 from attention_ui.i18n import t
+from attention_ui.notation import OUTPUT, SCORE, WEIGHT, attention_formula
 from attention_ui.shell import NAV, honesty_banner, page_start
 
 LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
@@ -10,8 +11,8 @@ LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
 lesson, _ = page_start("home")
 st.title(t("home.title"))
 st.markdown(t("home.intro"))
-st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
-st.markdown(t("home.per_token"))
+st.latex(attention_formula())
+st.markdown(t("home.per_token", score=SCORE, weight=WEIGHT, output=OUTPUT))
 with st.expander(t("home.mistakes")):
     st.markdown(t("home.mistakes_list"))
 st.subheader(t("home.path"))

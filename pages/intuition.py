@@ -6,6 +6,7 @@ from attention_core.intuition import BUDGET, SCENE_REGIONS, SCENE_RELEVANCE, all
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
+from attention_ui.notation import SOFTMAX, alpha_hat
 from attention_ui.shell import page_start
 
 page_start("intuition")
@@ -109,8 +110,8 @@ with right:
         alt=weighted_title,
     )
 st.latex(
-    r"\text{share}_j = " + f"{BUDGET:.0f}" + r"\cdot\hat\alpha_j,\qquad "
-    r"\hat\alpha_j = \mathrm{softmax}_j(\beta\, s_j) = \frac{e^{\beta s_j}}{\sum_{k} e^{\beta s_k}}"
+    r"\text{share}_j = " + f"{BUDGET:.0f}" + rf"\cdot{alpha_hat('j')},\qquad "
+    rf"{alpha_hat('j')} = {SOFTMAX}_j(\beta\, s_j) = \frac{{e^{{\beta s_j}}}}{{\sum_{{k}} e^{{\beta s_k}}}}"
 )
 st.success(t("intuition.budget_softmax"))
 st.page_link("pages/tailor_shop.py", label=t("intuition.next_tailor"), icon="🧵")

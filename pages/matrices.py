@@ -11,41 +11,29 @@ import streamlit as st
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.i18n import current_lang, t
-from attention_ui.shell import honesty_banner, keep_in_url, page_start
+from attention_ui.notation import attention_formula
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.url_state import seed_choice
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
 
 
-def _open_tab() -> str:
-    """The tab id to open: the session's, else the URL's ``?matrix=``, else the weights."""
-    state = st.session_state
-    if "matrix" not in state:
-        state["matrix"] = st.query_params.get("matrix")
-    if state["matrix"] not in TABS:
-        state["matrix"] = DEFAULT_TAB
-    keep_in_url("matrix", state["matrix"])
-    return state["matrix"]
-
-
 def _remember_tab(widget_key: str) -> None:
+    """The tab the learner opened (the widget holds its translated label), as its id."""
     label = st.session_state.get(widget_key)
     for tab_id in TABS:
         if label == t(f"matrices.tab_{tab_id}"):
             st.session_state["matrix"] = tab_id
-            keep_in_url("matrix", tab_id)
 
 
 lesson, _ = page_start("matrices")
 st.title(t("matrices.title"))
 if lesson is not None:
     honesty_banner(lesson)
-    tr = lesson.trace
+    trace = lesson.trace
     tokens = lesson.tokens
-    st.latex(
-        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
-        rf"\qquad T = {len(tokens)},\ d_k = {tr.d_k},\ d_v = {tr.v.shape[1]}"
-    )
+    st.latex(attention_formula() + rf"\qquad T = {len(tokens)},\ d_k = {trace.d_k},\ d_v = {trace.v.shape[1]}")
     st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
     labels = [t(f"matrices.tab_{tab_id}") for tab_id in TABS]
     widget_key = f"matrix_tab_{current_lang()}"  # a language switch relabels: a fresh widget
@@ -54,7 +42,7 @@ if lesson is not None:
             TABS,
             st.tabs(
                 labels,
-                default=labels[TABS.index(_open_tab())],
+                default=labels[TABS.index(seed_choice("matrix", TABS, DEFAULT_TAB))],
                 key=widget_key,
                 on_change=_remember_tab,
                 args=(widget_key,),
@@ -65,7 +53,7 @@ if lesson is not None:
     if tabs["qkv"].open:
         with tabs["qkv"]:
             st.markdown(t("matrices.qkv_text"))
-            for column, matrix, name, symbol in zip(st.columns(3), (tr.q, tr.k, tr.v), ("q", "k", "v"), "qkv"):
+            for column, matrix, name, symbol in zip(st.columns(3), (trace.q, trace.k, trace.v), ("q", "k", "v"), "qkv"):
                 with column:
                     show_figure(
                         vectors_matrix(matrix, tokens, title=t(f"matrices.{name}_title"), symbol=symbol, tr=t),
@@ -79,9 +67,9 @@ if lesson is not None:
         with tabs["scores"]:
             st.markdown(t("matrices.scores_text"))
             show_figure(
-                token_matrix(tr.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
+                token_matrix(trace.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
                 "fig_scores",
-                matrix=tr.scores,
+                matrix=trace.scores,
                 row_labels=tokens,
                 col_labels=tokens,
                 filename="scores",
@@ -91,12 +79,14 @@ if lesson is not None:
         with tabs["scaled"]:
             st.markdown(t("matrices.scaled_text"))
             scaled_title = (
-                t("matrices.scaled_title", scale=tr.scale) if lesson.settings.scaled else t("matrices.scaled_off_title")
+                t("matrices.scaled_title", scale=trace.scale)
+                if lesson.settings.scaled
+                else t("matrices.scaled_off_title")
             )
             show_figure(
-                token_matrix(tr.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
+                token_matrix(trace.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
                 "fig_scaled",
-                matrix=tr.scaled,
+                matrix=trace.scaled,
                 row_labels=tokens,
                 col_labels=tokens,
                 filename="scaled",
@@ -106,9 +96,11 @@ if lesson is not None:
         with tabs["weights"]:
             st.markdown(t("matrices.weights_text"))
             show_figure(
-                token_matrix(tr.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t),
+                token_matrix(
+                    trace.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t
+                ),
                 "fig_weights",
-                matrix=tr.weights,
+                matrix=trace.weights,
                 row_labels=tokens,
                 col_labels=tokens,
                 filename="weights",
@@ -118,10 +110,10 @@ if lesson is not None:
         with tabs["outputs"]:
             st.markdown(t("matrices.outputs_text"))
             show_figure(
-                vectors_matrix(tr.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
+                vectors_matrix(trace.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
                 "fig_outputs",
-                matrix=tr.outputs,
+                matrix=trace.outputs,
                 row_labels=tokens,
-                col_labels=[f"b[{c}]" for c in range(tr.outputs.shape[1])],
+                col_labels=[f"b[{c}]" for c in range(trace.outputs.shape[1])],
                 filename="outputs",
             )

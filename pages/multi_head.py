@@ -10,6 +10,7 @@ from attention_ui.figures import vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
+from attention_ui.notation import SOFTMAX, alpha, alpha_hat, scaled_qk
 from attention_ui.shell import honesty_banner, page_start
 
 HEAD_CHOICES = [1, 2, 3, 4]
@@ -34,7 +35,7 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
     n_heads, d_k = heads.weights.shape[0], heads.d_k
     st.latex(
-        rf"\mathrm{{head}}_h = \mathrm{{softmax}}\!\left(\frac{{Q_h K_h^\top}}{{\sqrt{{d_k}}}}\right) V_h,"
+        rf"\mathrm{{head}}_h = {SOFTMAX}\!\left({scaled_qk('Q_h', 'K_h')}\right) V_h,"
         rf"\qquad h = 0, \dots, {n_heads - 1},\qquad d_k = \frac{{d_{{model}}}}{{H}} = \frac{{{d_model}}}{{{n_heads}}}"
         rf" = {d_k}"
     )
@@ -100,9 +101,9 @@ else:
         lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
     )
     d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
-    scaled_tex = r"\frac{Q_h K_h^\top}{\sqrt{d_k}}" if settings.scaled else r"Q_h K_h^\top"
+    scores_tex = scaled_qk("Q_h", "K_h", scaled=settings.scaled)
     st.latex(
-        rf"\begin{{gathered}}\mathrm{{head}}_h = \mathrm{{softmax}}\!\left({scaled_tex}\right) V_h,"
+        rf"\begin{{gathered}}\mathrm{{head}}_h = {SOFTMAX}\!\left({scores_tex}\right) V_h,"
         rf"\qquad h = 1, \dots, {n_heads} \\ "
         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
@@ -163,11 +164,11 @@ trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked el
 s_tex = rf"s = 1/\sqrt{{d_k}} = {trace.scale:.3f}" if settings.scaled else r"s = 1"
 if masked:
     st.latex(
-        r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s + M_{ij}\right),\qquad "
+        rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({alpha('i', 'j')} \cdot s + M_{{ij}}\right),\qquad "
         r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad " + s_tex + r",\quad e^{-\infty} = 0"
     )
 else:
-    st.latex(r"\hat\alpha_{ij} = \mathrm{softmax}_j\!\left(\alpha_{ij} \cdot s\right),\qquad " + s_tex)
+    st.latex(rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({alpha('i', 'j')} \cdot s\right),\qquad " + s_tex)
 if lesson.trained and masked:
     st.caption(t("multi_head.trained_mask_note"))
 c1, c2 = st.columns(2, vertical_alignment="center")

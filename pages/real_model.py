@@ -5,24 +5,19 @@ import streamlit as st
 
 from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
-from attention_core.lesson import default_query, unknown_words
+from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
-from attention_ui.figures import token_matrix, vectors_matrix, weights_bar
+from attention_ui.figures import key_bars, token_matrix, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
+from attention_ui.notation import attention_formula, b, fmt_vec, output_row, scaled_row, scores_row, softmax_row
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start, token_picker, unknown_tokens_help, url_notes, url_picker
-from attention_ui.steps import fmt_vec
+from attention_ui.shell import page_start, unknown_tokens_help
+from attention_ui.url_state import token_picker, url_notes, url_picker
 
 CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
-
-
-def terms(values, fmt: str, sep: str = ",\\ ", n_max: int = 6) -> str:
-    """One LaTeX term per key j; long rows show the first three and the last two."""
-    items = [fmt.format(j=j, v=v) for j, v in enumerate(values)]
-    return sep.join(items if len(items) <= n_max else items[:3] + ["\\dots"] + items[-2:])
 
 
 def jump_to(layer: int, head: int) -> None:
@@ -96,9 +91,9 @@ st.caption(t("real_model.grid_caption"))
 st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=5, clamp=True)
+    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=TRAINED_HEAD[0], clamp=True)
 with c_head:
-    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=11, clamp=True)
+    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=TRAINED_HEAD[1], clamp=True)
 url_notes()
 with grid:
     show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
@@ -123,10 +118,7 @@ with c_formulas:
         rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
         rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}"
     )
-    st.latex(
-        rf"\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{{d_k}}}}}\right)V,"
-        rf"\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}"
-    )
+    st.latex(attention_formula(d_k) + rf",\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
     st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
 with st.expander(t("real_model.qkv_expander", T=T, d_k=d_k)):
@@ -219,16 +211,13 @@ if pick is not None and (pick.layer, pick.head) != (layer, head):
     )
 elif pick is not None:
     st.caption(t("real_model.jump_here", i=i, j=pick.key, share=pick.weight))
-st.latex(rf"\alpha_{{{i},j}} = q_{{{i}}} \cdot k_j:\quad " + terms(e.scores, rf"\alpha_{{{{{i},{{j}}}}}} = {{v:.2f}}"))
-st.latex(rf"\frac{{\alpha_{{{i},j}}}}{{\sqrt{{{d_k}}}}}:\quad " + terms(e.scaled, "{v:.3f}"))
-st.latex(
-    rf"\hat\alpha_{{{i},j}} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},\quad m = {e.row_max:.3f},"
-    rf"\ \sum_j e^{{s_j - m}} = {e.row_sum:.4f}:\quad " + terms(e.weights, "{v:.3f}")
-)
-st.latex(rf"b_{{{i}}} = \sum_j \hat\alpha_{{{i},j}} v_j = " + terms(e.weights, r"{v:.2f}\,v_{{{j}}}", sep=" + "))
-st.latex(rf"b_{{{i}}} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
+st.latex(scores_row(i, e.scores, digits=2))
+st.latex(scaled_row(i, e.scaled, d_k, symbolic=False))
+st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
+st.latex(output_row(i, e.weights))
+st.latex(rf"{b(i)} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
 st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
 show_figure(
-    weights_bar(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
+    key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
     "fig_weights_row",
 )

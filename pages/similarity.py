@@ -7,8 +7,9 @@ from attention_core.similarity import SIMILARITIES, compare_similarities, polar_
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, keep_in_url, page_start, token_picker
-from attention_ui.similarity_figures import matrix_heatmap, row_bars, vectors_2d, weight_bars
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.similarity_figures import grouped_bars, matrix_heatmap, row_bars, vectors_2d
+from attention_ui.url_state import token_picker, url_choice
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
 VECTORS = ["qk", "inputs"]  # what section 2 compares: queries with keys, or the inputs with each other
@@ -80,19 +81,9 @@ if lesson is None:
 honesty_banner(lesson)
 tokens = lesson.tokens
 labels = numbered_labels(tokens)
-# kept in the URL as ?vectors=qk|inputs by hand: bind="query-params" would store the translated label
-if st.session_state.get("sim_vectors") not in VECTORS:
-    st.session_state["sim_vectors"] = (
-        st.query_params.get("vectors") if st.query_params.get("vectors") in VECTORS else VECTORS[0]
-    )
-vectors = st.segmented_control(
-    t("similarity.vectors"),
-    VECTORS,
-    required=True,
-    key="sim_vectors",
-    format_func=lambda v: t(f"similarity.vectors_{v}"),
+vectors = url_choice(
+    t("similarity.vectors"), "vectors", VECTORS, VECTORS[0], lambda v: t(f"similarity.vectors_{v}"), key="sim_vectors"
 )
-keep_in_url("vectors", vectors)
 if vectors == "inputs":
     a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
 else:
@@ -172,7 +163,7 @@ st.markdown(
 )
 st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
 show_figure(
-    weight_bars(
+    grouped_bars(
         [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
         labels,
         title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),

@@ -4,13 +4,15 @@ import numpy as np
 import streamlit as st
 
 from attention_core import explain
-from attention_core.lesson import default_query
+from attention_core.lesson import STEPS, default_query
 from attention_ui.exports import show_figure
-from attention_ui.figures import contributions_bar, heatmap, vectors_matrix, weights_bar
+from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_matrix
 from attention_ui.i18n import t
+from attention_ui.notation import alpha, fmt_vec
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start, token_picker, url_int
-from attention_ui.steps import STEPS, fmt_vec, show_embedding, show_step_formula, step_name
+from attention_ui.shell import honesty_banner, page_start
+from attention_ui.steps import show_embedding, show_step_formula, step_name
+from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
 st.title(t("step_by_step.title"))
@@ -117,7 +119,7 @@ if lesson is not None:
         )
         st.latex(
             rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
-            rf"\quad\Rightarrow\quad \alpha_{{{i},{j}}} = \textstyle\sum = {e.scores[j]:.4f}"
+            rf"\quad\Rightarrow\quad {alpha(i, j)} = \textstyle\sum = {e.scores[j]:.4f}"
         )
         show_figure(
             heatmap(
@@ -132,7 +134,7 @@ if lesson is not None:
             "fig_products",
         )
         show_figure(
-            weights_bar(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j, percent=False, tr=t),
+            key_bars(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j, percent=False, tr=t),
             "fig_scores_row",
             matrix=e.scores,
             row_labels=[tokens[i]],
@@ -141,7 +143,7 @@ if lesson is not None:
         )
     elif step == 4:
         show_figure(
-            weights_bar(
+            key_bars(
                 np.where(np.isfinite(e.scaled), e.scaled, 0.0),
                 tokens,
                 percent=False,
@@ -152,7 +154,7 @@ if lesson is not None:
         )
     elif step == 5:
         show_figure(
-            weights_bar(e.weights, tokens, title=t("step_by_step.weights_title", i=i), highlight=e.top_key, tr=t),
+            key_bars(e.weights, tokens, title=t("step_by_step.weights_title", i=i), highlight=e.top_key, tr=t),
             "fig_weights_row",
             matrix=e.weights,
             row_labels=[tokens[i]],

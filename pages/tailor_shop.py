@@ -18,8 +18,10 @@ from attention_core.tailor import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.shell import keep_in_url, page_start
-from attention_ui.tailor_figures import shirt_svg, weight_bars
+from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b
+from attention_ui.shell import page_start
+from attention_ui.tailor_figures import horizontal_bars, shirt_svg
+from attention_ui.url_state import url_choice
 
 DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": "casual"}
 DEFAULT_IMPORTANCE = {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
@@ -32,24 +34,6 @@ st.markdown(t("tailor.intro"))
 
 def label_text(label: dict[str, str]) -> str:
     return t("tailor.label_sep").join(t(f"tailor.opt_{label[g]}") for g in GROUPS)
-
-
-def url_state(key: str, options, default) -> None:
-    """Give the widget ``key`` its value from ``?key=`` (a language-neutral id; anything that
-    is not one of ``options`` falls back to ``default``) when the page opens.
-
-    Not ``bind="query-params"``: with a format_func, Streamlit writes the *translated label*
-    into the URL (?want_cut=women's / 女款), so a link would break when the language changes.
-    """
-    if key not in st.session_state:
-        raw = st.query_params.get(key)
-        value = {str(o): o for o in options}.get(raw)
-        if value is None and raw is not None:  # ?sharpness=5 for 5.0
-            try:
-                value = next((o for o in options if isinstance(o, float) and o == float(raw)), None)
-            except ValueError:
-                value = None
-        st.session_state[key] = default if value is None else value
 
 
 def sharpness_label(beta: float) -> str:
@@ -66,16 +50,13 @@ st.markdown(t("tailor.request_text"))
 choices, importance = {}, {}
 for column, group in zip(st.columns(len(GROUPS)), GROUPS):
     with column.container(border=True):
-        options = [*GROUPS[group], ANY]
-        url_state(f"want_{group}", options, DEFAULT_WISH[group])
-        picked = st.segmented_control(
+        picked = url_choice(
             t(f"tailor.group_{group}"),
-            options,
-            key=f"want_{group}",
-            required=True,
-            format_func=lambda o: t(f"tailor.opt_{o}"),
+            f"want_{group}",
+            (*GROUPS[group], ANY),
+            DEFAULT_WISH[group],
+            lambda o: t(f"tailor.opt_{o}"),
         )
-        keep_in_url(f"want_{group}", picked, DEFAULT_WISH[group])
         choices[group] = picked if picked in GROUPS[group] else None
         importance[group] = st.slider(
             t("tailor.importance"),
@@ -89,27 +70,24 @@ for column, group in zip(st.columns(len(GROUPS)), GROUPS):
         )
 measure_col, sharp_col = st.columns([1, 2], gap="large")
 with measure_col:
-    url_state("match", SIMILARITY_MEASURES, "dot")
-    measure = st.segmented_control(
+    measure = url_choice(
         t("tailor.match"),
-        list(SIMILARITY_MEASURES),
-        required=True,
-        key="match",
-        format_func=lambda m: t(f"tailor.match_{m}"),
+        "match",
+        SIMILARITY_MEASURES,
+        "dot",
+        lambda m: t(f"tailor.match_{m}"),
         help=t("tailor.match_help"),
     )
-measure = measure if measure in SIMILARITY_MEASURES else "dot"
-keep_in_url("match", measure, "dot")
 with sharp_col:
-    url_state("sharpness", SHARPNESS_STEPS, DEFAULT_SHARPNESS)
-    beta = st.select_slider(
+    beta = url_choice(
         t("tailor.sharpness"),
-        options=list(SHARPNESS_STEPS),
-        format_func=sharpness_label,
-        key="sharpness",
+        "sharpness",
+        SHARPNESS_STEPS,
+        DEFAULT_SHARPNESS,
+        sharpness_label,
+        widget=st.select_slider,
         help=t("tailor.sharpness_help"),
     )
-keep_in_url("sharpness", beta, DEFAULT_SHARPNESS)
 
 request = Request(**choices, importance=importance)
 fitted = fit(request, sharpness=float(beta), similarity=measure)
@@ -135,12 +113,12 @@ labels = [f"{j + 1} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
     st.latex(
-        r"\alpha_j = q \cdot k_j"
+        rf"{alpha('j')} = q \cdot k_j"
         if measure == "dot"
-        else r"\alpha_j = \cos(q, k_j) = \frac{q \cdot k_j}{\lVert q\rVert\,\lVert k_j\rVert}"
+        else rf"{alpha('j')} = \cos(q, k_j) = \frac{{q \cdot k_j}}{{\lVert q\rVert\,\lVert k_j\rVert}}"
     )
     show_figure(
-        weight_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
+        horizontal_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
         "fig_scores",
         matrix=scores,
         row_labels=[t("tailor.csv_request")],
@@ -150,12 +128,13 @@ with left:
     )
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
+    a_j, a_other = alpha("j"), alpha("j'")
     st.latex(
-        r"\hat\alpha_j = \frac{e^{\beta\,\alpha_j}}{\sum_{j'} e^{\beta\,\alpha_{j'}}},\quad \beta = "
+        rf"{alpha_hat('j')} = \frac{{e^{{\beta\,{a_j}}}}}{{\sum_{{j'}} e^{{\beta\,{a_other}}}}},\quad \beta = "
         + f"{float(beta):g}"
     )
     show_figure(
-        weight_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
+        horizontal_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
         "fig_weights",
         matrix=weights,
         row_labels=[t("tailor.csv_request")],
@@ -169,7 +148,7 @@ st.subheader(t("tailor.result_header"))
 order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
 st.latex(
-    r"b = \sum_j \hat\alpha_j\, v_j = "
+    rf"{b()} = \sum_j {alpha_hat('j')}\, v_j = "
     + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
     + (r" + \dots" if len(SAMPLES) > SHOWN else "")
 )
@@ -225,9 +204,9 @@ st.markdown(
     f"| {t('tailor.map_customer')} | $q_i$ | q = ({q_text}) |\n"
     f"| {t('tailor.map_labels')} | $k_j$ | {t('tailor.map_labels_now', n=len(SAMPLES))} |\n"
     f"| {t('tailor.map_samples')} | $v_j$ | {t('tailor.map_samples_now', n=len(SAMPLES), d_v=len(ATTRIBUTES))} |\n"
-    f"| {t('tailor.map_match')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
-    f"| {t('tailor.map_percent')} | $\\hat\\alpha_{{ij}}$ | {top_weights}, … |\n"
-    f"| {t('tailor.map_result')} | $b_i = \\sum_j \\hat\\alpha_{{ij}} v_j$ | {t('tailor.map_result_now')} |\n"
+    f"| {t('tailor.map_match')} | ${SCORE}$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
+    f"| {t('tailor.map_percent')} | ${alpha_hat('i', 'j')}$ | {top_weights}, … |\n"
+    f"| {t('tailor.map_result')} | ${OUTPUT}$ | {t('tailor.map_result_now')} |\n"
 )
 st.caption(t("tailor.honest"))
 st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon="👣")

@@ -66,9 +66,9 @@ def test_large_heatmap_keeps_values_in_the_hover():
     assert "%{z" in fig.data[0].hovertemplate
 
 
-def test_weights_bar_prints_every_weight():
+def test_key_bars_print_every_weight():
     w = np.array([0.1, 0.6, 0.3])  # (3,)
-    fig = figures.weights_bar(w, ["a", "b", "c"], title="w")
+    fig = figures.key_bars(w, ["a", "b", "c"], title="w")
     assert list(fig.data[0].text) == [f"{x:.1%}" for x in w]
 
 

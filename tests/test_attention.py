@@ -19,7 +19,7 @@ import pytest
 import scipy.special
 import torch
 
-from attention_core import causal_mask, scaled_dot_product_attention, softmax
+from attention_core import LessonSettings, ToyEmbedder, build_lesson, causal_mask, scaled_dot_product_attention, softmax
 
 F = torch.nn.functional
 RTOL, ATOL = 1e-10, 1e-12
@@ -285,12 +285,12 @@ def test_scale_one_is_plain_dot_product_attention():
 
 @pytest.mark.parametrize("shape", [(1,), (5,), (3, 4), (2, 3, 7)], ids=str)
 @pytest.mark.parametrize("axis", [-1, 0])
-@pytest.mark.parametrize("temperature", [1.0, 0.5, 3.0, 0.05])
-def test_softmax_matches_scipy(shape, axis, temperature):
+@pytest.mark.parametrize("spread", [1.0, 0.5, 3.0, 20.0])
+def test_softmax_matches_scipy(shape, axis, spread):
     rng = np.random.default_rng(len(shape) * 31 + shape[-1])
-    x = rng.normal(0.0, 4.0, size=shape)
-    got = softmax(x, axis=axis, temperature=temperature)
-    want = scipy.special.softmax(x / temperature, axis=axis)  # temperature divides the inputs
+    x = rng.normal(0.0, 4.0 * spread, size=shape)
+    got = softmax(x, axis=axis)
+    want = scipy.special.softmax(x, axis=axis)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(got.sum(axis=axis), 1.0, rtol=1e-14)
 
@@ -311,17 +311,17 @@ def test_softmax_huge_scores_do_not_overflow():
     np.testing.assert_array_equal(softmax([-1e4, -1e4, -1e4]), [1 / 3, 1 / 3, 1 / 3])
 
 
-def test_softmax_low_temperature_is_one_hot_without_overflow():
-    got = softmax([1e4, -1e4], temperature=0.01)  # exponents up to 2e6 without the shift
+def test_softmax_of_widely_spread_scores_is_one_hot_without_overflow():
+    got = softmax([1e6, -1e6])  # exponents up to 2e6 without the shift
     np.testing.assert_array_equal(got, [1.0, 0.0])
-    got = softmax([1.0, 2.0, 3.0], temperature=0.01)  # gaps of 100 in the exponent
+    got = softmax([100.0, 200.0, 300.0])  # gaps of 100 in the exponent
     np.testing.assert_allclose(got, [math.exp(-200), math.exp(-100), 1.0], rtol=1e-12, atol=0)
-    # a tie at low temperature splits evenly
-    np.testing.assert_allclose(softmax([5.0, 5.0, -5.0], temperature=0.01), [0.5, 0.5, 0.0], atol=1e-300)
+    # a tie at the top splits evenly
+    np.testing.assert_allclose(softmax([500.0, 500.0, -500.0]), [0.5, 0.5, 0.0], atol=1e-300)
 
 
-def test_softmax_high_temperature_tends_to_uniform():
-    got = softmax([0.0, 1.0, 2.0, 3.0], temperature=1e6)
+def test_softmax_of_nearly_equal_scores_tends_to_uniform():
+    got = softmax([0.0, 1e-6, 2e-6, 3e-6])
     np.testing.assert_allclose(got, 0.25, rtol=1e-5)
 
 
@@ -340,7 +340,7 @@ def test_softmax_all_minus_inf_row_is_zeros_not_nan():
     assert np.all(np.isfinite(got))
     np.testing.assert_array_equal(got[1], [0.0, 0.0, 0.0])
     np.testing.assert_allclose(got[0], scipy.special.softmax([1.0, 2.0, 3.0]), rtol=1e-14)
-    np.testing.assert_array_equal(softmax([-np.inf, -np.inf], temperature=0.01), [0.0, 0.0])
+    np.testing.assert_array_equal(softmax([-np.inf, -np.inf]), [0.0, 0.0])
 
 
 @pytest.mark.parametrize("bad", [[1.0, np.nan], [np.inf, 0.0], [[0.0], [np.nan]]], ids=str)
@@ -349,10 +349,11 @@ def test_softmax_rejects_nan_and_plus_inf(bad):
         softmax(bad)
 
 
-@pytest.mark.parametrize("temperature", [0.0, -1.0, np.nan, np.inf])
-def test_softmax_rejects_bad_temperature(temperature):
-    with pytest.raises(ValueError, match="temperature"):
-        softmax([1.0, 2.0], temperature=temperature)
+def test_softmax_has_no_temperature():
+    """A sharper softmax is a scale on the scores (scaled_dot_product_attention's scale), not a
+    second parameter that the app never set."""
+    with pytest.raises(TypeError):
+        softmax([1.0, 2.0], temperature=0.5)
 
 
 # --------------------------------------------------------------------------- the trace
@@ -493,3 +494,33 @@ def test_error_bad_mask_shape(mask_shape):
 def test_error_non_finite_scale(scale):
     with pytest.raises(ValueError, match="scale"):
         scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), scale=scale)
+
+
+# --------------------------------------------------------------------------- the five-line formula
+
+
+@pytest.mark.parametrize(("t_q", "t_k", "d_k", "d_v"), [(1, 1, 1, 1), (5, 5, 4, 4), (3, 7, 8, 2), (24, 24, 384, 384)])
+def test_five_line_attention_equals_the_validated_function(t_q, t_k, d_k, d_v):
+    """attention.attention (the formula as the code page shows it) gives the outputs of
+    scaled_dot_product_attention (what the app runs) on random inputs, large scores included."""
+    from attention_core.attention import attention
+
+    rng = np.random.default_rng(t_q * 1000 + d_k)
+    q, k, v = rng.normal(0, 3, (t_q, d_k)), rng.normal(0, 3, (t_k, d_k)), rng.normal(size=(t_k, d_v))
+    np.testing.assert_allclose(
+        attention(q, k, v), scaled_dot_product_attention(q, k, v).outputs, rtol=1e-12, atol=1e-13
+    )
+
+
+@pytest.mark.parametrize("projection", ["random", "identity", "trained"])
+def test_five_line_attention_equals_the_lesson(projection):
+    """On a lesson's own q, k and v the five lines give the lesson's outputs b."""
+    from attention_core.attention import attention
+    from attention_core.model import ModelEmbedder
+
+    embedder = ModelEmbedder() if projection == "trained" else ToyEmbedder(dim=8)
+    lesson = build_lesson(
+        "The cat sat on the mat because it was tired", embedder, LessonSettings(projection=projection)
+    )
+    trace = lesson.trace
+    np.testing.assert_allclose(attention(trace.q, trace.k, trace.v), trace.outputs, rtol=1e-10, atol=1e-12)

@@ -26,6 +26,7 @@ from attention_core import (
     self_attention,
     softmax,
 )
+from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui import shell
 from attention_ui.i18n import translate
@@ -36,6 +37,7 @@ SENTENCE = "the customer wants a plaid shirt"
 SHOWN = [
     project,
     self_attention,
+    attention,
     scaled_dot_product_attention,
     softmax,
     explain,
@@ -57,8 +59,11 @@ def tables(at, lang: str = "en") -> dict:
             out["shapes_attention" if "scores" in set(frame.iloc[:, 0]) else "shapes_project"] = frame
         elif cols and all(c.startswith("q[") for c in cols):
             out["table_q"] = frame
-        elif cols and all(c.startswith("b[") for c in cols):
-            out["table_explain_output" if len(frame) == 1 else "table_outputs"] = frame
+        elif cols and all(c.startswith("b[") for c in cols):  # the formula's outputs come first
+            if len(frame) == 1:
+                out["table_explain_output"] = frame
+            else:
+                out["table_outputs" if "table_formula" in out else "table_formula"] = frame
         elif cols == [tr("col_row_sum")]:
             out["table_row_sums"] = frame
         elif cols == [tr("col_scaled"), tr("col_weight")]:
@@ -143,7 +148,11 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     assert not at.exception, at.exception
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
     shown = tables(at)
-    assert len(shown) == len(at.dataframe) == 10, sorted(shown)  # the PyTorch table only on request
+    assert len(shown) == len(at.dataframe) == 11, sorted(shown)  # the PyTorch table only on request
+    # the five-line attention always divides by √d_k, whatever the sidebar says
+    _, _, _, _, _, formula_outputs = reference_attention(SENTENCE)
+    np.testing.assert_allclose(shown["table_formula"].to_numpy(), formula_outputs, rtol=1e-12, atol=1e-14)
+    assert float(metric(at, "code.formula_difference")) < 1e-12
     np.testing.assert_allclose(shown["table_q"].to_numpy(), q, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(shown["table_weights"].to_numpy(), weights, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(shown["table_outputs"].to_numpy(), outputs, rtol=1e-12, atol=1e-14)

@@ -16,6 +16,7 @@ import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core import exercises as ex
+from attention_core.lesson import STEPS
 from attention_ui.i18n import translate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,7 +218,7 @@ def test_order_exercise_is_a_real_shuffle(seed):
 
 def test_order_checking():
     steps = list(ex.STEPS)
-    assert ex.STEPS == ("tokens", "embeddings", "qkv", "scores", "scale", "softmax", "weighted_sum")
+    assert ex.STEPS is STEPS == ("tokens", "embedding", "qkv", "scores", "scale", "softmax", "output")
     r = ex.check_order(steps)
     assert r.correct and r.first_wrong is None and all(r.per_position) and r.problem is None
     swapped = steps[:]

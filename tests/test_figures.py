@@ -13,6 +13,7 @@ from plotly.subplots import make_subplots
 
 from attention_ui.figures import domains, figure, heatmap, panel_axes
 from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector_figure
+from tests.helpers import ROOT
 
 
 def _close(a, b) -> bool:
@@ -79,3 +80,18 @@ def test_projector_figure_equals_plotly_updates(template):
     before = fig.to_dict()
     assert projector_figure(fig).to_dict() == _projector_reference(fig).to_dict()
     assert fig.to_dict() == before  # the figure passed in is not changed
+
+
+UI_MODULES = sorted(p.stem for p in (ROOT / "attention_ui").glob("*.py") if p.stem != "__init__")
+
+
+@pytest.mark.parametrize("module", UI_MODULES)
+def test_ui_doctests(module):
+    """The examples in the UI modules' docstrings (figure builders, notation, URL ids) run."""
+    import doctest
+    import importlib
+
+    failures, _ = doctest.testmod(
+        importlib.import_module(f"attention_ui.{module}"), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
+    assert failures == 0

@@ -2,8 +2,8 @@
 
 * ``import attention_core`` in a fresh interpreter loads none of the UI or model stacks
   (streamlit, plotly, torch, transformers, sentence_transformers) — nor scipy: the core
-  is NumPy only (GUIDE §3) — nor rjieba, whose import builds its dictionary: text.py
-  imports it on the first cut into words.
+  is NumPy only (docs/ARCHITECTURE.md, "The layers") — nor rjieba, whose import builds its
+  dictionary: text.py imports it on the first cut into words.
 * No module of the core imports streamlit or plotly anywhere, not even lazily.
 * Every docstring example in the core runs and prints what it shows, as part of a plain
   ``pytest`` run.
@@ -117,3 +117,24 @@ def test_doctests_exist_for_the_core():
     for m in CORE_MODULES:
         assert _run_doctests(f"attention_core.{m}")[1] > 0, f"attention_core.{m} has no doctest example"
     assert total >= 30
+
+
+def test_one_freeze_helper():
+    """Arrays are made read-only by attention_core.arrays.frozen only, not by hand."""
+    files = [*CORE.glob("*.py"), *(ROOT / "attention_ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]
+    found = [
+        str(path.relative_to(ROOT))
+        for path in files
+        if path.name != "arrays.py" and "writeable = False" in path.read_text(encoding="utf-8")
+    ]
+    assert not found, found
+
+
+def test_one_list_of_steps():
+    """The step-by-step page and the ordering exercise walk the same steps (attention_core.lesson.STEPS)."""
+    from attention_core import exercises
+    from attention_core.lesson import STEPS
+
+    assert exercises.STEPS is STEPS
+    for path in (ROOT / "attention_ui" / "steps.py", CORE / "exercises.py"):
+        assert not any(line.startswith("STEPS =") for line in path.read_text(encoding="utf-8").splitlines())

@@ -4,7 +4,6 @@ numbers attention_core computes for the same sentence and settings."""
 from __future__ import annotations
 
 import re
-from collections import UserDict
 
 import numpy as np
 import pytest
@@ -300,40 +299,3 @@ def test_chinese_key_labels_stay_horizontal():
     xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
     assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence)]
     assert xaxis.get("tickangle", 0) == 0
-
-
-class _RecordingParams(UserDict):
-    """A stand-in for st.query_params (a MutableMapping, so ``pop`` goes through ``__delitem__``)
-    that counts the writes: each one is a message to the browser."""
-
-    def __init__(self, **params):
-        self.writes = 0
-        super().__init__(**params)
-        self.writes = 0
-
-    def __setitem__(self, key, value):
-        self.writes += 1
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key):
-        self.writes += 1
-        super().__delitem__(key)
-
-
-def test_keep_in_url_writes_only_what_changed(monkeypatch):
-    import streamlit
-
-    from attention_ui.shell import keep_in_url
-
-    params = _RecordingParams(lang="en", step="3")
-    monkeypatch.setattr(streamlit, "query_params", params)
-    keep_in_url("step", 3)  # the URL already says so: nothing is sent
-    keep_in_url("lang", "en")
-    assert params.writes == 0 and params == {"lang": "en", "step": "3"}
-    keep_in_url("step", 4)
-    keep_in_url("token", 0)
-    assert params.writes == 2 and params == {"lang": "en", "step": "4", "token": "0"}
-    keep_in_url("match", "dot", "dot")  # the default, absent: nothing to drop
-    assert params.writes == 2
-    keep_in_url("step", 0, 0)  # the default, present: dropped
-    assert params.writes == 3 and params == {"lang": "en", "token": "0"}

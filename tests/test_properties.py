@@ -52,9 +52,9 @@ def score_rows(bound=50.0, max_rows=4, max_n=8):
 
 
 @FAST
-@given(x=score_rows(), temperature=st.floats(0.05, 20.0))
-def test_softmax_rows_are_distributions(x, temperature):
-    w = softmax(x, axis=-1, temperature=temperature)
+@given(x=score_rows(), beta=st.floats(0.05, 20.0))
+def test_softmax_rows_are_distributions(x, beta):
+    w = softmax(beta * x, axis=-1)
     assert w.shape == x.shape
     assert np.all((w >= 0.0) & (w <= 1.0))
     np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-12)
@@ -70,9 +70,9 @@ def test_softmax_shift_invariance(x, c):
 
 
 @FAST
-@given(x=score_rows(bound=1e300), temperature=st.floats(1e-3, 1e3))
-def test_softmax_extreme_magnitudes_no_nan(x, temperature):
-    w = softmax(x, axis=-1, temperature=temperature)
+@given(x=score_rows(bound=1e300))
+def test_softmax_extreme_magnitudes_no_nan(x):
+    w = softmax(x, axis=-1)
     assert np.all(np.isfinite(w))
     assert np.all((w >= 0.0) & (w <= 1.0))
     np.testing.assert_allclose(w.sum(-1), 1.0, rtol=1e-12)

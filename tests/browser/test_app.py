@@ -173,7 +173,8 @@ def test_html_sentence_is_shown_as_literal_text(open_app):
 
 
 def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
-    """A hosted app waking from sleep gets exactly this request (GUIDE §5)."""
+    """A hosted app waking from sleep gets exactly this request (the fresh-server catch in
+    attention_ui/url_state.py)."""
     page = app_page
     with fresh_server() as srv:
         page.goto(srv.url + "matrices?sentence=hello+world+hello&" + TOY)

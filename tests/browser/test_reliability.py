@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 PAGES = [page for page, _ in NAV]
 BAD_PARAMS = "token=999&d_k=-3&lang=xx&seed=abc&step=-1&layer=99&head=x&toy=maybe"
 URL_INDICES = {"step_by_step": ("token", "step"), "real_model": ("layer", "head")}
-"""The index parameters a page reads (through shell.url_int): each must come back clamped."""
+"""The index parameters a page reads (through url_state.url_int): each must come back clamped."""
 MARKUP = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script><b>bold</b> [x](javascript:alert(1))"
 
 FOCUSED = """() => { const e = document.activeElement; if (!e) return null;

@@ -67,13 +67,18 @@ def test_code_page_in_chinese_shows_source_and_the_torch_check(open_app):
     no_exception(page)
     assert heading(page) == "💻 代码"
     code = " ".join(page.locator('[data-testid="stCode"]').all_inner_texts())
-    for name in ("scaled_dot_product_attention", "softmax", "cosine_similarity", "torch_attention"):
+    for name in ("attention", "softmax", "cosine_similarity", "torch_attention"):  # the five lines first
         assert f"def {name}(" in code, name
+    assert float(metrics(page)["与 scaled_dot_product_attention 的最大差异"]) < 1e-12
     assert "与我们结果的最大差异" not in metrics(page)  # PyTorch runs only on request
     page.get_by_role("button", name="在 PyTorch 中运行同样的计算").click()
     wait_for_app(page)
     no_exception(page)
     assert float(metrics(page)["与我们结果的最大差异"]) < 1e-12
+    # what the app runs is behind an expander, drawn when opened
+    page.locator('[data-testid="stExpander"] summary').filter(has_text="scaled_dot_product_attention").click()
+    runs = page.locator('[data-testid="stExpander"] [data-testid="stCode"]')
+    runs.filter(has_text="def scaled_dot_product_attention(").first.wait_for(timeout=30_000)
 
 
 def test_fresh_server_first_request_is_a_shared_similarity_link(app_page):

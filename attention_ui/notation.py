@@ -1,0 +1,140 @@
+r"""The lesson's notation as LaTeX: α, α̂ and b, the attention formula and the formula of each
+step with its numbers. Every page writes these through here, so the symbols look the same
+everywhere and change in one place.
+
+The notation, for query token i and key token j:
+
+    α_ij = q_i · k_j                          the raw score (any real number)
+    α̂_ij = softmax_j(α_ij / √d_k)             the weight (in [0, 1], a row sums to 1)
+    b_i  = Σ_j α̂_ij v_j                        the output
+
+Indices written as letters run together (``α_ij``); a number is set off by a comma
+(``α_{3,j}``), so that token 1 and key 12 never read as key 112.
+
+Plain strings, no Streamlit: ``st.latex(notation.attention_formula())``.
+
+>>> alpha_hat("i", "j"), alpha(3, "j"), b(3)
+('\\hat\\alpha_{ij}', '\\alpha_{3,j}', 'b_{3}')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ALPHA = r"\alpha"
+ALPHA_HAT = r"\hat\alpha"
+SOFTMAX = r"\mathrm{softmax}"
+MAX_PRINTED = 8  # vectors with up to this many components are printed whole in formulas
+MAX_TERMS = 6  # rows with up to this many terms are printed whole
+
+
+def index(*indices) -> str:
+    """A subscript: ``_j`` for one letter, ``_{ij}`` for letters, ``_{3,j}`` once a number is in.
+
+    >>> index("j"), index("i", "j"), index(3, "j"), index(3), index("j'")
+    ('_j', '_{ij}', '_{3,j}', '_{3}', "_{j'}")
+    """
+    if len(indices) == 1 and isinstance(indices[0], str) and len(indices[0]) == 1:
+        return f"_{indices[0]}"
+    sep = "," if any(isinstance(i, int | np.integer) for i in indices) else ""
+    return "_{" + sep.join(str(i) for i in indices) + "}"
+
+
+def alpha(*indices) -> str:
+    """The raw score α with its indices: ``alpha("i", "j")`` is ``\\alpha_{ij}``."""
+    return ALPHA + index(*indices)
+
+
+def alpha_hat(*indices) -> str:
+    """The weight α̂ (the softmax of the scaled scores): ``alpha_hat(1, 2)`` is ``\\hat\\alpha_{1,2}``."""
+    return ALPHA_HAT + index(*indices)
+
+
+def b(*indices) -> str:
+    """The output b: ``b()`` is ``b``, ``b(3)`` is ``b_{3}``."""
+    return "b" + index(*indices) if indices else "b"
+
+
+SCORE = rf"{alpha('i', 'j')} = q_i \cdot k_j"
+"""The raw score, defined: α_ij = q_i · k_j."""
+WEIGHT = rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j({alpha('i', 'j')}/\sqrt{{d_k}})"
+"""The weight, defined: α̂_ij = softmax_j(α_ij / √d_k)."""
+OUTPUT = rf"{b('i')} = \sum_j {alpha_hat('i', 'j')} v_j"
+"""The output, defined: b_i = Σ_j α̂_ij v_j."""
+
+
+def scaled_qk(q: str = "Q", k: str = "K", *, scaled: bool = True, d_k="d_k") -> str:
+    """The scores matrix inside the softmax: ``\\frac{QK^\\top}{\\sqrt{d_k}}``, or ``QK^\\top``
+    when the division is switched off. Subscripted names get a space (``Q_h K_h^\\top``).
+
+    >>> scaled_qk(), scaled_qk("Q_h", "K_h", scaled=False)
+    ('\\\\frac{QK^\\\\top}{\\\\sqrt{d_k}}', 'Q_h K_h^\\\\top')
+    """
+    product = f"{q} {k}^\\top" if "_" in q else f"{q}{k}^\\top"
+    return rf"\frac{{{product}}}{{\sqrt{{{d_k}}}}}" if scaled else product
+
+
+def attention_formula(d_k="d_k") -> str:
+    """Attention(Q, K, V) = softmax(QKᵀ/√d_k) V, with ``d_k`` a symbol or a number.
+
+    >>> attention_formula(32).endswith(r"\\sqrt{32}}\\right)V")
+    True
+    """
+    return rf"\mathrm{{Attention}}(Q, K, V) = {SOFTMAX}\!\left({scaled_qk(d_k=d_k)}\right)V"
+
+
+def fmt_vec(x, digits: int = 3) -> str:
+    """A vector as a LaTeX row, shortened in the middle when long; -inf prints as -∞.
+
+    >>> fmt_vec([1, -np.inf])
+    '[1.000,\\\\ -\\\\infty]'
+    """
+    x = np.asarray(x, dtype=np.float64)
+    cells = ["-\\infty" if np.isneginf(v) else f"{v:.{digits}f}" for v in x]
+    if len(cells) > MAX_PRINTED:
+        cells = cells[:3] + ["\\dots"] + cells[-2:]
+    return "[" + ",\\ ".join(cells) + "]"
+
+
+def terms(values, term, sep: str = ",\\ ") -> str:
+    """One LaTeX term per key j, ``term(j, value)``, joined by ``sep`` (a list with commas, or a
+    sum with ``sep=" + "``); long rows show the first three and the last two.
+
+    >>> terms([0.5, 0.25], lambda j, v: f"{alpha_hat(0, j)} = {v:.2f}")
+    '\\\\hat\\\\alpha_{0,0} = 0.50,\\\\ \\\\hat\\\\alpha_{0,1} = 0.25'
+    """
+    items = [term(j, v) for j, v in enumerate(values)]
+    return sep.join(items if len(items) <= MAX_TERMS else items[:3] + ["\\dots"] + items[-2:])
+
+
+# --------------------------------------------------------------------------- one query row, step by step
+
+
+def scores_row(i: int, scores, digits: int = 3) -> str:
+    """α_{i,j} = q_i · k_j, and the row's numbers."""
+    return rf"{alpha(i, 'j')} = q_{{{i}}} \cdot k_j:\quad " + terms(
+        scores, lambda j, v: f"{alpha(i, j)} = {v:.{digits}f}"
+    )
+
+
+def scaled_row(i: int, scaled, d_k: int, *, symbolic: bool = True) -> str:
+    """α_{i,j} / √d_k with d_k as a number (after the symbol when ``symbolic``), and the row."""
+    number = rf"\frac{{{alpha(i, 'j')}}}{{\sqrt{{{d_k}}}}}"
+    head = rf"\frac{{{alpha(i, 'j')}}}{{\sqrt{{d_k}}}} = {number}" if symbolic else number
+    return head + r":\quad " + terms(scaled, lambda j, v: f"{v:.3f}")
+
+
+def softmax_row(i: int, weights, row_max: float, row_sum: float) -> str:
+    """α̂_{i,j} as the stable softmax computes it (s = the scaled scores, m = their maximum)."""
+    return (
+        rf"{alpha_hat(i, 'j')} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
+        rf"\quad m = {row_max:.3f},"
+        rf"\ \sum_j e^{{s_j - m}} = {row_sum:.4f}:\quad " + terms(weights, lambda j, v: f"{v:.3f}")
+    )
+
+
+def output_row(i: int, weights) -> str:
+    """b_i = Σ_j α̂_{i,j} v_j with the weights as numbers."""
+    return rf"{b(i)} = \sum_j {alpha_hat(i, 'j')} v_j = " + terms(
+        weights, lambda j, v: rf"{v:.2f}\,v_{{{j}}}", sep=" + "
+    )

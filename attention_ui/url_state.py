@@ -1,0 +1,255 @@
+"""URL state: what the address bar keeps, so that a link reopens exactly the view it was made on.
+
+This module is the only one that reads or writes ``st.query_params``. A view lives in the URL
+in three ways:
+
+* Widgets bound with ``bind="query-params"`` (the sentence, the toggles, the sliders) are kept
+  by Streamlit itself under their key: ``?sentence=…&toy=true&d_k=8``.
+* A choice among named options is kept by ``url_choice`` as a language-neutral id
+  (``?w=random``, ``?match=cosine``). Binding such a widget would put its translated label in
+  the URL (``?match=余弦``), and a link made in Chinese would not open in English.
+* A position (a token, a step, a layer) is kept by ``url_int``, ``url_picker`` and
+  ``token_picker`` as a number (``?token=3&step=5``); a hand-typed value out of range falls
+  back, and ``url_notes`` says so on the page.
+
+A value equal to its default is left out of the URL, so a link names only what differs.
+
+Streamlit forgets a widget's value when another page opens. ``remember`` keeps the last value
+of a setting in session state under ``_keep_<name>``; ``carry_over`` puts the sidebar's back
+when a new page starts, and ``url_choice`` falls back to it when the URL does not say.
+
+The fresh-server catch: app.py routes every page through ``st.navigation``, but Streamlit
+also finds the ``pages/`` folder next to the entry point. On the first request a fresh server
+gets (a shared link such as ``/matrices?sentence=…`` waking a sleeping app) it runs the page
+file through its legacy multipage router, without app.py, and without the sidebar that app.py
+draws. ``shell.page_start`` notices that run, declares the page list and reruns, so the link
+opens its view and the sidebar's parameters keep working from page to page
+(tests/browser/test_app.py checks this in Chromium).
+
+Example: ``token_picker("Query token", ["the", "cat"])`` shows "0: the" and "1: cat" and keeps
+the chosen index in the URL as ``?token=1``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention_ui.i18n import t
+from attention_ui.safe import escape_markdown
+
+OLD_LINKS = {"w": ("identity", "true", "identity")}
+"""Links made before a choice had its id: ``name -> (old parameter, its value, the id it means)``.
+``?identity=true`` (the old identity toggle) now opens ``?w=identity``."""
+
+
+# --------------------------------------------------------------------------- reading and writing
+
+
+def url_value(name: str) -> str | None:
+    """The URL's ``?name=`` as typed (the last one if repeated), or None."""
+    return st.query_params.get(name)
+
+
+def url_params() -> dict[str, list[str]]:
+    """Every query parameter now in the URL, each with all its values (for the share link)."""
+    return {name: st.query_params.get_all(name) for name in st.query_params.keys()}
+
+
+def keep_in_url(name: str, value, default=None) -> None:
+    """Show ``value`` in the URL as ``?name=`` (and drop it when it equals ``default``).
+
+    Writes only when the URL says something else: every write sends the browser a whole new
+    query string, and a write on every rerun could land after the browser had put a bound
+    widget's newer value (``?sentence=``) in the address bar, and replace it (bench_load.py saw
+    this under load). Example: ``keep_in_url("step", 3)`` gives ``?step=3``; calling it again
+    sends nothing; ``keep_in_url("match", "dot", "dot")`` removes ``?match=``.
+    """
+    if default is not None and value == default:
+        st.query_params.pop(name, None)  # sends a message only if the parameter was there
+    elif st.query_params.get(name) != str(value):
+        st.query_params[name] = str(value)
+
+
+# --------------------------------------------------------------------------- across pages
+
+
+def remember(name: str, value) -> None:
+    """Keep ``value`` as the last one of setting ``name``, for when another page opens."""
+    st.session_state[f"_keep_{name}"] = value
+
+
+def remembered(name: str, default=None):
+    """The last value ``remember`` kept for ``name``, else ``default``."""
+    return st.session_state.get(f"_keep_{name}", default)
+
+
+def carry_over(page: str, names) -> None:
+    """On the first run of a newly opened page, put the remembered values of ``names`` back
+    in session state before their widgets are drawn.
+
+    Streamlit drops a page's widget state when another page opens; app.py draws the sidebar,
+    so in the app its widgets survive, but AppTest's page switches and the legacy first
+    request of a fresh server run the page alone. Example: ``carry_over("matrices", ["toy"])``.
+    """
+    state = st.session_state
+    if state.get("_page") != page:
+        for name in names:
+            if f"_keep_{name}" in state:
+                state[name] = state[f"_keep_{name}"]
+    state["_page"] = page
+
+
+# --------------------------------------------------------------------------- choices by id
+
+
+def parse_choice(raw: str | None, options):
+    """The option whose text is ``raw`` (numbers also by value: "5" is 5.0), else None.
+
+    >>> parse_choice("cosine", ("dot", "cosine")), parse_choice("5", (0.5, 5.0)), parse_choice("x", (1.0,))
+    ('cosine', 5.0, None)
+    """
+    if raw is None:
+        return None
+    found = {str(option): option for option in options}.get(raw)
+    if found is None:
+        try:
+            number = float(raw)
+        except ValueError:
+            return None
+        found = next((o for o in options if isinstance(o, float) and o == number), None)
+    return found
+
+
+def seed_choice(name: str, options, default, *, key: str | None = None):
+    """The id of choice ``name`` (one of ``options``) in session state ``key`` (default
+    ``name``), kept in the URL as ``?name=<id>`` and remembered across pages.
+
+    While the session holds no valid id (a page's first run, or a page change dropped the
+    widget), it comes from the URL, else from the value remembered on another page, else
+    ``default``. Call it before drawing the widget with ``key``; ``url_choice`` does both.
+    Example: ``seed_choice("matrix", ("scores", "weights"), "weights")``.
+    """
+    key = key or name
+    state = st.session_state
+    if state.get(key) not in options:
+        raw = url_value(name)
+        if name in OLD_LINKS:
+            param, old_value, choice = OLD_LINKS[name]
+            if raw is None and url_value(param) == old_value:
+                raw = choice
+            st.query_params.pop(param, None)
+        found = parse_choice(raw, options)
+        if found is None:
+            found = remembered(name)
+        state[key] = found if found in options else default
+    value = state[key]
+    remember(name, value)
+    keep_in_url(name, value, default)
+    return value
+
+
+def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget=None, shown=True, **kwargs):
+    """A choice among ``options`` whose id, not its translated label, is kept in the URL as
+    ``?name=<id>`` (see ``seed_choice``); returns the chosen id.
+
+    ``widget`` draws it (``st.segmented_control`` by default, which is then required; or
+    e.g. ``st.select_slider``) with ``fmt`` for the labels and ``kwargs`` passed on. With
+    ``shown=False`` nothing is drawn and the kept id is returned.
+    Example: ``url_choice("W", "w", ("trained", "random"), "trained", str.title)``.
+    """
+    key = key or name
+    value = seed_choice(name, options, default, key=key)
+    if not shown:
+        return value
+    if widget is None:
+        widget = st.segmented_control
+        kwargs.setdefault("required", True)
+    chosen = widget(label, list(options), format_func=fmt, key=key, **kwargs)
+    if chosen in options and chosen != value:  # None: a control that may be clicked off keeps its id
+        value = chosen
+        remember(name, value)
+        keep_in_url(name, value, default)
+    return value
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
+    """Session value ``name`` (seeded once from the URL), kept in 0..count-1 and in the URL.
+
+    Hand-typed values (``?token=999``, ``?step=abc``) fall back to ``default`` silently; with
+    ``clamp`` a number out of range becomes the nearest end (``?layer=9`` → 5) and text the
+    default, and the page says so (``url_notes``).
+    """
+    state = st.session_state
+    seeded = f"_seeded_{name}"
+    if not state.get(seeded):
+        state[seeded] = True
+        raw = url_value(name)
+        try:
+            state[name] = int(raw) if raw is not None else default
+        except ValueError:
+            state[name] = default
+            if clamp:
+                _note(name, raw, default, count)
+    value = state.get(name)
+    if not isinstance(value, int) or not 0 <= value < count:
+        fixed = min(max(value, 0), count - 1) if clamp and isinstance(value, int) else default
+        if clamp:
+            _note(name, value, fixed, count)
+        value = fixed
+    state[name] = value
+    keep_in_url(name, value)
+    return value
+
+
+_URL_NOTES = "_url_notes"
+
+
+def _note(name: str, got, shown: int, count: int) -> None:
+    st.session_state.setdefault(_URL_NOTES, []).append(
+        t("shell.url_clamped", name=name, got=escape_markdown(str(got))[:40], shown=shown, last=count - 1)
+    )
+
+
+def url_notes() -> None:
+    """Say which URL values were out of range and what is shown instead (then forget them)."""
+    for note in st.session_state.pop(_URL_NOTES, []):
+        st.info(note, icon="🔧")
+
+
+def url_picker(
+    label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0, clamp: bool = False
+) -> int:
+    """A segmented control over 0..count-1 whose choice is session value ``name``, kept in the URL
+    as ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
+
+    Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
+    """
+    value = url_int(name, count, default, clamp=clamp)
+    chosen = st.segmented_control(
+        label, list(range(count)), format_func=fmt, key=key or f"{name}_picker", default=value, selection_mode="single"
+    )
+    if chosen is not None and chosen != value:
+        st.session_state[name] = value = int(chosen)
+        keep_in_url(name, value)
+    return value
+
+
+def token_picker(
+    label: str, tokens: list[str], *, key: str | None = None, param: str = "token", default: int = 0
+) -> int:
+    """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
+    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``.
+
+    When the tokens change (a new sentence), the choice goes back to ``default``: index 7 of
+    the old sentence is a different word, or none, in the new one."""
+    state, seen = st.session_state, f"_{param}_tokens"
+    if state.get(seen) not in (None, tuple(tokens)):
+        state[param] = default
+        state.pop(key or f"{param}_picker", None)
+    state[seen] = tuple(tokens)
+    return url_picker(
+        label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key, default=default
+    )

@@ -1,0 +1,90 @@
+"""The lesson's notation (attention_ui.notation): one home for the LaTeX of α, α̂, b, the formula
+and the step formulas, which every page uses."""
+
+from __future__ import annotations
+
+import doctest
+import re
+
+import numpy as np
+import pytest
+
+from attention_ui import notation
+from attention_ui.notation import (
+    OUTPUT,
+    SCORE,
+    WEIGHT,
+    alpha,
+    alpha_hat,
+    attention_formula,
+    b,
+    output_row,
+    scaled_qk,
+    scaled_row,
+    scores_row,
+    softmax_row,
+    terms,
+)
+from tests.helpers import ROOT
+
+
+def test_the_doctests_run():
+    failures, tries = doctest.testmod(notation, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert failures == 0 and tries >= 6
+
+
+@pytest.mark.parametrize(
+    ("written", "latex"),
+    [
+        (alpha("i", "j"), r"\alpha_{ij}"),
+        (alpha_hat("j"), r"\hat\alpha_j"),
+        (alpha(3, "j"), r"\alpha_{3,j}"),
+        (alpha_hat(1, 12), r"\hat\alpha_{1,12}"),  # never \hat\alpha_{112}
+        (alpha(np.int64(2), 0), r"\alpha_{2,0}"),
+        (b(), "b"),
+        (b("i"), "b_i"),
+        (b(4), "b_{4}"),
+        (SCORE, r"\alpha_{ij} = q_i \cdot k_j"),
+        (WEIGHT, r"\hat\alpha_{ij} = \mathrm{softmax}_j(\alpha_{ij}/\sqrt{d_k})"),
+        (OUTPUT, r"b_i = \sum_j \hat\alpha_{ij} v_j"),
+        (
+            attention_formula(),
+            r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V",
+        ),
+        (scaled_qk("Q_h", "K_h"), r"\frac{Q_h K_h^\top}{\sqrt{d_k}}"),
+        (scaled_qk(scaled=False), r"QK^\top"),
+    ],
+)
+def test_symbols(written, latex):
+    assert written == latex
+
+
+def test_step_formulas_carry_the_numbers():
+    scores, weights = np.array([1.0, -2.5]), np.array([0.75, 0.25])
+    assert scores_row(3, scores) == r"\alpha_{3,j} = q_{3} \cdot k_j:\quad \alpha_{3,0} = 1.000,\ \alpha_{3,1} = -2.500"
+    assert scaled_row(3, scores / 2, 4) == (
+        r"\frac{\alpha_{3,j}}{\sqrt{d_k}} = \frac{\alpha_{3,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
+    )
+    assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{3,j}}{\sqrt{4}}:\quad")
+    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{3,j} = \frac{e^{s_j - m}}")
+    assert r"m = 0.500,\ \sum_j e^{s_j - m} = 1.3333:\quad 0.750,\ 0.250" in softmax_row(3, weights, 0.5, 1.3333)
+    assert output_row(3, weights) == r"b_{3} = \sum_j \hat\alpha_{3,j} v_j = 0.75\,v_{0} + 0.25\,v_{1}"
+
+
+def test_long_rows_are_shortened_in_the_middle():
+    written = terms(range(10), lambda j, v: str(v))
+    assert written == r"0,\ 1,\ 2,\ \dots,\ 8,\ 9"
+
+
+def test_no_page_writes_the_notation_itself():
+    """α, α̂ and the softmax are written by attention_ui/notation.py; pages and figures call it."""
+    spelled = re.compile(r"\\alpha|\\mathrm\{+softmax")
+    files = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "attention_ui").glob("*.py"))]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in files
+        if path.name != "notation.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if spelled.search(line)
+    ]
+    assert not found, found

@@ -1,0 +1,107 @@
+"""URL state (attention_ui.url_state): the one module that reads and writes st.query_params,
+the ids it keeps in the URL, and the links made before a choice had its id."""
+
+from __future__ import annotations
+
+import re
+from collections import UserDict
+
+import pytest
+
+from attention_ui.url_state import OLD_LINKS, keep_in_url, parse_choice
+from tests.helpers import ROOT, open_link
+
+
+class _RecordingParams(UserDict):
+    """A stand-in for st.query_params (a MutableMapping, so ``pop`` goes through ``__delitem__``)
+    that counts the writes: each one is a message to the browser."""
+
+    def __init__(self, **params):
+        self.writes = 0
+        super().__init__(**params)
+        self.writes = 0
+
+    def __setitem__(self, key, value):
+        self.writes += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        self.writes += 1
+        super().__delitem__(key)
+
+
+def test_keep_in_url_writes_only_what_changed(monkeypatch):
+    import streamlit
+
+    params = _RecordingParams(lang="en", step="3")
+    monkeypatch.setattr(streamlit, "query_params", params)
+    keep_in_url("step", 3)  # the URL already says so: nothing is sent
+    keep_in_url("lang", "en")
+    assert params.writes == 0 and params == {"lang": "en", "step": "3"}
+    keep_in_url("step", 4)
+    keep_in_url("token", 0)
+    assert params.writes == 2 and params == {"lang": "en", "step": "4", "token": "0"}
+    keep_in_url("match", "dot", "dot")  # the default, absent: nothing to drop
+    assert params.writes == 2
+    keep_in_url("step", 0, 0)  # the default, present: dropped
+    assert params.writes == 3 and params == {"lang": "en", "token": "0"}
+
+
+def test_only_url_state_touches_query_params():
+    """Pages, the shell and the other UI modules go through url_state, so what the URL keeps
+    and how has one home."""
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "attention_ui").glob("*.py"))]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in files
+        if path.name != "url_state.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "st.query_params" in line
+    ]
+    assert not found, f"these read or write st.query_params outside attention_ui/url_state.py: {found}"
+
+
+@pytest.mark.parametrize(
+    ("raw", "options", "expected"),
+    [
+        ("cosine", ("dot", "cosine"), "cosine"),
+        ("COSINE", ("dot", "cosine"), None),  # ids are exact
+        ("5", (0.5, 5.0), 5.0),  # a number matches by value
+        ("5.0", (0.5, 5.0), 5.0),
+        ("1e99", (0.5, 5.0), None),
+        ("nan", (0.5, 5.0), None),
+        ("<script>", ("attend", "order"), None),
+        (None, ("a",), None),
+    ],
+)
+def test_parse_choice(raw, options, expected):
+    assert parse_choice(raw, options) == expected
+
+
+def test_an_old_identity_link_opens_identity_w():
+    """?identity=true, from before the three-way W choice, still opens identity W; the URL is
+    rewritten to the id."""
+    assert OLD_LINKS["w"] == ("identity", "true", "identity")
+    at = open_link("pages/matrices.py", identity="true")
+    assert at.session_state["w"] == "identity"
+    assert at.query_params["w"] in ("identity", ["identity"])
+    assert "identity" not in at.query_params
+
+
+def test_a_choice_at_its_default_is_left_out_of_the_link():
+    at = open_link("pages/tailor_shop.py", match="cosine", want_cut="mens")
+    assert at.query_params["match"] in ("cosine", ["cosine"])
+    assert "want_cut" not in at.query_params  # "mens" is the default
+
+
+def test_no_file_cites_a_document_outside_the_repository():
+    """A reader has only the repository: no section of a guide that is not in it is cited."""
+    cited = re.compile(r"\bGUIDE(\.md)?\s*§")
+    found = [
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*")
+        if path.suffix in {".py", ".md", ".toml", ".sh"}
+        and ".git" not in path.parts
+        and cited.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert not found, found
