@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attention import _frozen
+from .arrays import frozen
 from .encoder import EncoderTrace, LayerTrace, NormTrace, check_index, encode, load_encoder
 from .model_files import resolve_model_name
 from .similarity import cosine_similarity, unit_rows
@@ -143,7 +143,7 @@ def layer_change(trace: EncoderTrace) -> np.ndarray:
     (6, 5)
     """
     h = unit_rows(trace.hidden)  # (L+1, T, d_model), every vector of length 1
-    return _frozen(np.clip(np.sum(h[:-1] * h[1:], axis=-1), -1.0, 1.0), copy=False)  # (L, T)
+    return frozen(np.clip(np.sum(h[:-1] * h[1:], axis=-1), -1.0, 1.0), copy=False)  # (L, T)
 
 
 def token_cosines(trace: EncoderTrace) -> np.ndarray:
@@ -155,7 +155,7 @@ def token_cosines(trace: EncoderTrace) -> np.ndarray:
     >>> c.shape, bool(np.allclose(np.diagonal(c, axis1=1, axis2=2), 1.0))
     ((7, 5, 5), True)
     """
-    return _frozen(np.stack([cosine_similarity(h, h) for h in trace.hidden]), copy=False)  # (L+1, T, T)
+    return frozen(np.stack([cosine_similarity(h, h) for h in trace.hidden]), copy=False)  # (L+1, T, T)
 
 
 def mean_pair_cosine(cosines) -> np.ndarray:
@@ -182,7 +182,7 @@ def mean_attention(trace: EncoderTrace) -> np.ndarray:
     >>> w.shape, bool(np.allclose(w.sum(axis=-1), 1.0))
     ((6, 5, 5), True)
     """
-    return _frozen(trace.weights.mean(axis=1), copy=False)  # (L, T, T)
+    return frozen(trace.weights.mean(axis=1), copy=False)  # (L, T, T)
 
 
 # --------------------------------------------------------------------------- the sentence vector
@@ -256,7 +256,7 @@ def _vector_cached(text: str, resolved: str) -> SentenceVector:
         tokens=trace.tokens,
         n_pieces=trace.n_pieces,
         unknown=len(trace.unknown),
-        last_hidden=_frozen(trace.hidden[-1]),  # (T, d_model), a copy: the rest of the trace is let go
+        last_hidden=frozen(trace.hidden[-1]),  # (T, d_model), a copy: the rest of the trace is let go
         mean=trace.pooled,  # (d_model,)
         norm=float(np.linalg.norm(trace.pooled)),
         embedding=trace.sentence_embedding,  # (d_model,)
@@ -294,7 +294,7 @@ def compare_sentences(a: SentenceVector, b: SentenceVector) -> SentencePair:
     return SentencePair(
         a=a.embedding,
         b=b.embedding,
-        products=_frozen(products, copy=False),
+        products=frozen(products, copy=False),
         cosine=float(cosine_similarity(a.embedding, b.embedding)[0, 0]),
     )
 
@@ -369,5 +369,5 @@ def sentence_table(text: str, *, max_rows: int = MAX_ROWS, name: str | os.PathLi
         empty=tuple(empty),
         unreadable=tuple(unreadable),
         dropped=tuple(dropped),
-        matrix=_frozen(cosine_similarity(embeddings, embeddings), copy=False),  # (n, n)
+        matrix=frozen(cosine_similarity(embeddings, embeddings), copy=False),  # (n, n)
     )

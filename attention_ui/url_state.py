@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention_ui.i18n import t
+from attention_ui.i18n import current_lang, t
 from attention_ui.safe import escape_markdown
 
 OLD_LINKS = {"w": ("identity", "true", "identity")}
@@ -170,6 +170,31 @@ def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget
         remember(name, value)
         keep_in_url(name, value, default)
     return value
+
+
+def url_tabs(name: str, ids, label, default=None) -> dict:
+    """Tabs that run only when open (``st.tabs(..., on_change=...)``: a closed tab's ``.open``
+    is False, so its figures are neither built nor sent), the open one kept in the URL as
+    ``?name=<id>``, an id rather than the translated label, so a link opens the same tab in
+    both languages. Returns {id: tab}. Example: ``url_tabs("matrix", ("scores", "weights"),
+    lambda i: t(f"matrices.tab_{i}"), "weights")["weights"].open``.
+    """
+    ids = tuple(ids)
+    default = ids[0] if default is None else default
+    labels = [label(i) for i in ids]
+    widget = f"{name}_tab_{current_lang()}"  # a language switch relabels: a fresh widget
+
+    def opened() -> None:  # the widget holds the translated label; keep its id
+        chosen = st.session_state.get(widget)
+        for i, text in zip(ids, labels):
+            if chosen == text:
+                st.session_state[name] = i
+                remember(name, i)
+                keep_in_url(name, i, default)
+
+    value = seed_choice(name, ids, default)
+    tabs = st.tabs(labels, default=labels[ids.index(value)], key=widget, on_change=opened)
+    return dict(zip(ids, tabs))
 
 
 # --------------------------------------------------------------------------- positions

@@ -40,18 +40,10 @@ from attention_ui.after_figures import (
     vector_strips,
 )
 from attention_ui.exports import show_figure
-from attention_ui.i18n import current_lang, t
+from attention_ui.i18n import t
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import (
-    DEFAULTS,
-    keep_in_url,
-    page_start,
-    pickers_in_sidebar,
-    token_picker,
-    unknown_tokens_help,
-    url_notes,
-    url_picker,
-)
+from attention_ui.shell import DEFAULTS, page_start, pickers_in_sidebar, unknown_tokens_help
+from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
 PAGE = "after_attention"
 # Sentence B's default: the sidebar's default sentence in other words. The table's default: it,
@@ -70,29 +62,6 @@ DEFAULT_SENTENCES = "\n".join(
 STEPS = ("heads", "norm_1", "ffn", "norm_2")
 VIEWS = ("change", "cosines", "attention")
 COMPONENT = 0  # the component c of the worked LayerNorm examples
-
-
-def lazy_tabs(param: str, ids: tuple[str, ...], label) -> dict:
-    """Tabs that run only when open, the open one kept in the URL as ``?param=<id>`` (an id, not
-    the translated label, so that a link works in both languages); the first is the default."""
-    state = st.session_state
-    if param not in state:
-        state[param] = st.query_params.get(param)
-    if state[param] not in ids:
-        state[param] = ids[0]
-    keep_in_url(param, state[param], ids[0])
-    labels = [label(i) for i in ids]
-    widget = f"{param}_tab_{current_lang()}"  # a language switch relabels: a fresh widget
-
-    def remember() -> None:
-        chosen = st.session_state.get(widget)
-        for i in ids:
-            if chosen == label(i):
-                st.session_state[param] = i
-                keep_in_url(param, i, ids[0])
-
-    tabs = st.tabs(labels, default=labels[ids.index(state[param])], key=widget, on_change=remember)
-    return dict(zip(ids, tabs))
 
 
 def gathered(*rows: str) -> str:
@@ -238,7 +207,7 @@ st.latex(
     rf"\end{{aligned}}"
 )
 st.caption(t("after_attention.tabs_help"))
-step_tabs = lazy_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
+step_tabs = url_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
 trace = encoded.layer(layer)  # every value of the layer, recomputed by the forward pass's own code
 d_v = trace.attention.d_k
 norms = layer_norms(encoded, layer)
@@ -397,7 +366,7 @@ if step_tabs["norm_2"].open:
 # ---------------------------------------------------------------- ② all layers
 st.subheader(t("after_attention.h_layers", n_layers=n_layers))
 st.markdown(t("after_attention.layers_text", n_layers=n_layers))
-view_tabs = lazy_tabs("layers_view", VIEWS, lambda v: t(f"after_attention.tab_{v}"))
+view_tabs = url_tabs("layers_view", VIEWS, lambda v: t(f"after_attention.tab_{v}"))
 if view_tabs["change"].open:
     with view_tabs["change"]:
         change = layer_change(encoded)  # (L, T)

@@ -10,21 +10,13 @@ import streamlit as st
 
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
-from attention_ui.i18n import current_lang, t
+from attention_ui.i18n import t
 from attention_ui.notation import attention_formula
 from attention_ui.shell import honesty_banner, page_start
-from attention_ui.url_state import seed_choice
+from attention_ui.url_state import url_tabs
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
-
-
-def _remember_tab(widget_key: str) -> None:
-    """The tab the learner opened (the widget holds its translated label), as its id."""
-    label = st.session_state.get(widget_key)
-    for tab_id in TABS:
-        if label == t(f"matrices.tab_{tab_id}"):
-            st.session_state["matrix"] = tab_id
 
 
 lesson, _ = page_start("matrices")
@@ -35,20 +27,7 @@ if lesson is not None:
     tokens = lesson.tokens
     st.latex(attention_formula() + rf"\qquad T = {len(tokens)},\ d_k = {trace.d_k},\ d_v = {trace.v.shape[1]}")
     st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
-    labels = [t(f"matrices.tab_{tab_id}") for tab_id in TABS]
-    widget_key = f"matrix_tab_{current_lang()}"  # a language switch relabels: a fresh widget
-    tabs = dict(
-        zip(
-            TABS,
-            st.tabs(
-                labels,
-                default=labels[TABS.index(seed_choice("matrix", TABS, DEFAULT_TAB))],
-                key=widget_key,
-                on_change=_remember_tab,
-                args=(widget_key,),
-            ),
-        )
-    )
+    tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
         with tabs["qkv"]:
