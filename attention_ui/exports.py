@@ -3,8 +3,10 @@
 Images are rendered in the learner's browser by Plotly itself (the camera button of the
 chart's toolbar). Server-side rendering (kaleido) needs a Chrome on the server, which
 Streamlit Community Cloud does not have, so it is not used. Plotly's toolbar has exactly one
-download button, whose format comes from ``config["toImageButtonOptions"]["format"]``; a
-small PNG / SVG switch under each chart sets it (one preference for the whole session).
+download button, whose format comes from ``config["toImageButtonOptions"]["format"]``; the
+small "Download" menu under each chart holds the PNG / SVG switch that sets it (one
+preference for the whole session), says to press the camera, and holds the CSV download.
+The camera's tooltip names the chosen format in the learner's language.
 
 ``matrix_csv`` is pure (no Streamlit) and safe for learner-typed token labels: the csv
 module quotes commas, quotes and newlines, and a label that a spreadsheet would read as a
@@ -49,11 +51,22 @@ def safe_filename(name: str, default: str = "figure") -> str:
     return stem[:80] or default
 
 
-def plotly_config(filename: str, image_format: str = "png") -> dict:
-    """The ``config`` for ``st.plotly_chart``: the camera button downloads ``image_format``.
+MODEBAR_REMOVED = ("select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d")
+"""Toolbar buttons the lessons do not need: the toolbar keeps the camera, zoom, pan and reset."""
+
+
+def plotly_config(filename: str, image_format: str = "png", camera_title: str | None = None) -> dict:
+    """The ``config`` for ``st.plotly_chart``: the camera button downloads ``image_format``,
+    and its tooltip says ``camera_title`` (Plotly's own words otherwise).
+
+    The tooltip goes through Plotly's dictionary for the "en-US" locale (Plotly's default,
+    so numbers keep their format): the strings it looks up for the camera are "Download
+    plot as a PNG" for PNG and "Download plot" for every other format.
 
     >>> plotly_config("attention weights", "svg")["toImageButtonOptions"]
     {'format': 'svg', 'filename': 'attention_weights', 'scale': 1}
+    >>> plotly_config("w", "svg", "Download as SVG")["locales"]["en-US"]["dictionary"]
+    {'Download plot': 'Download as SVG'}
     >>> plotly_config("w", "gif")
     Traceback (most recent call last):
     ...
@@ -61,14 +74,20 @@ def plotly_config(filename: str, image_format: str = "png") -> dict:
     """
     if image_format not in IMAGE_FORMATS:
         raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}")
-    return {
+    config = {
         "toImageButtonOptions": {
             "format": image_format,
             "filename": safe_filename(filename),
             "scale": PNG_SCALE if image_format == "png" else 1,  # SVG is vector: no scale
         },
         "displaylogo": False,
+        "modeBarButtonsToRemove": list(MODEBAR_REMOVED),
     }
+    if camera_title:
+        plotly_words = "Download plot as a PNG" if image_format == "png" else "Download plot"
+        config["locale"] = "en-US"
+        config["locales"] = {"en-US": {"dictionary": {plotly_words: camera_title}}}
+    return config
 
 
 def csv_safe(label: str) -> str:
@@ -141,6 +160,33 @@ def _remember_format(widget_key: str) -> None:
         st.session_state[FORMAT_STATE] = chosen
 
 
+def cell_numbers_width(fig) -> int | None:
+    """How wide (px) the chart of ``fig`` must be for its cell numbers: ``figures.heatmap``
+    puts it in ``layout.meta``; 0 when the cells print no numbers, None for a figure that says
+    nothing (no note then).
+
+    >>> import plotly.graph_objects as go
+    >>> cell_numbers_width(go.Figure(layout={"meta": {"cell_numbers_width": 595}})), cell_numbers_width(go.Figure())
+    (595, None)
+    """
+    meta = getattr(fig.layout, "meta", None)
+    width = meta.get("cell_numbers_width") if isinstance(meta, dict) else None
+    return int(width) if isinstance(width, int | float) else None
+
+
+def cells_key(width: int, key: str) -> str:
+    """The key of the container around a chart whose cell numbers need ``width`` px: the
+    width rounded up to one of ``style.CELL_WIDTHS``, for which a container query exists.
+
+    >>> cells_key(595, "fig_weights"), cells_key(9000, "fig_w")
+    ('cells600_fig_weights', 'cells2000_fig_w')
+    """
+    from attention_ui.style import CELL_WIDTHS, CELLS_KEY
+
+    bucket = next((w for w in CELL_WIDTHS if w >= width), CELL_WIDTHS[-1])
+    return CELLS_KEY.format(width=bucket, key=key)
+
+
 def show_figure(
     fig,
     key: str,
@@ -153,14 +199,17 @@ def show_figure(
     alt: str | None = None,
     defer_csv: bool = False,
 ) -> None:
-    """Draw ``fig`` with image download (PNG or SVG) and, given ``matrix``, a CSV download.
+    """Draw ``fig`` with one small export menu under it: PNG or SVG through the chart's
+    camera and, given ``matrix``, a CSV download.
 
     Parameters
     ----------
     fig : plotly.graph_objects.Figure
     key : str
-        The chart's Streamlit key (``<key>_present`` in presentation mode); the format switch
-        and CSV button use ``<key>_format`` and ``<key>_csv``.
+        The chart's Streamlit key (``<key>_present`` in presentation mode, ``_svg`` added
+        while SVG is chosen: a new key draws the toolbar afresh, so the camera's tooltip
+        names the format it gives); the format switch and CSV button use ``<key>_format``
+        and ``<key>_csv``.
     matrix : array_like (rows, cols) or (cols,), optional
         The numbers the figure shows, exported as CSV with ``row_labels``/``col_labels``
         (raw token text, not escaped: CSV needs no HTML escaping).
@@ -175,59 +224,71 @@ def show_figure(
         its own thread), not on every rerun. For wide matrices: 12 × 1536 numbers take
         ~20-50 ms to write and ~250 kB to hold, on every click anywhere on the page.
 
+    A heatmap whose cells print numbers (``figures.heatmap``) sits in a container that hides
+    them, with the note "hover for the values", where the chart is too narrow for them
+    (``attention_ui.style``); one that prints none always has the note.
+
     Use it as ``with column: show_figure(...)`` inside columns.
     """
     import streamlit as st
 
     from attention_ui.i18n import t
     from attention_ui.presentation import is_presenting, projector_figure
+    from attention_ui.style import NOTE_KEY
 
     stem = safe_filename(filename or key)
     fmt_key = f"{key}_format"
-    st.session_state[fmt_key] = _current_format()  # every switch shows the session's choice
+    fmt = _current_format()
+    st.session_state[fmt_key] = fmt  # every switch shows the session's choice
     presenting = is_presenting()
     shown = projector_figure(fig) if presenting else fig
+    cells = cell_numbers_width(shown)
+    box = st.container(key=cells_key(cells, key)) if cells else st.container()
     # The browser merges a new figure into the one it shows, so a font size that disappears
-    # from the layout would stay; another key in presentation mode draws the chart afresh.
-    st.plotly_chart(
-        shown,
-        key=f"{key}_present" if presenting else key,
-        config=plotly_config(stem, _current_format()),
-        alt=alt or alt_text(fig),
-    )
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
-        st.caption(t("exports.image_label"), width="content")
-        st.segmented_control(
-            t("exports.image_format"),
-            list(IMAGE_FORMATS),
-            format_func=lambda f: t(f"exports.format_{f}"),
-            key=fmt_key,
-            required=True,
-            on_change=_remember_format,
-            args=(fmt_key,),
-            help=t("exports.image_help"),
-            label_visibility="collapsed",
+    # from the layout would stay, and so would the camera's tooltip: another key draws afresh.
+    chart_key = key + ("_present" if presenting else "") + ("" if fmt == IMAGE_FORMATS[0] else f"_{fmt}")
+    with box:
+        st.plotly_chart(
+            shown,
+            key=chart_key,
+            config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),
+            alt=alt or alt_text(fig),
         )
-        if matrix is not None:
-            z = np.asarray(matrix, dtype=np.float64)  # (rows, cols) or (cols,)
-            n_rows = 1 if z.ndim == 1 else z.shape[0]
-            n_cols = z.shape[-1]
-            rows = list(row_labels) if row_labels is not None else [str(i) for i in range(n_rows)]
-            cols = list(col_labels) if col_labels is not None else [str(j) for j in range(n_cols)]
-
-            def data() -> bytes:
-                return matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
-
-            st.download_button(
-                t("exports.csv"),
-                data=data if defer_csv else data(),
-                file_name=f"{stem}.csv",
-                mime="text/csv",
-                key=f"{key}_csv",
-                on_click="ignore",
-                icon=":material/download:",
-                help=t("exports.csv_help"),
+        if cells is not None:
+            note = st.container(key=NOTE_KEY.format(key=key)) if cells else st.container()
+            note.caption(t("exports.hover_values"))
+    with st.container(horizontal=True, horizontal_alignment="right"):
+        with st.popover(t("exports.menu"), icon=":material/download:", help=t("exports.menu_help")):
+            st.segmented_control(
+                t("exports.image_format"),
+                list(IMAGE_FORMATS),
+                format_func=lambda f: t(f"exports.format_{f}"),
+                key=fmt_key,
+                required=True,
+                on_change=_remember_format,
+                args=(fmt_key,),
             )
+            st.caption(t("exports.image_help", format=t(f"exports.format_{fmt}")))
+            if matrix is not None:
+                z = np.asarray(matrix, dtype=np.float64)  # (rows, cols) or (cols,)
+                n_rows = 1 if z.ndim == 1 else z.shape[0]
+                n_cols = z.shape[-1]
+                rows = list(row_labels) if row_labels is not None else [str(i) for i in range(n_rows)]
+                cols = list(col_labels) if col_labels is not None else [str(j) for j in range(n_cols)]
+
+                def data() -> bytes:
+                    return matrix_csv(z, rows, cols, corner=corner).encode("utf-8-sig")  # BOM: Excel reads UTF-8
+
+                st.download_button(
+                    t("exports.csv"),
+                    data=data if defer_csv else data(),
+                    file_name=f"{stem}.csv",
+                    mime="text/csv",
+                    key=f"{key}_csv",
+                    on_click="ignore",
+                    icon=":material/download:",
+                    help=t("exports.csv_help"),
+                )
 
 
 def alt_text(fig) -> str:

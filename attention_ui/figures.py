@@ -31,8 +31,10 @@ COLORSCALE = "Cividis"
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
 """One colour per key token in stacked bars: CARTO's "Safe" palette, chosen for colour-blind readers."""
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
-MAX_CELL_ROWS = 16  # print values in cells up to this many rows ...
-MAX_CELL_COLS = 10  # ... and columns (more would run into each other in a half-width chart)
+MAX_CELL_ROWS = 24  # print values in cells up to this many rows ...
+MAX_CELL_COLS = 24  # ... and columns; the browser hides them where the chart is too narrow (cell_numbers_width)
+CELL_CHROME_PX = 200  # what a heatmap's width spends outside its cells: tick labels, colour bar, margins
+DIGIT_EM = 0.6  # the width of a digit (and of ".", "−") in ems of the cell font, rounded up
 MAX_TICKED_COLS = 48  # wider matrices (384 or 1536 components) label every 8th/16th/32nd/... column only
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
@@ -129,6 +131,30 @@ def _finite_text(z: np.ndarray, digits: int) -> list[list[str]]:
     return [["−∞" if np.isneginf(x) else f"{x:.{digits}f}" for x in row] for row in z]
 
 
+def cell_font_size(n_cols: int) -> int:
+    """The font (px) of the numbers in a heatmap's cells: smaller as the columns get more.
+
+    >>> [cell_font_size(n) for n in (4, 10, 13, 24)]
+    [13, 12, 11, 10]
+    """
+    return 13 if n_cols <= 6 else 12 if n_cols <= 10 else 11 if n_cols <= 16 else 10
+
+
+def cell_numbers_width(n_cols: int, chars: int, font_px: float) -> int:
+    """How wide (px) a heatmap must be drawn for ``chars``-character numbers in ``font_px``
+    to fit in each of its ``n_cols`` cells, with 4 px to spare, beside its tick labels and
+    colour bar (``CELL_CHROME_PX``).
+
+    The browser shows the numbers only in a chart at least this wide (``attention_ui.style``):
+    13 columns of "0.25" need 595 px, which a 1400 px window has beside the sidebar and a
+    1024 px one has not.
+
+    >>> cell_numbers_width(13, 4, 11), cell_numbers_width(24, 4, 10)
+    (595, 872)
+    """
+    return round(CELL_CHROME_PX + n_cols * (chars * DIGIT_EM * font_px + 4))
+
+
 def heatmap(
     z,
     row_labels,
@@ -147,8 +173,11 @@ def heatmap(
 ) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
-    Labels are escaped here; pass raw text. Cell values are printed while the matrix is
-    small enough to read; -inf (masked) cells show "−∞" and are left blank in colour.
+    Labels are escaped here; pass raw text. Cell values are printed up to 24 rows and
+    columns, in a font that shrinks with the columns; ``layout.meta["cell_numbers_width"]``
+    says how wide the chart must be for them to fit (0: none printed), and
+    ``exports.show_figure`` hides them, with a note, in a narrower chart. -inf (masked)
+    cells show "−∞" and are left blank in colour.
     ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
     instead of tilted; ``token_matrix`` turns it on.
     """
@@ -168,8 +197,12 @@ def heatmap(
         "zmax": zmax,
         "hovertemplate": tr("figures.hover_cell", row="%{y}", column="%{x}") + ": %{z:.4f}<extra></extra>",
     }
+    meta = {"cell_numbers_width": 0}  # 0: no numbers in the cells, the hover has them
     if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
-        trace.update(text=_finite_text(z, digits), texttemplate="%{text}", textfont={"size": 13 if n_cols <= 6 else 10})
+        text, size = _finite_text(z, digits), cell_font_size(n_cols)
+        trace.update(text=text, texttemplate="%{text}", textfont={"size": size})
+        longest = max(len(cell) for row in text for cell in row)
+        meta = {"cell_numbers_width": cell_numbers_width(n_cols, longest, size)}
     columns = list(range(n_cols))
     if n_cols > MAX_TICKED_COLS:  # a label on every one of 384 columns is a grey smear: every step-th
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
@@ -179,6 +212,7 @@ def heatmap(
         [trace],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
+        meta=meta,
         xaxis={
             "tickvals": columns,
             "ticktext": ticks,
@@ -200,23 +234,24 @@ def _width(line: str) -> int:
     return sum(2 if ord(ch) > 0x2E7F else 1 for ch in line)
 
 
-def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tuple[list[str], int]:
-    """Tick labels for a row of columns and their angle. Horizontal when they fit; else
-    labels with CJK characters become two lines ("i: token" -> index over token), which keeps
-    Chinese characters and words horizontal and readable; other long labels are tilted.
+def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tuple[list[str], int | None]:
+    """Tick labels for a row of columns and their angle. None (Plotly's "auto") when they fit:
+    flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else labels with CJK
+    characters become two lines ("i: token" -> index over token), which keeps Chinese
+    characters and words horizontal and readable; other long labels are tilted.
 
     >>> _x_ticks(["0: 我", "1: 爱"])
-    (['0: 我', '1: 爱'], 0)
+    (['0: 我', '1: 爱'], None)
     >>> _x_ticks([f"{i}: 字" for i in range(14)])[0][10], _x_ticks([f"{i}: 字" for i in range(14)])[1]
-    ('10<br>字', 0)
+    ('10<br>字', None)
     """
     if len(labels) <= 8 or sum(_width(label) + 2 for label in labels) <= budget:
-        return labels, 0
+        return labels, None
     if not stack_cjk or not any(ord(ch) > 0x2E7F for label in labels for ch in label):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
     if sum(max(_width(line) for line in label.split("<br>")) + 1 for label in stacked) <= budget * 1.2:
-        return stacked, 0
+        return stacked, None
     return labels, -45
 
 

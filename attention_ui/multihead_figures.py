@@ -36,14 +36,15 @@ def _label_width(labels) -> int:
 
 
 def _tilt(fig: go.Figure, labels, budget: int = FLAT_LABEL_BUDGET) -> go.Figure:
-    """Tilt the column labels by 45° when they would run into each other lying flat.
+    """Tilt the column labels by 45° when they would run into each other lying flat (else
+    unset, Plotly's "auto": flat, unless the chart is drawn too narrow for that, as on a phone).
 
-    >>> _tilt(go.Figure(), ["0: a", "1: b"]).layout.xaxis.tickangle
-    0
+    >>> _tilt(go.Figure(), ["0: a", "1: b"]).layout.xaxis.tickangle is None
+    True
     >>> _tilt(go.Figure(), [f"{i}: because" for i in range(10)]).layout.xaxis.tickangle
     -45
     """
-    fig.layout.xaxis.tickangle = 0 if _label_width(labels) <= budget else -45
+    fig.layout.xaxis.tickangle = None if _label_width(labels) <= budget else -45
     return fig
 
 

@@ -92,8 +92,9 @@ def projector_figure(fig):
     """A copy of the Plotly ``fig`` with fonts large enough for a projector.
 
     The layout font grows to ``CHART_FONT_PX``; cell and bar texts that set their own size
-    grow by the same factor, and a fixed height by ``CHART_HEIGHT_FACTOR``. The figure passed
-    in is not changed.
+    grow by the same factor, and so does the width a heatmap needs for its cell numbers
+    (``layout.meta``); a fixed height grows by ``CHART_HEIGHT_FACTOR``. The figure passed in
+    is not changed.
     """
     import plotly.graph_objects as go
 
@@ -110,6 +111,9 @@ def projector_figure(fig):
         size = trace.get("textfont", {}).get("size")
         if size:
             trace["textfont"]["size"] = round(size * factor)
+    meta = layout.get("meta")
+    if isinstance(meta, dict) and meta.get("cell_numbers_width"):  # larger numbers need wider cells
+        layout["meta"] = {**meta, "cell_numbers_width": round(meta["cell_numbers_width"] * factor)}
     big = go.Figure(spec)  # gets the default template
     if template is not None and big.layout.template.to_plotly_json() != template:
         big.layout.template = template  # only for a figure drawn with another template

@@ -22,6 +22,7 @@ from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
+from attention_ui.style import apply_style, sidebar_script
 from attention_ui.url_state import (
     carry_over,
     keep_in_url,
@@ -204,6 +205,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         )
         presentation_toggle()
         st.session_state[_SHARE_BOX] = st.container()  # filled by app.py after the page (share_link)
+        sidebar_script()
     values = {
         "sentence": sentence,
         "toy": toy,
@@ -332,12 +334,14 @@ def _declare_pages() -> None:
     st.rerun()
 
 
-def page_start(page: str) -> tuple[Lesson | None, str]:
-    """Page config, sidebar and the lesson for the current sentence, for page id ``page``
-    (an id of NAV, e.g. "step_by_step").
+def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, str]:
+    """Page config, sidebar, the page's title and the lesson for the current sentence, for
+    page id ``page`` (an id of NAV, e.g. "step_by_step").
 
-    Returns (lesson, source); lesson is None (and a friendly message is shown) when the
-    sentence cannot be used.
+    The title is ``t("<catalog>.title")`` (``catalog`` defaults to ``page``); notes on the
+    sentence (cut to the first tokens, the model unavailable, a URL value out of range) come
+    under it. Returns (lesson, source); lesson is None (and a friendly message is shown)
+    when the sentence cannot be used.
     """
     init_lang()
     st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎", layout="wide")
@@ -348,6 +352,8 @@ def page_start(page: str) -> tuple[Lesson | None, str]:
     # AppTest reruns a page it switched to without app.py: then the page draws the sidebar.
     sentence, source, settings = drawn if drawn is not None else sidebar(page)
     apply_presentation(is_presenting())
+    apply_style()
+    st.title(t(f"{catalog or page}.title"))
     url_notes()
     embedder, warning = get_embedder(source)
     if warning:

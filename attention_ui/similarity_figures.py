@@ -92,7 +92,7 @@ def matrix_heatmap(
             "ticktext": [str(j) for j in ticks],
             "title": {"text": x_title},
             "side": "bottom",
-            "tickangle": 0,
+            "tickangle": None,
         },
         yaxis={
             "tickvals": list(range(n_rows)),
@@ -142,7 +142,7 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
         layout[f"xaxis{suffix}"].update(
             tickvals=ticks,
             ticktext=[labels[j] if few else str(j) for j in ticks],
-            tickangle=-45 if few and len(keys) > 3 else 0,
+            tickangle=-45 if few and len(keys) > 3 else None,
         )
     middle = (len(rows) + 1) // 2
     layout[f"xaxis{axis_suffix(middle)}"]["title"] = {"text": x_title}
@@ -193,7 +193,7 @@ def grouped_bars(weights, key_labels, *, title: str, x_title: str, y_title: str)
             "title": {"text": x_title},
             "tickvals": keys,
             "ticktext": labels,
-            "tickangle": -45 if len(keys) > 6 else 0,
+            "tickangle": -45 if len(keys) > 6 else None,
         },
         yaxis={"title": {"text": y_title}, "range": [0, 1.05]},
     )

@@ -144,7 +144,6 @@ def vector_notes(name: str, vector) -> None:
 
 # ---------------------------------------------------------------- the model on the sidebar's sentence
 lesson, _ = page_start(PAGE)
-st.title(t("after_attention.title"))
 if lesson is None:
     st.stop()
 try:

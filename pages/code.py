@@ -86,7 +86,6 @@ def call(text: str) -> None:
 
 
 lesson, _ = page_start("code")
-st.title(t("code.title"))
 st.markdown(t("code.intro"))
 if lesson is None:
     st.info(t("code.no_sentence"))

@@ -37,7 +37,6 @@ def _name(which: str) -> str:
 
 
 lesson, source = page_start("cross_attention")
-st.title(t("cross_attention.title"))
 st.markdown(t("cross_attention.intro"))
 
 if lesson is not None:

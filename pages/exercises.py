@@ -44,7 +44,6 @@ def _verdict(correct: bool) -> None:
         st.error(t("exercises.wrong"))
 
 
-st.title(t("exercises.title"))
 st.caption(t("exercises.intro"))
 top = st.columns([2, 1, 1], vertical_alignment="bottom")
 seed = int(

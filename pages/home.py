@@ -9,7 +9,6 @@ from attention_ui.shell import NAV, honesty_banner, page_start
 LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
 
 lesson, _ = page_start("home")
-st.title(t("home.title"))
 st.markdown(t("home.intro"))
 st.latex(attention_formula())
 st.markdown(t("home.per_token", score=SCORE, weight=WEIGHT, output=OUTPUT))

@@ -10,7 +10,6 @@ from attention_ui.notation import SOFTMAX, alpha_hat
 from attention_ui.shell import page_start
 
 page_start("intuition")
-st.title(t("intuition.title"))
 st.markdown(t("intuition.intro"))
 
 # 1 · The eye: a sharp spot the learner moves over the picture.

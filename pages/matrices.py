@@ -20,7 +20,6 @@ DEFAULT_TAB = "weights"
 
 
 lesson, _ = page_start("matrices")
-st.title(t("matrices.title"))
 if lesson is not None:
     honesty_banner(lesson)
     trace = lesson.trace

@@ -17,7 +17,6 @@ HEAD_CHOICES = [1, 2, 3, 4]
 DEFAULT_HEADS = 2
 
 lesson, _ = page_start("multi_head")
-st.title(t("multi_head.title"))
 st.markdown(t("multi_head.intro"))
 if lesson is None:
     st.stop()

@@ -39,7 +39,6 @@ def run_check(encoded) -> None:
 
 
 lesson, _ = page_start("real_model")
-st.title(t("real_model.title"))
 if lesson is None:
     st.stop()
 

@@ -16,7 +16,6 @@ VECTORS = ["qk", "inputs"]  # what section 2 compares: queries with keys, or the
 DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2-D demo's start
 
 lesson, _ = page_start("similarity")
-st.title(t("similarity.title"))
 st.markdown(t("similarity.intro"))
 st.latex(
     r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"

@@ -15,7 +15,6 @@ from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
-st.title(t("step_by_step.title"))
 if lesson is not None:
     honesty_banner(lesson)
     tokens = lesson.tokens
@@ -29,19 +28,12 @@ if lesson is not None:
     def go(delta: int) -> None:
         st.session_state["step"] = min(max(st.session_state.get("step", 0) + delta, 0), len(STEPS) - 1)
 
-    c_back, c_ind, c_next = st.columns([1, 6, 1])
-    c_back.button(t("step_by_step.back"), on_click=go, args=(-1,), disabled=step == 0, width="stretch", key="step_back")
-    c_next.button(
-        t("step_by_step.next"),
-        on_click=go,
-        args=(1,),
-        disabled=step == len(STEPS) - 1,
-        width="stretch",
-        key="step_next",
-    )
-    c_ind.progress(
-        (step + 1) / len(STEPS), text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step))
-    )
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # buttons as wide as their words
+        st.button(t("step_by_step.back"), on_click=go, args=(-1,), disabled=step == 0, key="step_back")
+        st.progress(
+            (step + 1) / len(STEPS), text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step))
+        )
+        st.button(t("step_by_step.next"), on_click=go, args=(1,), disabled=step == len(STEPS) - 1, key="step_next")
 
     e = explain(trace, i)
     show_step_formula(step, lesson, e)

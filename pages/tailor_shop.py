@@ -20,6 +20,7 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b
 from attention_ui.shell import page_start
+from attention_ui.style import PAIRS_KEY, SAMPLES_KEY
 from attention_ui.tailor_figures import horizontal_bars, shirt_svg
 from attention_ui.url_state import url_choice
 
@@ -27,8 +28,7 @@ DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": 
 DEFAULT_IMPORTANCE = {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
 ANY = "any"
 
-page_start("tailor_shop")
-st.title(t("tailor.title"))
+page_start("tailor_shop", catalog="tailor")
 st.markdown(t("tailor.intro"))
 
 
@@ -101,7 +101,7 @@ if not fitted.query.any():
 st.subheader(t("tailor.shop_header"))
 st.markdown(t("tailor.shop_text"))
 best = int(weights.argmax())
-for column, j in zip(st.columns(len(SAMPLES)), range(len(SAMPLES))):
+for column, j in zip(st.container(key=SAMPLES_KEY).columns(len(SAMPLES)), range(len(SAMPLES))):
     with column:
         st.image(shirt_svg(SAMPLES[j].value), width="stretch", alt=t(f"tailor.sample_{SAMPLES[j].id}"))
         st.markdown(f"**{j + 1}** · **{100 * weights[j]:.1f} %**")  # sample number and weight α̂_j
@@ -153,7 +153,7 @@ st.latex(
     + (r" + \dots" if len(SAMPLES) > SHOWN else "")
 )
 st.markdown(t("tailor.result_text"))
-shirt_col, *term_cols = st.columns([2.2] + [1] * SHOWN, gap="medium")
+shirt_col, *term_cols = st.container(key=PAIRS_KEY).columns([2.2] + [1] * SHOWN, gap="medium")
 with shirt_col:
     st.image(shirt_svg(blend, size=360), width="stretch", alt=t("tailor.result_alt"))
     st.markdown(t("tailor.result_label"))

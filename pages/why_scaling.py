@@ -20,7 +20,6 @@ from attention_ui.scaling_figures import (
 from attention_ui.shell import get_embedder, honesty_banner, page_start
 
 lesson, source = page_start("why_scaling")
-st.title(t("why_scaling.title"))
 st.markdown(t("why_scaling.intro"))
 
 d_k = st.select_slider(t("why_scaling.d_k_slider"), options=list(D_KS), value=64, key="exp_d_k", bind="query-params")

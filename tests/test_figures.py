@@ -69,6 +69,9 @@ def _projector_reference(fig: go.Figure) -> go.Figure:
     for trace in big.data:
         if getattr(getattr(trace, "textfont", None), "size", None):
             trace.textfont.size = round(trace.textfont.size * CHART_FONT_PX / 12)
+    meta = big.layout.meta
+    if meta and meta.get("cell_numbers_width"):  # the cell numbers grow as much, and need as much more room
+        big.layout.meta = {**meta, "cell_numbers_width": round(meta["cell_numbers_width"] * CHART_FONT_PX / 12)}
     return big
 
 

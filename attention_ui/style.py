@@ -1,0 +1,141 @@
+"""The app's one style sheet: layouts that fit the screen they are on (issue 16).
+
+A projector at 1024 px with the sidebar open, a phone at 390 px and a 1400 px laptop see
+the same pages. What Python cannot know (the width of a chart) is left to the browser:
+
+* **Charts in side-by-side columns stack** below ``STACK_BELOW_PX`` of window width: a
+  column that holds a chart takes the full row (``CHART_COLUMNS``).
+* **Cell numbers follow the chart's width.** ``figures.heatmap`` prints numbers in cells up
+  to 24 rows and columns and says how wide the chart must be for them to fit
+  (``figures.cell_numbers_width``); ``exports.show_figure`` puts the chart in a container
+  named ``cells<width>_<key>``, and a container query here hides the numbers and shows
+  "hover for the values" when the container is narrower (``cell_rules``).
+* **Formulas wrap** at their relations and operators (KaTeX draws each ``=``/``+``-separated
+  part as an inline block; display mode only forbids the wrap) and scroll rather than
+  overflow when a single part is still too wide.
+* **Touch screens** (no hover) keep only the camera of Plotly's toolbar, and chart titles get
+  a smaller font on a phone.
+* **The tailor shop's samples** sit in a grid of 4 per row below ``STACK_BELOW_PX`` and of 2
+  on a phone, instead of eight full-width shirts one under the other; its picture sum goes
+  two by two on a phone.
+
+Everything here is a constant built from numbers in this module: no learner text ever goes
+into the CSS. ``apply_style()`` adds it once per run (``shell.page_start`` calls it); the
+small script that closes the sidebar after a page is picked on a phone goes in the sidebar
+(``sidebar_script``), because a script element takes a line of the page.
+
+>>> "@container" in APP_CSS and "st-key-cells600_" in APP_CSS
+True
+"""
+
+from __future__ import annotations
+
+STACK_BELOW_PX = 1100
+"""Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
+PHONE_PX = 640
+"""Streamlit stacks every column below this window width; phones are narrower."""
+SIDEBAR_OVERLAY_PX = 768
+"""Below this window width Streamlit's sidebar lies over the page (its "md" breakpoint)."""
+CELL_WIDTHS = range(250, 2001, 50)
+"""The container widths (px) the cell-number rules exist for; ``figures`` rounds up to one."""
+CELLS_KEY = "cells{width}_{key}"
+"""Key of the container around a chart with cell numbers (Streamlit adds class st-key-<key>)."""
+NOTE_KEY = "cellnote_{key}"
+"""Key of the "hover for the values" note under such a chart."""
+SAMPLES_KEY = "sample_grid"
+"""Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
+PAIRS_KEY = "pair_grid"
+"""Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
+
+CHART_COLUMNS = (
+    '[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"])'
+    ' > [data-testid="stColumn"]'
+)
+"""The columns of a row that holds a chart."""
+
+
+def cell_rules(widths=CELL_WIDTHS) -> str:
+    """Container queries: in a ``cells<w>_`` container narrower than w px, hide the cell
+    numbers (Plotly's ``.heatmap-label``) and show the note under the chart.
+
+    >>> print(cell_rules([600]))  # doctest: +NORMALIZE_WHITESPACE
+    @container cells (max-width: 599.98px) { [class*="st-key-cells600_"] .heatmap-label { display: none; }
+    [class*="st-key-cells600_"] [class*="st-key-cellnote_"] { display: block; } }
+    """
+    return "\n".join(
+        f"@container cells (max-width: {w - 0.02}px) {{ "
+        f'[class*="st-key-cells{w}_"] .heatmap-label {{ display: none; }}\n'
+        f'[class*="st-key-cells{w}_"] [class*="st-key-cellnote_"] {{ display: block; }} }}'
+        for w in widths
+    )
+
+
+APP_CSS = f"""<style>
+/* 1 · Charts in columns stack below {STACK_BELOW_PX} px: a 1024 px projector with the sidebar open */
+@media (max-width: {STACK_BELOW_PX - 0.02}px) {{
+  {CHART_COLUMNS} {{ min-width: 100% !important; flex: 1 1 100% !important; }}
+}}
+/* 2 · Formulas wrap at = and +, and scroll (never cut) when one part is still too wide */
+.katex-display {{ overflow-x: auto; overflow-y: hidden; }}
+.katex-display > .katex {{ white-space: normal; }}
+.katex-display > .katex > .katex-html > .base {{ margin: 0.15em 0; }}
+@media (max-width: {PHONE_PX - 0.02}px) {{
+  .katex-display > .katex {{ font-size: 1.05em; }}
+}}
+/* 3 · Cell numbers only where the cells can hold them; else "hover for the values" */
+[class*="st-key-cells"] {{ container-name: cells; container-type: inline-size; }}
+[class*="st-key-cellnote_"] {{ display: none; }}
+{cell_rules()}
+/* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
+@media (hover: none) {{
+  .js-plotly-plot .modebar-group:not(:first-child) {{ display: none !important; }}
+}}
+@media (max-width: {PHONE_PX - 0.02}px) {{
+  .js-plotly-plot .gtitle {{ font-size: 14px !important; }}
+}}
+/* 5 · The tailor's samples: a grid of 4 below {STACK_BELOW_PX} px, of 2 on a phone */
+@media (max-width: {STACK_BELOW_PX - 0.02}px) {{
+  .st-key-{SAMPLES_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+  .st-key-{SAMPLES_KEY} [data-testid="stColumn"] {{
+    min-width: calc(25% - 1rem) !important; flex: 1 1 calc(25% - 1rem) !important;
+  }}
+}}
+@media (max-width: {PHONE_PX - 0.02}px) {{
+  .st-key-{PAIRS_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
+  :is(.st-key-{SAMPLES_KEY}, .st-key-{PAIRS_KEY}) [data-testid="stColumn"] {{
+    min-width: calc(50% - 1rem) !important; flex: 1 1 calc(50% - 1rem) !important;
+  }}
+}}
+</style>"""
+"""The style sheet of every page: a constant, never built from user input."""
+
+SIDEBAR_SCRIPT = f"""<script>
+(() => {{
+  if (window.attentionLabSidebarScript) return;
+  window.attentionLabSidebarScript = true;
+  document.addEventListener("click", (event) => {{
+    const link = event.target.closest && event.target.closest('[data-testid="stSidebar"] [data-testid="stPageLink"] a');
+    if (!link || !window.matchMedia("(max-width: {SIDEBAR_OVERLAY_PX - 0.02}px)").matches) return;
+    const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (close) setTimeout(() => close.click(), 0);
+  }}, true);
+}})();
+</script>"""
+"""On a phone the sidebar lies over the page; Streamlit closes it after a tap on its own page
+menu but not after a tap on an ``st.page_link``, which the shell uses (its links carry the
+settings). This constant script presses the sidebar's close button after such a tap when
+the window is narrower than ``SIDEBAR_OVERLAY_PX``."""
+
+
+def apply_style() -> None:
+    """Add the app's style sheet to this run (after ``st.set_page_config``)."""
+    import streamlit as st
+
+    st.html(APP_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
+
+
+def sidebar_script() -> None:
+    """Add the sidebar-closing script; call it inside ``with st.sidebar:`` once per run."""
+    import streamlit as st
+
+    st.html(SIDEBAR_SCRIPT, unsafe_allow_javascript=True)

@@ -1,0 +1,89 @@
+// What a learner would see wrong on the page in front of us; a list of sentences, empty when the
+// page fits its screen. tests/browser/test_screens.py runs it in every view (issue 16).
+() => {
+  const problems = [];
+  const shown = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const name = el => (el.innerText || el.textContent || '').trim().slice(0, 60);
+  // 1. The page does not scroll sideways.
+  for (const id of ['stMain', 'stMainBlockContainer']) {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    if (el && el.scrollWidth > el.clientWidth + 1) problems.push(`${id} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth} px`);
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the document scrolls sideways');
+  // 2. No button label is cut with an ellipsis.
+  for (const button of document.querySelectorAll('button, [data-testid="stPageLink"] a')) {
+    if (!shown(button)) continue;
+    for (const el of [button, ...button.querySelectorAll('*')]) {
+      if (getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1) {
+        problems.push(`button label cut: "${name(button)}"`);
+        break;
+      }
+    }
+  }
+  // 3. No formula is wider than its box: every piece KaTeX laid out lies inside the text column.
+  for (const math of document.querySelectorAll('.katex-display')) {
+    if (!shown(math)) continue;
+    const box = math.closest('[data-testid="stMarkdownContainer"]').getBoundingClientRect();
+    const wide = [...math.querySelectorAll('.katex-html > *')].map(el => el.getBoundingClientRect())
+      .find(r => r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1));
+    if (wide) {
+      const tex = (math.querySelector('annotation') || math).textContent.slice(0, 70);
+      problems.push(`formula wider than its box (${Math.round(wide.right - box.left)} > ${Math.round(box.width)} px): ${tex}`);
+    }
+  }
+  // 4. Chart text lies inside its chart, 5. no toolbar over a title, 6. cell numbers apart.
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    if (!shown(plot)) continue;
+    const box = plot.getBoundingClientRect();
+    const title = (plot.querySelector('.gtitle') || {textContent: ''}).textContent.slice(0, 50);
+    const texts = plot.querySelectorAll('.xtick text, .ytick text, .gtitle, .g-xtitle text, .g-ytitle text, .cbaxis text, .annotation-text, .legendtext');
+    for (const text of texts) {
+      const r = text.getBoundingClientRect();
+      if (r.width === 0 || getComputedStyle(text).display === 'none') continue;
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+        problems.push(`"${text.textContent.slice(0, 40)}" lies outside its chart "${title}"`);
+      }
+    }
+    const heading = plot.querySelector('.gtitle');
+    if (heading && heading.getBoundingClientRect().width > 0) {
+      const t = heading.getBoundingClientRect();
+      const element = plot.closest('[data-testid="stElementContainer"]');
+      const bars = [...plot.querySelectorAll('.modebar-btn'),
+                    ...(element ? element.querySelectorAll('[data-testid="stElementToolbar"] button') : [])];
+      for (const b of bars) {
+        const r = b.getBoundingClientRect();
+        let visible = r.width > 0;
+        for (let el = b; visible && el && el !== plot.parentNode; el = el.parentElement) {
+          const cs = getComputedStyle(el);
+          if (cs.display === 'none' || cs.visibility === 'hidden' || parseFloat(cs.opacity) === 0) visible = false;
+        }
+        if (visible && r.left < t.right && r.right > t.left && r.top < t.bottom && r.bottom > t.top) {
+          problems.push(`a toolbar button covers the title "${title}"`);
+          break;
+        }
+      }
+    }
+    for (const axis of plot.querySelectorAll('.xaxislayer-above, .yaxislayer-above')) {
+      const flat = [...axis.querySelectorAll('.xtick text, .ytick text')]
+        .filter(t => !(t.getAttribute('transform') || '').includes('rotate') && t.getBoundingClientRect().width > 0)
+        .map(t => [t.getBoundingClientRect(), t.textContent]);
+      const overlap = flat.find(([a], k) => flat.slice(k + 1).some(([b]) =>
+        a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5));
+      if (overlap) problems.push(`tick label "${overlap[1]}" runs into another in "${title}"`);
+    }
+    const rows = {};
+    for (const label of plot.querySelectorAll('.heatmap-label')) {
+      const r = label.getBoundingClientRect();
+      if (r.width === 0 || getComputedStyle(label).display === 'none') continue;
+      (rows[Math.round(r.top)] = rows[Math.round(r.top)] || []).push(r);
+    }
+    for (const row of Object.values(rows)) {
+      row.sort((a, b) => a.left - b.left);
+      if (row.some((r, k) => k > 0 && r.left < row[k - 1].right - 0.5)) {
+        problems.push(`cell numbers run into each other in "${title}"`);
+        break;
+      }
+    }
+  }
+  return problems;
+}
