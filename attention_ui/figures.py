@@ -29,7 +29,11 @@ from .safe import escape_label, numbered_labels, token_labels
 
 COLORSCALE = "Cividis"
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
-"""One colour per key token in stacked bars: CARTO's "Safe" palette, chosen for colour-blind readers."""
+"""One colour per key token in stacked bars: CARTO's "Safe" palette, chosen for colour-blind
+readers; its last colour is a grey, kept for "others"."""
+MAX_COLOURED = len(TOKEN_COLORS) - 2
+"""Stacked bars of more key tokens than ``MAX_COLOURED + 1`` colour the largest ``MAX_COLOURED``
+and add the rest up in one grey bar (``contributions_bar``)."""
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
 MAX_CELL_ROWS = 24  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 24  # ... and columns; the browser hides them where the chart is too narrow (cell_numbers_width)
@@ -327,39 +331,68 @@ def key_bars(
 
 
 def contributions_bar(contributions, tokens, output, *, title: str, tr: Translate = ENGLISH) -> go.Figure:
-    """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j."""
+    """Stacked bars: each component of b_i as the sum of α̂_ij v_j over key tokens j.
+
+    Each key token has its own colour while there are at most ``len(TOKEN_COLORS) - 1`` of
+    them (the palette's last colour is its grey); with more, the ``MAX_COLOURED`` tokens that
+    contribute most (summed over the components) keep theirs and the rest are added up in one
+    grey "others" bar, so that no two tokens share a colour. Bars carry no text: the values are
+    in the hover and, for b_i, in the formula above the chart; black diamonds mark b_i.
+
+    >>> fig = contributions_bar(np.eye(12), [f"t{j}" for j in range(12)], np.ones(12), title="b")
+    >>> [bar.name for bar in fig.data][-2:], len({bar.marker.color for bar in fig.data[:-1]})
+    (['3 others', 'b_i (the sum)'], 10)
+    """
     c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
-    d_v = c.shape[1]
+    t_k, d_v = c.shape
+    labels = token_labels(tokens)
+    x = list(range(d_v))
+    if t_k <= MAX_COLOURED + 1:
+        coloured, rest = list(range(t_k)), []
+    else:
+        largest = np.argsort(-np.abs(c).sum(axis=1), kind="stable")[:MAX_COLOURED]  # (MAX_COLOURED,)
+        coloured = sorted(int(j) for j in largest)
+        rest = [j for j in range(t_k) if j not in coloured]
     bars = [
         {
             "type": "bar",
-            "x": list(range(d_v)),
+            "x": x,
             "y": c[j],
-            "name": label,
-            "marker": {"color": TOKEN_COLORS[j % len(TOKEN_COLORS)]},
+            "name": labels[j],
+            "marker": {"color": TOKEN_COLORS[k]},
             "hovertemplate": "%{fullData.name}: %{y:.4f}<extra></extra>",
         }
-        for j, label in enumerate(token_labels(tokens))
+        for k, j in enumerate(coloured)
     ]
+    if rest:
+        bars.append(
+            {
+                "type": "bar",
+                "x": x,
+                "y": c[rest].sum(axis=0),  # (d_v,)
+                "name": tr("figures.others", n=len(rest)),
+                "marker": {"color": TOKEN_COLORS[-1]},
+                "hovertemplate": "%{fullData.name}: %{y:.4f}<extra></extra>",
+            }
+        )
     marks = {
         "type": "scatter",
-        "x": list(range(d_v)),
+        "x": x,
         "y": np.asarray(output),
-        "mode": "markers+text",
+        "mode": "markers",
         "name": tr("figures.output_marker"),
-        "text": [f"{x:.3f}" for x in output],
-        "textposition": "top center",
-        "marker": {"symbol": "diamond", "size": 12, "color": "black"},
+        "marker": {"symbol": "diamond", "size": 10, "color": "black"},
+        "hovertemplate": "b[%{x}] = %{y:.4f}<extra></extra>",
     }
     return figure(
         [*bars, marks],
         title=title,
-        height=380,
+        height=400,
         barmode="relative",
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
         xaxis={
-            "tickvals": list(range(d_v)),
-            "ticktext": [f"b[{c_}]" for c_ in range(d_v)],
+            "tickvals": x,
+            "ticktext": [f"b[{c_}]" for c_ in x],
             "title": {"text": tr("figures.output_axis")},
         },
     )

@@ -172,9 +172,10 @@ def test_stacked_contributions_use_the_colour_blind_safe_palette():
 
     from attention_ui.figures import contributions_bar
 
-    tokens = [f"w{j}" for j in range(13)]  # more tokens than colours: the palette repeats
+    tokens = [f"w{j}" for j in range(13)]  # more tokens than colours: the smallest go into "others"
     fig = contributions_bar(np.ones((13, 3)), tokens, np.ones(3), title="b_i")
     bars = [trace for trace in fig.data if trace.type == "bar"]
-    assert len(bars) == 13
+    assert len(bars) == len(pc.qualitative.Safe) - 1  # 9 tokens and "4 others"
     assert all(bar.marker.color in pc.qualitative.Safe for bar in bars)
-    assert len({bar.marker.color for bar in bars}) == len(pc.qualitative.Safe)
+    assert len({bar.marker.color for bar in bars}) == len(bars)  # no two share a colour
+    assert bars[-1].marker.color == pc.qualitative.Safe[-1]  # the palette's grey for "others"

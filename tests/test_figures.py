@@ -98,3 +98,28 @@ def test_ui_doctests(module):
         importlib.import_module(f"attention_ui.{module}"), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
     assert failures == 0
+
+
+@pytest.mark.parametrize("t_k", [3, 10, 11, 17, 24])
+def test_contributions_bar_colours_each_token_or_groups_the_smallest(t_k):
+    """Up to 10 key tokens: one bar and one colour each. More: the 9 with the largest summed
+    |α̂_ij v_j| keep theirs, the rest are one grey bar holding their sum; the bars still add up
+    to b_i, no colour repeats and no bar carries text (issue 16: labels drawn over segments)."""
+    from attention_ui.figures import TOKEN_COLORS, contributions_bar
+
+    rng = np.random.default_rng(t_k)
+    c = rng.normal(size=(t_k, 6)) * rng.uniform(0.01, 1.0, size=(t_k, 1))  # (T_k, d_v)
+    fig = contributions_bar(c, [f"w{j}" for j in range(t_k)], c.sum(axis=0), title="b")
+    bars = [trace for trace in fig.data if trace.type == "bar"]
+    np.testing.assert_allclose(np.sum([bar.y for bar in bars], axis=0), c.sum(axis=0), atol=1e-12)
+    assert len({bar.marker.color for bar in bars}) == len(bars) <= len(TOKEN_COLORS)
+    assert all(trace.text is None for trace in fig.data)
+    if t_k <= 10:
+        np.testing.assert_array_equal(np.array([bar.y for bar in bars]), c)
+    else:
+        largest = set(np.argsort(-np.abs(c).sum(axis=1))[:9])
+        kept = {j for j in range(t_k) for bar in bars[:-1] if np.array_equal(bar.y, c[j])}
+        assert kept == largest
+        rest = sorted(set(range(t_k)) - largest)
+        np.testing.assert_allclose(bars[-1].y, c[rest].sum(axis=0), atol=1e-12)
+        assert bars[-1].name == f"{len(rest)} others"
