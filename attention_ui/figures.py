@@ -17,6 +17,7 @@ Every builder here and in the other ``*_figures`` modules makes its figure in on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -46,6 +47,47 @@ ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for cal
 
 MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 """The charts' margins: room for the title above, little elsewhere (axis labels bring their own)."""
+TITLE_WIDTH = 44
+"""Titles longer than this (in Latin characters, a CJK one counting 2) are broken into lines:
+on a 390 px phone the chart is ~358 px wide, its title 14 px (``style``), and the camera of
+the toolbar sits at its top right."""
+TITLE_LINE_PX = 20
+"""What each further title line adds to the top margin and the height."""
+
+_TAG = re.compile(r"<[^>]*>")
+_BREAKS = re.compile(r"<[^>]*>|[\u2e80-\uffff]|[^\s<\u2e80-\uffff]+|\s+")
+
+
+def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
+    """``text`` with ``<br>`` where it passes ``width``: between words, or between two CJK
+    characters (not before CJK punctuation); tags such as ``<b>`` count nothing and are
+    never cut.
+
+    >>> wrap_title("Weights α̂ of every head (rows = query token i, columns = key token j)")
+    'Weights α̂ of every head (rows = query token<br>i, columns = key token j)'
+    >>> wrap_title("每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 j；深色 = 0，黄色 = 1）")
+    '每个头的权重 α̂（行 = 查询词元 i，列 = 键词<br>元 j；深色 = 0，黄色 = 1）'
+    >>> wrap_title("short"), wrap_title("a<br>b")
+    ('short', 'a<br>b')
+    """
+    if "<br>" in text or _width(_TAG.sub("", text)) <= width:
+        return text
+    lines, line, used = [], "", 0
+    for piece in _BREAKS.findall(text):
+        size = 0 if piece.startswith("<") else _width(piece)
+        if piece.isspace():
+            if used + 1 > width:
+                lines.append(line.rstrip())
+                line, used = "", 0
+            elif line:
+                line, used = line + piece, used + 1
+            continue
+        if used + size > width and line.strip() and piece not in "，。；：、）》」』,.;:)":
+            lines.append(line.rstrip())
+            line, used = "", 0
+        line, used = line + piece, used + size
+    lines.append(line.rstrip())
+    return "<br>".join(lines)
 
 
 def figure(data, *, title: str | None, height: int, margin: dict | None = None, **layout) -> go.Figure:
@@ -55,14 +97,20 @@ def figure(data, *, title: str | None, height: int, margin: dict | None = None, 
     ``update_layout(xaxis_title=...)``: every update call parses its underscore paths and
     validates again, which was the largest part of a page's script time. A token matrix as
     st.plotly_chart pays for it: 11.9 ms built with updates, 3.9 ms in one call
-    (bench/bench_figures.py). The figure is the same. ``title=None``: no title.
+    (bench/bench_figures.py). The figure is the same. ``title=None``: no title. A long title
+    is broken into lines (``wrap_title``), and the chart grows by the room they take.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
     """
+    margin = dict(MARGIN if margin is None else margin)
     if title is not None:
+        title = wrap_title(title)
         layout["title"] = {"text": title}
-    return go.Figure(data=data, layout={"height": height, "margin": MARGIN if margin is None else margin, **layout})
+        more = TITLE_LINE_PX * title.count("<br>")  # a longer title takes room from above the plot, not from it
+        margin["t"] = margin.get("t", MARGIN["t"]) + more
+        height += more
+    return go.Figure(data=data, layout={"height": height, "margin": margin, **layout})
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -118,7 +166,7 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
                 {
                     "font": {"size": title_size},
                     "showarrow": False,
-                    "text": titles[k],
+                    "text": wrap_title(titles[k], TITLE_WIDTH // n if across else TITLE_WIDTH),
                     "x": centre,
                     "xanchor": "center",
                     "xref": "paper",

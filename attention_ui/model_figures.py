@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate, axis_suffix, domains
+from .figures import COLORSCALE, ENGLISH, TITLE_LINE_PX, Translate, axis_suffix, domains, wrap_title
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -38,7 +38,8 @@ def heads_grid(
         The model layer of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
         draws the heads of layer l alone.
 
-    Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
+    Heads are labelled along the top edge ("head 0", then the numbers alone) and layers along
+    the left edge. Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
     the hover names the layer, head, query i, key j and the weight. Trace ``n`` is layer
     ``n // n_heads``, head ``n % n_heads``. Thumbnails carry float32 (a colour needs no more;
     it halves what the browser receives); the single-head matrices carry full precision.
@@ -80,9 +81,9 @@ def heads_grid(
             axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
             layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
             layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
+    head_names = [tr("figures.grid_head", head=h) if h == 0 else str(h) for h in range(n_heads)]  # ~20 px a column
     labels = [
-        {"text": tr("figures.grid_head", head=h), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
-        for h, (x0, x1) in enumerate(columns)
+        {"text": name, "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"} for name, (x0, x1) in zip(head_names, columns)
     ]
     labels += [
         {
@@ -113,5 +114,9 @@ def heads_grid(
             }
         ]
     traces[0]["colorbar"] = {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01}
-    layout.update(title=title, height=90 + THUMB_PX * n_layers, margin={"l": 60, "r": 40, "t": 80, "b": 10})
+    title = wrap_title(title)
+    more = TITLE_LINE_PX * title.count("<br>")
+    layout.update(
+        title=title, height=90 + THUMB_PX * n_layers + more, margin={"l": 60, "r": 40, "t": 80 + more, "b": 10}
+    )
     return go.Figure(data=traces, layout=layout)

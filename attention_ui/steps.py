@@ -51,8 +51,8 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     elif step == 2:
         bias = {x: rf" + b^{x}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
         st.latex(
-            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad "
-            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad "
+            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad\allowbreak "  # a narrow screen
+            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad\allowbreak "  # breaks here
             rf"v_{{{i}}} = a_{{{i}}} W^V{bias['V']} = {fmt_vec(trace.v[i])}"
         )
         st.markdown(t(f"steps.qkv_text_{lesson.projections.kind}", d_k=trace.d_k, d_v=trace.v.shape[-1]))

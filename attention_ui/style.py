@@ -4,7 +4,8 @@ A projector at 1024 px with the sidebar open, a phone at 390 px and a 1400 px la
 the same pages. What Python cannot know (the width of a chart) is left to the browser:
 
 * **Charts in side-by-side columns stack** below ``STACK_BELOW_PX`` of window width: a
-  column that holds a chart takes the full row (``CHART_COLUMNS``).
+  column that holds a chart takes the full row (``CHART_COLUMNS``), and so does one in a
+  container keyed ``STACK_KEY``. Button and page-link labels wrap instead of ending in "…".
 * **Cell numbers follow the chart's width.** ``figures.heatmap`` prints numbers in cells up
   to 24 rows and columns and says how wide the chart must be for them to fit
   (``figures.cell_numbers_width``); ``exports.show_figure`` puts the chart in a container
@@ -47,11 +48,14 @@ SAMPLES_KEY = "sample_grid"
 PAIRS_KEY = "pair_grid"
 """Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
 
+STACK_KEY = "stack_{name}"
+"""Key of a container whose columns stack like chart columns (the code page: source | numbers)."""
+
 CHART_COLUMNS = (
     '[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"])'
-    ' > [data-testid="stColumn"]'
+    ' > [data-testid="stColumn"], [class*="st-key-stack_"] [data-testid="stColumn"]'
 )
-"""The columns of a row that holds a chart."""
+"""The columns of a row that holds a chart, and those in a ``STACK_KEY`` container."""
 
 
 def cell_rules(widths=CELL_WIDTHS) -> str:
@@ -74,6 +78,10 @@ APP_CSS = f"""<style>
 /* 1 · Charts in columns stack below {STACK_BELOW_PX} px: a 1024 px projector with the sidebar open */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{
   {CHART_COLUMNS} {{ min-width: 100% !important; flex: 1 1 100% !important; }}
+}}
+/* Labels of buttons and page links in the page wrap onto a second line rather than end in "…" */
+[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] span {{
+  white-space: normal; text-overflow: clip;
 }}
 /* 2 · Formulas wrap at = and +, and scroll (never cut) when one part is still too wide */
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}

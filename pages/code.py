@@ -21,6 +21,7 @@ from attention_ui.i18n import t
 from attention_ui.notation import SOFTMAX
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
+from attention_ui.style import STACK_KEY
 from attention_ui.url_state import token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
@@ -70,7 +71,7 @@ def section(name: str, *, heading: bool = True):
     if heading:
         st.subheader(t(f"code.header_{name}"))
     st.markdown(t(f"code.about_{name}"))
-    left, right = st.columns([3, 2], gap="large")
+    left, right = st.container(key=STACK_KEY.format(name=name)).columns([3, 2], gap="large")
     with left:
         for fn in SHOWN[name]:
             src = source_of(fn)
@@ -131,7 +132,7 @@ with st.expander(t("code.header_runs"), icon=":material/build:"):
     with section("runs", heading=False):
         result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
         call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-        st.latex(rf"{SOFTMAX}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
+        st.latex(rf"{SOFTMAX}(QK^\top \times {trace.scale:.4f})V")  # ( ) not \left( \right): it may wrap at ×
         shapes(
             {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
             key="shapes_attention",

@@ -2,7 +2,10 @@
 // page fits its screen. tests/browser/test_screens.py runs it in every view (issue 16).
 () => {
   const problems = [];
-  const shown = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const shown = el => {  // laid out, and not in the closed sidebar (off the screen)
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && !el.closest('[data-testid="stSidebar"][data-collapsed="true"]');
+  };
   const name = el => (el.innerText || el.textContent || '').trim().slice(0, 60);
   // 1. The page does not scroll sideways.
   for (const id of ['stMain', 'stMainBlockContainer']) {
