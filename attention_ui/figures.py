@@ -61,10 +61,10 @@ _BREAKS = re.compile(r"<[^>]*>|[\u2e80-\uffff]|[^\s<\u2e80-\uffff]+|\s+")
 def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
     """``text`` with ``<br>`` where it passes ``width``: between words, or between two CJK
     characters (not before CJK punctuation); tags such as ``<b>`` count nothing and are
-    never cut.
+    never cut. Each line keeps its trailing space, so the text without ``<br>`` is ``text``.
 
     >>> wrap_title("Weights α̂ of every head (rows = query token i, columns = key token j)")
-    'Weights α̂ of every head (rows = query token<br>i, columns = key token j)'
+    'Weights α̂ of every head (rows = query token <br>i, columns = key token j)'
     >>> wrap_title("每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 j；深色 = 0，黄色 = 1）")
     '每个头的权重 α̂（行 = 查询词元 i，列 = 键词<br>元 j；深色 = 0，黄色 = 1）'
     >>> wrap_title("short"), wrap_title("a<br>b")
@@ -75,18 +75,11 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
     lines, line, used = [], "", 0
     for piece in _BREAKS.findall(text):
         size = 0 if piece.startswith("<") else _width(piece)
-        if piece.isspace():
-            if used + 1 > width:
-                lines.append(line.rstrip())
-                line, used = "", 0
-            elif line:
-                line, used = line + piece, used + 1
-            continue
-        if used + size > width and line.strip() and piece not in "，。；：、）》」』,.;:)":
-            lines.append(line.rstrip())
+        if used + size > width and line.strip() and not piece.isspace() and piece not in "，。；：、）》」』,.;:)":
+            lines.append(line)  # with its trailing space: without the <br> the text is as it was
             line, used = "", 0
         line, used = line + piece, used + size
-    lines.append(line.rstrip())
+    lines.append(line)
     return "<br>".join(lines)
 
 

@@ -62,12 +62,12 @@ def _decode(value):
 
 
 def charts(at) -> dict[str, dict]:
-    """Plotly figures on the page by their title text."""
+    """Plotly figures on the page by their title text (without the ``<br>`` of a long one)."""
     out = {}
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
         title = spec["layout"].get("title", {}).get("text", "")
-        out[title] = spec
+        out[title.replace("<br>", "")] = spec
     return out
 
 
