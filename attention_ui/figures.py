@@ -51,10 +51,14 @@ TITLE_WIDTH = 44
 """Titles longer than this (in Latin characters, a CJK one counting 2) are broken into lines:
 on a 390 px phone the chart is ~358 px wide, its title 14 px (``style``), and the camera of
 the toolbar sits at its top right."""
+PHONE_TITLE_PX = 14
+"""The font of chart titles on a phone (``style``); ``TITLE_WIDTH`` is counted in it."""
 TITLE_LINE_PX = 20
 """What each further title line adds to the top margin and the height."""
 
 _TAG = re.compile(r"<[^>]*>")
+_CLOSING = frozenset("，。；：、）》」』,.;:)")
+"""Marks that never begin a line of a title."""
 _BREAKS = re.compile(r"<[^>]*>|[\u2e80-\uffff]|[^\s<\u2e80-\uffff]+|\s+")
 
 
@@ -67,19 +71,29 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
     'Weights α̂ of every head (rows = query token <br>i, columns = key token j)'
     >>> wrap_title("每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 j；深色 = 0，黄色 = 1）")
     '每个头的权重 α̂（行 = 查询词元 i，列 = 键词<br>元 j；深色 = 0，黄色 = 1）'
+    >>> wrap_title("原始分数 α = q·k：方差 63.92（共 32,000 个值）")  # "）" does not begin a line
+    '原始分数 α = q·k：方差 63.92（共 32,000 个<br>值）'
     >>> wrap_title("short"), wrap_title("a<br>b")
     ('short', 'a<br>b')
     """
     if "<br>" in text or _width(_TAG.sub("", text)) <= width:
         return text
-    lines, line, used = [], "", 0
+    lines, line = [], []  # line: its pieces
     for piece in _BREAKS.findall(text):
-        size = 0 if piece.startswith("<") else _width(piece)
-        if used + size > width and line.strip() and not piece.isspace() and piece not in "，。；：、）》」』,.;:)":
-            lines.append(line)  # with its trailing space: without the <br> the text is as it was
-            line, used = "", 0
-        line, used = line + piece, used + size
-    lines.append(line)
+        line.append(piece)
+        if piece.isspace() or sum(_width(p) for p in line if not p.startswith("<")) <= width:
+            continue
+        if piece in _CLOSING and len(line) > 2:  # a closing mark stays with the character before it
+            line.pop()
+            piece = line.pop() + piece
+        else:
+            line.pop()
+        if "".join(line).strip():
+            lines.append("".join(line))  # with its trailing space: without the <br> the text is as it was
+            line = [piece]
+        else:
+            line.append(piece)
+    lines.append("".join(line))
     return "<br>".join(lines)
 
 
@@ -159,7 +173,7 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
                 {
                     "font": {"size": title_size},
                     "showarrow": False,
-                    "text": wrap_title(titles[k], TITLE_WIDTH // n if across else TITLE_WIDTH),
+                    "text": wrap_title(titles[k], TITLE_WIDTH * PHONE_TITLE_PX // title_size // (n if across else 1)),
                     "x": centre,
                     "xanchor": "center",
                     "xref": "paper",

@@ -10,9 +10,17 @@ presentation mode. Two calls, meant for ``shell.page_start``:
 "collapsed")`` (additive: it changes nothing else of the page config) and adds one constant
 style sheet. No learner text ever goes into the CSS. Charts drawn with
 ``attention_ui.exports.show_figure`` also get larger fonts (``projector_figure``).
+
+On a 1024 × 768 projector the page's main chart must start on the first screen: the title is
+smaller, the honesty banner is a closed expander (``shell.honesty_banner``) and pages whose
+chart sits under a formula and a paragraph draw those under the chart instead
+(``explained_around``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 STATE_KEY = "present"
 """Session key and URL parameter of presentation mode."""
@@ -25,10 +33,15 @@ CHART_HEIGHT_FACTOR = 1.3
 
 PRESENTATION_CSS = f"""<style>
 html {{ font-size: {FONT_PX}px; }}
-[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 4.5rem 2.5rem 3rem 2.5rem; }}
+[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 4rem 2.5rem 3rem 2.5rem; }}
+/* a smaller page title, so that the page's chart starts on a 1024 × 768 projector's first screen */
+[data-testid="stMain"] h1 {{ font-size: 2rem; padding: 0 0 0.25rem 0; }}
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{ line-height: 1.5; }}
 [data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
-.katex {{ font-size: 1.3em; }}
+.katex {{ font-size: 1.2em; }}
+.katex-display {{ margin: 0.3em 0; }}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.75rem; }}
+[data-testid="stButtonGroup"] button {{ font-size: 0.85rem; min-height: 2rem; padding: 0.1rem 0.6rem; }}
 </style>"""
 """The style sheet of presentation mode: a constant, never built from user input."""
 
@@ -118,3 +131,22 @@ def projector_figure(fig):
     if template is not None and big.layout.template.to_plotly_json() != template:
         big.layout.template = template  # only for a figure drawn with another template
     return big
+
+
+@contextmanager
+def explained_around(explain: Callable[[], None]) -> Iterator[None]:
+    """Draw what ``explain`` draws (a formula, a paragraph) above what the ``with`` block
+    draws (the chart), or under it in presentation mode, so that on a 1024 × 768 projector
+    the chart starts on the first screen.
+
+    >>> with explained_around(lambda: print("formula")):  # outside a Streamlit session: not presenting
+    ...     print("chart")
+    formula
+    chart
+    """
+    presenting = is_presenting()
+    if not presenting:
+        explain()
+    yield
+    if presenting:
+        explain()

@@ -375,7 +375,9 @@ def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, st
 
 
 def honesty_banner(lesson: Lesson) -> None:
-    """Say exactly which numbers are real and which are illustrative, for the lesson's W."""
+    """Say exactly which numbers are real and which are illustrative, for the lesson's W; in
+    presentation mode in a closed expander whose label says the gist, so that the page's
+    chart fits on a 768 px projector's first screen."""
     settings = lesson.settings
     if lesson.trained:
         text = t("shell.honest_trained", layer=settings.layer, head=settings.head, d_k=lesson.trace.d_k)
@@ -386,7 +388,12 @@ def honesty_banner(lesson: Lesson) -> None:
         words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
         proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
         text = words + " " + proj
-    st.caption("ℹ️ " + text)
+    if is_presenting():  # on a projector the chart comes first; the whole text is one click away
+        label = "shell.honest_label_real" if lesson.trained and settings.scaled else "shell.honest_label_mixed"
+        with st.expander(t(label), icon=":material/info:"):
+            st.caption(text)
+    else:
+        st.caption("ℹ️ " + text)
     if lesson.unknown:
         words = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
         unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)

@@ -31,6 +31,8 @@ True
 
 from __future__ import annotations
 
+from .figures import PHONE_TITLE_PX
+
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
 PHONE_PX = 640
@@ -99,7 +101,7 @@ APP_CSS = f"""<style>
   .js-plotly-plot .modebar-group:not(:first-child) {{ display: none !important; }}
 }}
 @media (max-width: {PHONE_PX - 0.02}px) {{
-  .js-plotly-plot .gtitle {{ font-size: 14px !important; }}
+  .js-plotly-plot .gtitle {{ font-size: {PHONE_TITLE_PX}px !important; }}
 }}
 /* 5 · The tailor's samples: a grid of 4 below {STACK_BELOW_PX} px, of 2 on a phone */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{

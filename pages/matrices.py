@@ -12,6 +12,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import attention_formula
+from attention_ui.presentation import explained_around
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
@@ -29,8 +30,7 @@ if lesson is not None:
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
-        with tabs["qkv"]:
-            st.markdown(t("matrices.qkv_text"))
+        with tabs["qkv"], explained_around(lambda: st.markdown(t("matrices.qkv_text"))):
             for column, matrix, name, symbol in zip(st.columns(3), (trace.q, trace.k, trace.v), ("q", "k", "v"), "qkv"):
                 with column:
                     show_figure(
@@ -42,8 +42,7 @@ if lesson is not None:
                         filename=name.upper(),
                     )
     if tabs["scores"].open:
-        with tabs["scores"]:
-            st.markdown(t("matrices.scores_text"))
+        with tabs["scores"], explained_around(lambda: st.markdown(t("matrices.scores_text"))):
             show_figure(
                 token_matrix(trace.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
                 "fig_scores",
@@ -54,8 +53,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["scaled"].open:
-        with tabs["scaled"]:
-            st.markdown(t("matrices.scaled_text"))
+        with tabs["scaled"], explained_around(lambda: st.markdown(t("matrices.scaled_text"))):
             scaled_title = (
                 t("matrices.scaled_title", scale=trace.scale)
                 if lesson.settings.scaled
@@ -71,8 +69,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["weights"].open:
-        with tabs["weights"]:
-            st.markdown(t("matrices.weights_text"))
+        with tabs["weights"], explained_around(lambda: st.markdown(t("matrices.weights_text"))):
             show_figure(
                 token_matrix(
                     trace.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t
@@ -85,8 +82,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["outputs"].open:
-        with tabs["outputs"]:
-            st.markdown(t("matrices.outputs_text"))
+        with tabs["outputs"], explained_around(lambda: st.markdown(t("matrices.outputs_text"))):
             show_figure(
                 vectors_matrix(trace.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
                 "fig_outputs",

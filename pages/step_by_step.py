@@ -9,6 +9,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, fmt_vec
+from attention_ui.presentation import explained_around
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
@@ -36,132 +37,133 @@ if lesson is not None:
         st.button(t("step_by_step.next"), on_click=go, args=(1,), disabled=step == len(STEPS) - 1, key="step_next")
 
     e = explain(trace, i)
-    show_step_formula(step, lesson, e)
-    if step == 0:
-        st.dataframe(
-            {
-                "i": list(range(T)),
-                t("step_by_step.col_token"): tokens,
-                t("step_by_step.col_known"): [
-                    t("step_by_step.known_no") if n in lesson.unknown else t("step_by_step.known_yes") for n in range(T)
-                ],
-            },
-            hide_index=True,
-        )
-    elif step == 1:
-        show_embedding(lesson, i)
-    elif step == 2:
-        p = lesson.projections
-        c1, c2, c3 = st.columns(3)
-        if p.d_model <= 16:
-            with c1:
-                show_figure(
-                    heatmap(
-                        p.w_q,
-                        [f"a[{r}]" for r in range(p.d_model)],
-                        [f"q[{c}]" for c in range(p.d_k)],
-                        title="W^Q",
-                        diverging=True,
-                        tr=t,
-                    ),
-                    "fig_wq",
-                )
-            with c2:
-                show_figure(
-                    heatmap(
-                        p.w_k,
-                        [f"a[{r}]" for r in range(p.d_model)],
-                        [f"k[{c}]" for c in range(p.d_k)],
-                        title="W^K",
-                        diverging=True,
-                        tr=t,
-                    ),
-                    "fig_wk",
-                )
-            with c3:
-                show_figure(
-                    heatmap(
-                        p.w_v,
-                        [f"a[{r}]" for r in range(p.d_model)],
-                        [f"v[{c}]" for c in range(p.d_v)],
-                        title="W^V",
-                        diverging=True,
-                        tr=t,
-                    ),
-                    "fig_wv",
-                )
-        else:
-            st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
-        c1, c2, c3 = st.columns(3)
-        for column, matrix, symbol in ((c1, trace.q, "q"), (c2, trace.k, "k"), (c3, trace.v, "v")):
-            with column:
-                show_figure(
-                    vectors_matrix(
-                        matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol), symbol=symbol, tr=t
-                    ),
-                    f"fig_{symbol}",
-                    matrix=matrix,
-                    row_labels=tokens,
-                    col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
-                    filename=symbol.upper(),
-                )
-    elif step == 3:
-        j = st.selectbox(
-            t("step_by_step.key_picker"), list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}", key="key_j"
-        )
-        st.latex(
-            rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
-            rf"\quad\Rightarrow\quad {alpha(i, j)} = \textstyle\sum = {e.scores[j]:.4f}"
-        )
-        show_figure(
-            heatmap(
-                e.products,
-                numbered_labels(tokens),
-                [f"d={c}" for c in range(trace.d_k)],
-                title=t("step_by_step.products_title", i=i),
-                diverging=True,
-                y_title=t("figures.key_axis_short"),
-                tr=t,
-            ),
-            "fig_products",
-        )
-        show_figure(
-            key_bars(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j, percent=False, tr=t),
-            "fig_scores_row",
-            matrix=e.scores,
-            row_labels=[tokens[i]],
-            col_labels=tokens,
-            filename=f"scores_row_{i}",
-        )
-    elif step == 4:
-        show_figure(
-            key_bars(
-                np.where(np.isfinite(e.scaled), e.scaled, 0.0),
-                tokens,
-                percent=False,
-                title=t("step_by_step.scaled_title", i=i, scale=e.scale),
-                tr=t,
-            ),
-            "fig_scaled_row",
-        )
-    elif step == 5:
-        show_figure(
-            key_bars(e.weights, tokens, title=t("step_by_step.weights_title", i=i), highlight=e.top_key, tr=t),
-            "fig_weights_row",
-            matrix=e.weights,
-            row_labels=[tokens[i]],
-            col_labels=tokens,
-            filename=f"weights_row_{i}",
-        )
-        st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
-    elif step == 6:
-        show_figure(
-            contributions_bar(
-                e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=i), tr=t
-            ),
-            "fig_contributions",
-            matrix=e.contributions,
-            row_labels=tokens,
-            col_labels=[f"v[{c}]" for c in range(e.contributions.shape[1])],
-            filename=f"contributions_{i}",
-        )
+    with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
+        if step == 0:
+            st.dataframe(
+                {
+                    "i": list(range(T)),
+                    t("step_by_step.col_token"): tokens,
+                    t("step_by_step.col_known"): [
+                        t("step_by_step.known_no") if n in lesson.unknown else t("step_by_step.known_yes")
+                        for n in range(T)
+                    ],
+                },
+                hide_index=True,
+            )
+        elif step == 1:
+            show_embedding(lesson, i)
+        elif step == 2:
+            p = lesson.projections
+            c1, c2, c3 = st.columns(3)
+            if p.d_model <= 16:
+                with c1:
+                    show_figure(
+                        heatmap(
+                            p.w_q,
+                            [f"a[{r}]" for r in range(p.d_model)],
+                            [f"q[{c}]" for c in range(p.d_k)],
+                            title="W^Q",
+                            diverging=True,
+                            tr=t,
+                        ),
+                        "fig_wq",
+                    )
+                with c2:
+                    show_figure(
+                        heatmap(
+                            p.w_k,
+                            [f"a[{r}]" for r in range(p.d_model)],
+                            [f"k[{c}]" for c in range(p.d_k)],
+                            title="W^K",
+                            diverging=True,
+                            tr=t,
+                        ),
+                        "fig_wk",
+                    )
+                with c3:
+                    show_figure(
+                        heatmap(
+                            p.w_v,
+                            [f"a[{r}]" for r in range(p.d_model)],
+                            [f"v[{c}]" for c in range(p.d_v)],
+                            title="W^V",
+                            diverging=True,
+                            tr=t,
+                        ),
+                        "fig_wv",
+                    )
+            else:
+                st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
+            c1, c2, c3 = st.columns(3)
+            for column, matrix, symbol in ((c1, trace.q, "q"), (c2, trace.k, "k"), (c3, trace.v, "v")):
+                with column:
+                    show_figure(
+                        vectors_matrix(
+                            matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol), symbol=symbol, tr=t
+                        ),
+                        f"fig_{symbol}",
+                        matrix=matrix,
+                        row_labels=tokens,
+                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                        filename=symbol.upper(),
+                    )
+        elif step == 3:
+            j = st.selectbox(
+                t("step_by_step.key_picker"), list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}", key="key_j"
+            )
+            st.latex(
+                rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
+                rf"\quad\Rightarrow\quad {alpha(i, j)} = \textstyle\sum = {e.scores[j]:.4f}"
+            )
+            show_figure(
+                heatmap(
+                    e.products,
+                    numbered_labels(tokens),
+                    [f"d={c}" for c in range(trace.d_k)],
+                    title=t("step_by_step.products_title", i=i),
+                    diverging=True,
+                    y_title=t("figures.key_axis_short"),
+                    tr=t,
+                ),
+                "fig_products",
+            )
+            show_figure(
+                key_bars(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j, percent=False, tr=t),
+                "fig_scores_row",
+                matrix=e.scores,
+                row_labels=[tokens[i]],
+                col_labels=tokens,
+                filename=f"scores_row_{i}",
+            )
+        elif step == 4:
+            show_figure(
+                key_bars(
+                    np.where(np.isfinite(e.scaled), e.scaled, 0.0),
+                    tokens,
+                    percent=False,
+                    title=t("step_by_step.scaled_title", i=i, scale=e.scale),
+                    tr=t,
+                ),
+                "fig_scaled_row",
+            )
+        elif step == 5:
+            show_figure(
+                key_bars(e.weights, tokens, title=t("step_by_step.weights_title", i=i), highlight=e.top_key, tr=t),
+                "fig_weights_row",
+                matrix=e.weights,
+                row_labels=[tokens[i]],
+                col_labels=tokens,
+                filename=f"weights_row_{i}",
+            )
+            st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
+        elif step == 6:
+            show_figure(
+                contributions_bar(
+                    e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=i), tr=t
+                ),
+                "fig_contributions",
+                matrix=e.contributions,
+                row_labels=tokens,
+                col_labels=[f"v[{c}]" for c in range(e.contributions.shape[1])],
+                filename=f"contributions_{i}",
+            )

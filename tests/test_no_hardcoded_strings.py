@@ -10,9 +10,12 @@ What is never prose (the allow-rules, all of them):
 3. widget keys and settings: the value of ``key=``, ``bind=``, ``language=`` and other
    keyword names in NOT_TEXT_KEYWORDS, and subscripts (``st.session_state["token"]``);
 4. the text of ``raise`` statements (developer errors; pages show catalog messages instead);
-5. the Plotly option values in PLOTLY_VALUES (e.g. ``textposition="top center"``);
-6. HTML/CSS markup itself: tags and <style> blocks are removed before the check (the text
-   between tags is still checked);
+5. the Plotly option values in PLOTLY_VALUES (e.g. ``textposition="top center"``), and
+   Plotly's own English toolbar words there, which ``exports.plotly_config`` translates
+   (``"Download plot as a PNG"``, as keys of Plotly's locale dictionary);
+6. HTML/CSS/JS markup itself: tags, <style> and <script> blocks are removed before the check
+   (the text between tags is still checked), and so are CSS rules that begin with
+   ``@media`` or ``@container``;
 7. sample input the learner edits (text, not interface): values assigned to an upper-case name
    containing DEFAULT, EXAMPLE or SENTENCE (``DEFAULT_SENTENCE = "The cat sat ..."``);
 8. file paths (``"pages/home.py"``) and catalog keys (the first argument of t()/tr()/translate());
@@ -40,7 +43,7 @@ PATH = re.compile(r"^[\w{}.-]*/[\w{}./-]*\.\w+$")
 CATALOG_CALLS = {"t", "tr", "translate"}
 SAMPLE_NAME = re.compile(r"^[A-Z_]*(DEFAULT|EXAMPLE|SENTENCE)[A-Z_]*$")
 INLINE_MATH = re.compile(r"\$[^$]*\$")
-MARKUP = re.compile(r"<style\b.*?</style>|<[^>]*>", re.DOTALL)
+MARKUP = re.compile(r"<style\b.*?</style>|<script\b.*?</script>|^\s*@(?:media|container)\b.*|<[^>]*>", re.DOTALL)
 WORD = re.compile(r"[^\W\d_]{3,}")
 DISPLAY_CALLS = {
     "title",
@@ -96,7 +99,7 @@ NOT_TEXT_KEYWORDS = {
     "page_icon",
     "url_path",
 }
-PLOTLY_VALUES = {"top center", "bottom center", "middle center"}
+PLOTLY_VALUES = {"top center", "bottom center", "middle center", "Download plot as a PNG", "Download plot"}
 
 
 def _docstring_nodes(tree: ast.AST) -> set[int]:
@@ -257,6 +260,8 @@ def test_the_scan_catches_planted_prose(snippet):
         'hover = "%{customdata[0]:.2f}<extra></extra>"',
         'css = f"<div style=\\"font-size:{size}px; border-left:4px solid #f0b400\\">{word}</div>"',
         'DEFAULT_SENTENCE = "The cat sat on the mat"',
+        'js = "<script>document.addEventListener(click, (event) => close.click())</script>"',
+        'css = "@container cells (max-width: 600px) { .heatmap-label { display: none; } }"',
         'EXAMPLES = {"zh": "猫坐在垫子上", "en": "A tired cat"}',
         "st.markdown(rf\"| {t('a.b')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |\")",
         'st.page_link("pages/step_by_step.py", label=t("home.link_step"))',
@@ -275,6 +280,8 @@ def test_the_scan_catches_planted_prose(snippet):
         "hovertemplate",
         "markup",
         "sample sentence",
+        "script",
+        "css rule",
         "examples",
         "inline math",
         "path and key",

@@ -92,7 +92,7 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
 def test_a_13_token_weights_matrix_prints_all_169_numbers(chromium, server):
     context = chromium.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
-    sentence = "the cat sat on the mat and the dog lay by it"  # 11 words, 13 tokens with [CLS] and [SEP]
+    sentence = "the cat sat on the mat and the dog lay down"  # 11 words, 13 tokens with [CLS] and [SEP]
     page.goto(server + f"matrices?matrix=weights&sentence={sentence.replace(' ', '+')}")
     wait_for_app(page)
     numbers = page.evaluate(
