@@ -102,3 +102,21 @@ def test_a_13_token_weights_matrix_prints_all_169_numbers(chromium, server):
     )
     context.close()
     assert len(numbers) == 169 and all(n.startswith("0.") or n == "1.00" for n in numbers), numbers[:20]
+
+
+def test_on_a_phone_the_sidebar_closes_after_a_page_is_picked(views, server):
+    page = views("phone")
+    page.goto(server + "?lang=en")
+    wait_for_app(page, settle=200)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    if sidebar.get_attribute("data-collapsed") == "true":
+        page.locator('[data-testid="stExpandSidebarButton"]').click()
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed === 'false'"""
+    )
+    page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a[href*="matrices"]').first.click()
+    page.wait_for_url("**/matrices*")
+    wait_for_app(page, settle=200)
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed === 'true'""", timeout=5_000
+    )
