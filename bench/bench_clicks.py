@@ -47,6 +47,10 @@ total    On the page's own clock (``performance.now()``), from the input event t
          MutationObserver on the whole document), i.e. once the last change has been painted.
          The state attribute alone is not enough: when a run is fast, React renders "running"
          and "notRunning" in one go and the page never shows "running".
+run      From the same input until the page handled the last ``script_finished`` message (the end
+         of the rerun as the page sees it; a page still busy drawing what came before handles it
+         late). total − run is the drawing after the run; an st.dataframe's grid, for one,
+         changes its canvas about 0.3–0.4 s after the run.
 script   On the server (bench/st_timed.py): wall time of the script runs the interaction started
          (app.py, sidebar and page, every ``st.*`` call up to its message being queued), summed
          if there were several. Not included: the websocket send and the post-run GC.
@@ -110,7 +114,7 @@ NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, 6
 INIT_JS = """(() => {
   if (window.__bench) return;
   const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
-                              bytes: 0, frames: 0, states: []};
+                              bytes: 0, frames: 0, states: [], changes: [], lastWhat: null};
   // The top-level field numbers of one protobuf message (the wire format, no schema needed).
   const fields = buf => {
     const b = new Uint8Array(buf), out = [];
@@ -144,6 +148,10 @@ INIT_JS = """(() => {
   const observer = new MutationObserver(records => {
     const t = performance.now();
     B.lastMut = t;
+    const el = records[records.length - 1].target;
+    const owner = (el.nodeType === 1 ? el : el.parentElement)?.closest('[data-testid]');
+    B.lastWhat = owner ? owner.getAttribute('data-testid') : el.nodeName;
+    B.changes.push([t, B.lastWhat]);
     for (const r of records) {
       if (r.attributeName === 'data-test-script-state') B.states.push([t, r.target.getAttribute(r.attributeName)]);
     }
@@ -161,7 +169,7 @@ INIT_JS = """(() => {
 
 ARM_JS = """() => { const B = window.__bench;
   B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;
-  B.states = []; }"""
+  B.states = []; B.changes = []; }"""
 
 # "done": the runs the input started have ended (as many script_finished as new_session), the
 # page is idle and clean, and nothing in the page changed for ``quiet`` ms.
@@ -186,7 +194,10 @@ RESULT_JS = """() => { const B = window.__bench;
   return {t0: B.t0, end, runs: B.news.length, finished: B.fins.length,
           seen_running: B.states.filter(([, s]) => s === 'running').length,
           first_news: B.news.length ? B.news[0] - B.t0 : null, last_fin: lastFin === null ? null : lastFin - B.t0,
-          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length}; }"""
+          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length,
+          // what changed after the last script_finished arrived: [ms after it, data-testid]
+          late: lastFin === null ? [] : B.changes.filter(([t]) => t > lastFin).slice(-4)
+                 .map(([t, what]) => [Math.round(t - lastFin), what])}; }"""
 
 
 @dataclass
@@ -204,6 +215,8 @@ class Sample:
     profiles: list = field(default_factory=list)  # run numbers (cProfile files)
     js_profile: dict | None = None  # Chromium's CPU profile (CDP Profiler), with --js-profile
     trace: dict | None = None  # the renderer main thread's self time (s) by kind and event, with --trace
+    fin: float = float("nan")  # s from the input to the last script_finished reaching the page
+    late: list = field(default_factory=list)  # the last changes after it: [ms after it, data-testid]
 
 
 class App:
@@ -277,6 +290,8 @@ class App:
             profiles=[x["n"] for x in runs],
             js_profile=profile,
             trace=kinds,
+            fin=float("nan") if r["last_fin"] is None else r["last_fin"] / 1e3,
+            late=r["late"],
         )
 
     def close(self) -> None:
@@ -611,10 +626,11 @@ def report(runner: Runner, args) -> None:
         f"bare Enter → redrawn heatmap: median {bare:.3f} s, "
         f"p95 {pct([s.total for s in runner.bare_samples], 0.95):.3f} s, "
         f"script {med([s.script for s in runner.bare_samples]):.3f} s, "
-        f"browser {med([s.browser for s in runner.bare_samples]):.3f} s (n = {len(runner.bare_samples)})"
+        f"browser {med([s.browser for s in runner.bare_samples]):.3f} s, "
+        f"run over {med([s.fin for s in runner.bare_samples]):.3f} s (n = {len(runner.bare_samples)})"
     )
-    head = f"{'interaction':<44} {'n':>2} {'runs':>5} {'total':>7} {'p95':>7} {'script':>7} {'browser':>7} {'KB':>6}"
-    head += f" {'× bare':>7}"
+    head = f"{'interaction':<44} {'n':>2} {'runs':>5} {'total':>7} {'p95':>7} {'run':>6} {'script':>7} {'browser':>7}"
+    head += f" {'KB':>6} {'× bare':>7}"
     print()
     print(head)
     print("-" * len(head))
@@ -629,7 +645,7 @@ def report(runner: Runner, args) -> None:
             slow_rows.append(name)
         print(
             f"{pad(name, 44)} {len(ss):>2} {runs_text(ss):>5} {m:7.3f} {pct(totals, 0.95):7.3f} "
-            f"{med([s.script for s in ss]):7.3f} {med([s.browser for s in ss]):7.3f} "
+            f"{med([s.fin for s in ss]):6.3f} {med([s.script for s in ss]):7.3f} {med([s.browser for s in ss]):7.3f} "
             f"{med([s.kb for s in ss]):6.0f} {m / bare:6.2f}×"
         )
     if not medians:
@@ -671,7 +687,9 @@ def report(runner: Runner, args) -> None:
         print(
             f"  {name}: script {s.script:.3f} s (thread CPU {s.cpu:.3f} s, server tree CPU {s.server_cpu:.3f} s),\n    "
             f"{len(charts)} charts, {spec_kb:.0f} KB of spec, {chart_ms:.0f} ms in st.plotly_chart; "
-            f"the page got {s.kb:.0f} KB and has {s.nodes} elements"
+            f"the page got {s.kb:.0f} KB and has {s.nodes} elements;\n    "
+            f"script_finished reached the page {s.fin:.3f} s after the input, the page last changed "
+            f"{s.total - s.fin:.3f} s later (the last changes, ms after it: {s.late})"
         )
         for key, size, secs in charts[:5]:
             print(f"      {key:<28} {size / 1024:8.1f} KB {1e3 * secs:7.1f} ms")
