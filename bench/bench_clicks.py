@@ -100,7 +100,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from bench_app import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, pct, sentences  # noqa: E402 - bench/
 from proctree import tree_cpu_s  # noqa: E402
 
-QUIET_MS = 400  # a run that starts later than this after the last one drew is not counted
+QUIET_MS = 400  # over once nothing in the page changed for this long (after the runs ended)
 NO_RUN_MS = 4000  # an interaction that starts no run within this is recorded with runs = 0
 SLOW_S = 1.0
 BROWSER_METRICS = ("TaskDuration",)  # CDP Performance.getMetrics: the renderer's main-thread task time (s)
