@@ -81,6 +81,20 @@ def z_of(fig: dict) -> np.ndarray:
     return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
+def grid_thumbnails(fig: dict, n_layers: int, n_heads: int) -> np.ndarray:
+    """The (n_layers, n_heads, T, T) thumbnails of a ``heads_grid`` figure: blocks of its one
+    heatmap, T cells square and ``layout.meta.gap`` NaN cells apart. The gap cells must be NaN."""
+    z = z_of(fig)
+    t, gap = fig["layout"]["meta"]["t"], fig["layout"]["meta"]["gap"]
+    step = t + gap
+    assert z.shape == (n_layers * step - gap, n_heads * step - gap), z.shape
+    blocks = np.stack(
+        [[z[r * step : r * step + t, h * step : h * step + t] for h in range(n_heads)] for r in range(n_layers)]
+    )  # (L, H, T, T)
+    assert np.isnan(z).sum() == z.size - blocks.size, "only the gaps are empty"
+    return blocks
+
+
 # --------------------------------------------------------------------------- the page's words
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
