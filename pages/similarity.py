@@ -101,8 +101,9 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
         ),
         "fig_softmax_rows",
     )
-    with st.expander(t("similarity.table_header", i=i)):
-        st.dataframe(
+    table = st.expander(t("similarity.table_header", i=i), key="sim_table_open", on_change="rerun")
+    if table.open:  # closed, the table is not sent (a data grid costs the browser more than a chart)
+        table.dataframe(
             {
                 t("similarity.col_key"): labels,
                 t("similarity.col_norm"): comp.norms_b,
