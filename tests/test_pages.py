@@ -171,8 +171,18 @@ ZH = "我爱北京天安门"
 
 
 def _step0_tokens(at) -> list[str]:
-    frame = at.dataframe[0].value
-    return list(frame[frame.columns[1]])
+    frame = at.table[0].value  # the cells are Markdown: a token's special characters arrive escaped
+    return [re.sub(r"\\(.)", r"\1", cell) for cell in frame[frame.columns[1]]]
+
+
+def test_step0_table_shows_markup_tokens_escaped():
+    """st.table renders its cells as Markdown: a token like **b** must show literally."""
+    at = run_page("pages/step_by_step.py", "**b** [x](javascript:alert) <i>", toy="true")
+    assert not at.exception, at.exception
+    lesson = build_lesson("**b** [x](javascript:alert) <i>", ToyEmbedder(dim=8), LessonSettings())
+    assert _step0_tokens(at) == list(lesson.tokens)
+    cells = list(at.table[0].value.iloc[:, 1])
+    assert any("\\*" in cell for cell in cells) and not any(re.search(r"(?<!\\)[*<\[]", c) for c in cells)
 
 
 def test_chinese_characters_by_default_and_words_on_request():
