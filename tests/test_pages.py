@@ -11,6 +11,7 @@ import pytest
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_ui.i18n import LANGS, translate
 from tests.helpers import CJK, _decode, chart_words, charts, english_prose, page_texts, run_page
+from tests.helpers import tables as page_tables
 
 PAGES = ["pages/home.py", "pages/step_by_step.py", "pages/matrices.py"]
 MY_PAGES = ["home", "step_by_step", "matrices", "why_scaling", "real_model"]  # the pages of issue #6
@@ -171,8 +172,8 @@ ZH = "我爱北京天安门"
 
 
 def _step0_tokens(at) -> list[str]:
-    frame = at.table[0].value  # the cells are Markdown: a token's special characters arrive escaped
-    return [re.sub(r"\\(.)", r"\1", cell) for cell in frame[frame.columns[1]]]
+    frame = page_tables(at)[0]  # unescaped: the cells are Markdown, a token's special characters escaped
+    return list(frame[frame.columns[1]])
 
 
 def test_step0_table_shows_markup_tokens_escaped():
