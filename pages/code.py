@@ -2,7 +2,6 @@
 learner's sentence, and the same attention in PyTorch for comparison."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attention_core import (
@@ -19,8 +18,9 @@ from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
 from attention_ui.notation import SOFTMAX
-from attention_ui.safe import escape_markdown, numbered_labels
+from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
+from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
@@ -41,29 +41,19 @@ def torch_comparison(q, k, v, scale):
     return compare_with_torch(scaled_dot_product_attention(q, k, v, scale=scale))
 
 
-def table(columns: dict, *, index=None, digits: int = 4) -> None:
-    """A read-only table, numbers shown at ``digits`` decimals (the data keep every digit).
-
-    Static HTML (``st.table``): Chromium draws it far quicker than a data grid, and a page
-    switch here drew eleven. Its cells and headers are Markdown, so every label is escaped.
-    """
-    escaped = lambda labels: [escape_markdown(str(label)) for label in labels]  # noqa: E731
-    frame = pd.DataFrame(dict(zip(escaped(columns), columns.values())), index=None if index is None else escaped(index))
-    floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
-    st.table(frame.style.format(f"{{:.{digits}f}}", subset=floats), hide_index=index is None)
-
-
 def matrix(x, row_labels, symbol: str) -> None:
     """A (rows, d) array as a table with columns symbol[0], symbol[1], ... (the first MAX_COLUMNS)."""
     shown = min(x.shape[1], MAX_COLUMNS)
-    table({f"{symbol}[{c}]": x[:, c] for c in range(shown)}, index=row_labels)
+    number_table({f"{symbol}[{c}]": x[:, c] for c in range(shown)}, index=row_labels)
     if shown < x.shape[1]:
         st.caption(t("code.columns_cut", shown=shown, total=x.shape[1]))
 
 
 def shapes(arrays: dict) -> None:
     """Each array's name and shape, e.g. ``scores (10, 10)``."""
-    table({t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]})
+    number_table(
+        {t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]}
+    )
 
 
 def section(name: str, *, heading: bool = True):
@@ -137,28 +127,28 @@ with st.expander(t("code.header_runs"), icon=":material/build:"):
             {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
         )
         st.markdown(t("code.row_sums"))
-        table(
+        number_table(
             {t("code.col_row_sum"): result.weights.sum(axis=-1)},
             index=labels,
-            digits=12,
+            number="{:.12f}",
         )
         st.markdown(t("code.outputs_table"))
         matrix(result.outputs, labels, "b")
     st.markdown(t("code.weights_table"))
-    table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
+    number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
 
 # --------------------------------------------------------------------------- one row's softmax
 with section("softmax"):
     row = softmax(trace.scaled[i])  # (T,)
     call(f"softmax(trace.scaled[{i}])")
-    table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels)
+    number_table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels)
     st.metric(t("code.sum_label"), f"{row.sum():.12f}")
 
 # --------------------------------------------------------------------------- one token's arithmetic
 with section("explain"):
     e = explain(trace, i)
     call(f"e = explain(trace, {i})")
-    table(
+    number_table(
         {"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights},
         index=labels,
     )
@@ -172,7 +162,7 @@ with section("similarity"):
         f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
         "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)"
     )
-    table(
+    number_table(
         {
             "dot": dot_similarity(q_i, trace.k)[0],
             "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
@@ -202,7 +192,7 @@ with section("torch"):
         st.info(t("code.no_torch"))
     else:
         st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
-        table(
+        number_table(
             {
                 t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
                 t("code.col_difference"): [
