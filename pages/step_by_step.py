@@ -10,7 +10,7 @@ from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_m
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, fmt_vec
 from attention_ui.presentation import explained_around
-from attention_ui.safe import numbered_labels
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
@@ -39,10 +39,10 @@ if lesson is not None:
     e = explain(trace, i)
     with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
         if step == 0:
-            st.dataframe(
+            st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
                 {
                     "i": list(range(T)),
-                    t("step_by_step.col_token"): tokens,
+                    t("step_by_step.col_token"): [escape_markdown(token) for token in tokens],
                     t("step_by_step.col_known"): [
                         t("step_by_step.known_no") if n in lesson.unknown else t("step_by_step.known_yes")
                         for n in range(T)
