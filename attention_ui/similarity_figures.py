@@ -18,7 +18,7 @@ COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
 """The colour of each measure, by its name in attention_core.SIMILARITIES."""
 QUERY_COLOR, KEY_COLOR = "#D55E00", "#0072B2"
 MAX_CELL_COLS = 8  # a third of the page is narrow: print cell values up to this many columns
-MAX_LABELLED_BARS = 12  # beyond this, a third of the page has no room for token names and bar values
+MAX_LABELLED_BARS = 6  # beyond this, a third of a phone (~110 px) has no room for token names and bar values
 
 
 def _tick_step(n: int) -> int:

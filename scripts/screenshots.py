@@ -60,7 +60,8 @@ def shoot(page, url: str, out: Path, width: int = VIEWPORT["width"]) -> None:
     height = page.evaluate(
         """() => Math.max(...['stMain', 'stSidebarContent'].map(id => {
               const el = document.querySelector(`[data-testid="${id}"]`);
-              return el ? el.scrollHeight : 0;
+              const closed = el && el.closest('[data-testid="stSidebar"][data-collapsed="true"]');
+              return el && !closed ? el.scrollHeight : 0;  // a closed sidebar (a phone's) takes no room
            }), window.innerHeight)"""
     )
     page.set_viewport_size({"width": width, "height": int(height)})
