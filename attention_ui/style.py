@@ -85,6 +85,8 @@ APP_CSS = f"""<style>
 [data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] span {{
   white-space: normal; text-overflow: clip;
 }}
+/* A row of choices (layer, head) in a narrow column wraps instead of scrolling its first ones out of sight */
+[data-testid="stMain"] [data-testid="stButtonGroup"] > div {{ flex-wrap: wrap; }}
 /* 2 · Formulas wrap at = and +, and scroll (never cut) when one part is still too wide */
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 .katex-display > .katex {{ white-space: normal; }}

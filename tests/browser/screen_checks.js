@@ -23,6 +23,20 @@
       }
     }
   }
+  // 2b. No button lies (partly) outside the page's column or its row of choices (scrolled out of sight).
+  const column = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (column) {
+    const c = column.getBoundingClientRect();
+    for (const button of column.querySelectorAll('button')) {
+      const r = button.getBoundingClientRect();
+      const group = button.closest('[data-testid="stButtonGroup"]');
+      const g = group ? group.getBoundingClientRect() : c;
+      if (r.width > 0 && (r.left < Math.max(c.left, g.left) - 1 || r.right > Math.min(c.right, g.right) + 1)) {
+        problems.push(`button "${name(button)}" lies outside the page's column`);
+        break;
+      }
+    }
+  }
   // 3. No formula is wider than its box: every piece KaTeX laid out lies inside the text column.
   for (const math of document.querySelectorAll('.katex-display')) {
     if (!shown(math)) continue;

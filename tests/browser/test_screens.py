@@ -2,10 +2,12 @@
 sidebar open, and a touch phone at 390 × 844, in English and 中文, with a 15-word sentence.
 
 On every view ``SCREEN_CHECKS`` (JavaScript, in the page) looks for what a learner saw there:
-the page scrolling sideways, a button label cut with "…", a formula wider than its box,
-tick or title text outside its chart, a chart's toolbar over its title, and tick labels or
-cell numbers that run into each other. Plus: presentation mode at 1024 × 768 shows the main chart on the
-first screen, and a 13-token weights matrix at 1400 px prints all 169 numbers.
+the page scrolling sideways, a button label cut with "…", a button outside the page's
+column or scrolled out of its row of choices, a formula wider than its box, tick or title
+text outside its chart, a chart's toolbar over its title, and tick labels or cell numbers
+that run into each other. Plus: presentation mode at 1024 × 768 shows the main chart on the
+first screen, a 13-token weights matrix at 1400 px prints all 169 numbers, and on a phone
+the sidebar closes after a page is picked.
 
 One server and one browser for the module; each view is one browser context whose page
 visits every page in turn. ``python -m pytest tests/browser/test_screens.py`` took about
