@@ -25,7 +25,11 @@ if lesson is not None:
     honesty_banner(lesson)
     trace = lesson.trace
     tokens = lesson.tokens
-    st.latex(attention_formula() + rf"\qquad T = {len(tokens)},\ d_k = {trace.d_k},\ d_v = {trace.v.shape[1]}")
+    st.latex(  # a narrow screen breaks the line between the {size = n}, never inside one
+        attention_formula()
+        + rf"\qquad\allowbreak {{T = {len(tokens)}}},\ \allowbreak {{d_k = {trace.d_k}}},"
+        + rf"\ \allowbreak {{d_v = {trace.v.shape[1]}}}"
+    )
     st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
