@@ -242,3 +242,22 @@ def no_exception(page) -> None:
 
 fresh_server = streamlit_server
 """Start a NEW server whose very first request is yours: ``with fresh_server() as srv:``."""
+
+
+def download_first_csv(page):
+    """Open the charts' Download menus in page order until one offers a CSV, click it, and
+    return Playwright's Download (each chart's export control is a menu: exports.show_figure)."""
+    menus = page.locator('[data-testid="stMain"] [data-testid="stPopover"] button')
+    for n in range(menus.count()):
+        menus.nth(n).click()
+        body = page.locator('[data-testid="stPopoverBody"]').last
+        body.wait_for(state="visible")
+        csv = body.locator('[data-testid="stDownloadButton"] button')
+        if csv.count():
+            with page.expect_download() as download:
+                csv.first.click()
+            page.keyboard.press("Escape")
+            return download.value
+        page.keyboard.press("Escape")
+        body.wait_for(state="hidden")
+    raise AssertionError("no chart's Download menu offers a CSV")

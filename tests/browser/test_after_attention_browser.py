@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from attention_core.after_attention import compare_sentences, sentence_table, sentence_vector
-from tests.browser.harness import fresh_server, no_exception, plotly_data, wait_for_app
+from tests.browser.harness import download_first_csv, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -59,10 +59,9 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
         assert parse_qs(urlparse(page.url).query).get("compare") == [TYPED_B], page.url
         assert shown_cosine(page) == expected_cosine(TYPED_B)
 
-        with page.expect_download() as download:  # a deferred CSV: written when clicked
-            page.locator('[data-testid="stMain"] [data-testid="stDownloadButton"] button').first.click()
-        text = Path(download.value.path()).read_text(encoding="utf-8-sig")
-        assert download.value.suggested_filename == "concat_layer5.csv"
+        download = download_first_csv(page)  # a deferred CSV: written when clicked
+        text = Path(download.path()).read_text(encoding="utf-8-sig")
+        assert download.suggested_filename == "concat_layer5.csv"
         assert text.splitlines()[1].startswith("[CLS],") and len(text.splitlines()[0].split(",")) == 1 + 384
 
         page.goto(page.url)  # the link, opened again, shows the same view
