@@ -1,7 +1,9 @@
 """Plotly figure builders: arrays in, go.Figure out. They draw; they never compute attention.
 
 Heatmaps use integer positions with tick labels (Plotly would merge repeated category
-labels such as "the … the"), row 0 at the top, and the colour-blind-safe Cividis scale.
+labels such as "the … the"), the first row at the top, and the colour-blind-safe Cividis scale.
+The positions are the numbers a learner sees (``positions``: 1 … n, ``notation.shown``), so a
+hover's "row %{y}" names token 1 for Python's row 0.
 
 Every builder takes ``tr``, a function ``tr("figures.<name>", **fields) -> str`` that gives
 the words it draws (axis titles, hover text) in the learner's language: pages pass
@@ -25,6 +27,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .i18n import DEFAULT_LANG, translate
+from .notation import component_labels, shown
 from .safe import escape_label, numbered_labels, token_labels
 
 COLORSCALE = "Cividis"
@@ -40,6 +43,25 @@ ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for cal
 
 MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 """The charts' margins: room for the title above, little elsewhere (axis labels bring their own)."""
+
+
+def positions(n: int) -> list[int]:
+    """The coordinates of n rows, columns or bars: the numbers a learner sees, from 1.
+
+    >>> positions(3)
+    [1, 2, 3]
+    """
+    return [shown(k) for k in range(n)]
+
+
+def ticked(n: int, step: int) -> list[int]:
+    """The positions (from 1) to tick among n when there is room for every ``step``-th: the
+    first, then the multiples of ``step``.
+
+    >>> ticked(384, 64), ticked(3, 1)
+    ([1, 64, 128, 192, 256, 320, 384], [1, 2, 3])
+    """
+    return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
 def figure(data, *, title: str | None, height: int, margin: dict | None = None, **layout) -> go.Figure:
@@ -154,15 +176,15 @@ def heatmap(
     """
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
-    shown = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
-    if diverging and zmin is None and zmax is None and np.isfinite(shown).any():
-        bound = float(np.nanmax(np.abs(shown))) or 1.0
+    drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
+    if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
+        bound = float(np.nanmax(np.abs(drawn))) or 1.0
         zmin, zmax = -bound, bound
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
-        "z": shown,
-        "x": list(range(n_cols)),
-        "y": list(range(n_rows)),
+        "z": drawn,
+        "x": positions(n_cols),
+        "y": positions(n_rows),
         "colorscale": DIVERGING if diverging else COLORSCALE,
         "zmin": zmin,
         "zmax": zmax,
@@ -170,11 +192,11 @@ def heatmap(
     }
     if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
         trace.update(text=_finite_text(z, digits), texttemplate="%{text}", textfont={"size": 13 if n_cols <= 6 else 10})
-    columns = list(range(n_cols))
+    columns = positions(n_cols)
     if n_cols > MAX_TICKED_COLS:  # a label on every one of 384 columns is a grey smear: every step-th
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
-        columns = columns[::step]
-    ticks, angle = _x_ticks([escape_label(col_labels[c]) for c in columns], stack_cjk=stack_cjk)
+        columns = ticked(n_cols, step)
+    ticks, angle = _x_ticks([escape_label(col_labels[c - shown(0)]) for c in columns], stack_cjk=stack_cjk)
     return figure(
         [trace],
         title=title,
@@ -187,7 +209,7 @@ def heatmap(
             "tickangle": angle,
         },
         yaxis={
-            "tickvals": list(range(n_rows)),
+            "tickvals": positions(n_rows),
             "ticktext": [escape_label(r) for r in row_labels],
             "title": {"text": y_title},
             "autorange": "reversed",
@@ -241,7 +263,7 @@ def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLIS
     return heatmap(
         z,
         numbered_labels(tokens),
-        [f"{symbol}[{c}]" for c in range(d)],
+        component_labels(symbol, d),
         title=title,
         tr=tr,
         y_title=tr("figures.token_axis"),
@@ -256,15 +278,16 @@ def key_bars(
     """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
     percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
 
-    >>> key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 0").data[0].text
-    ('25.0%', '75.0%')
+    >>> fig = key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 1")
+    >>> fig.data[0].text, fig.data[0].x
+    (('25.0%', '75.0%'), (1, 2))
     """
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
     bar = {
         "type": "bar",
-        "x": list(range(len(w))),
+        "x": positions(len(w)),
         "y": w,
         "text": text,
         "textposition": "outside",
@@ -283,7 +306,7 @@ def key_bars(
         height=340,
         yaxis=yaxis,
         xaxis={
-            "tickvals": list(range(len(w))),
+            "tickvals": positions(len(w)),
             "ticktext": ticks,
             "title": {"text": tr("figures.key_axis_short")},
             "tickangle": angle,
@@ -298,7 +321,7 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
     bars = [
         {
             "type": "bar",
-            "x": list(range(d_v)),
+            "x": positions(d_v),
             "y": c[j],
             "name": label,
             "marker": {"color": TOKEN_COLORS[j % len(TOKEN_COLORS)]},
@@ -308,7 +331,7 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
     ]
     marks = {
         "type": "scatter",
-        "x": list(range(d_v)),
+        "x": positions(d_v),
         "y": np.asarray(output),
         "mode": "markers+text",
         "name": tr("figures.output_marker"),
@@ -323,8 +346,8 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
         barmode="relative",
         legend={"orientation": "h", "y": -0.2},
         xaxis={
-            "tickvals": list(range(d_v)),
-            "ticktext": [f"b[{c_}]" for c_ in range(d_v)],
+            "tickvals": positions(d_v),
+            "ticktext": component_labels("b", d_v),
             "title": {"text": tr("figures.output_axis")},
         },
     )

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figures import COLORSCALE, ENGLISH, Translate, axis_suffix, domains
+from .notation import FIRST, shown
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -33,13 +34,15 @@ def heads_grid(
     title : str
     tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
     selected : (layer, head), optional
-        Framed in orange; the layer in the model's numbering (so at least ``first_layer``).
+        Framed in orange; 0-based indices, the layer in the model's numbering (so at least
+        ``first_layer``).
     first_layer : int
-        The model layer of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
-        draws the heads of layer l alone.
+        The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with
+        ``first_layer=l`` draws the heads of layer l alone.
 
     Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
-    the hover names the layer, head, query i, key j and the weight. Trace ``n`` is layer
+    the hover names the layer, head, query i, key j (each counted from 1, as on every page)
+    and the weight. Trace ``n`` is layer
     ``n // n_heads``, head ``n % n_heads``. Thumbnails carry float32 (a colour needs no more;
     it halves what the browser receives); the single-head matrices carry full precision.
 
@@ -68,25 +71,27 @@ def heads_grid(
                 {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
                     "type": "heatmap",
                     "z": w[layer, h].astype(np.float32),  # (T, T)
+                    "x0": FIRST,  # the hover's query i and key j count from 1
+                    "y0": FIRST,
                     "xaxis": f"x{suffix}",
                     "yaxis": f"y{suffix}",
                     "colorscale": COLORSCALE,
                     "zmin": 0.0,
                     "zmax": 1.0,
                     "showscale": n == 1,
-                    "hovertemplate": hover.format(layer=first_layer + layer, head=h),
+                    "hovertemplate": hover.format(layer=shown(first_layer + layer), head=shown(h)),
                 }
             )
             axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
             layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
             layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
     labels = [
-        {"text": tr("figures.grid_head", head=h), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
+        {"text": tr("figures.grid_head", head=shown(h)), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
         for h, (x0, x1) in enumerate(columns)
     ]
     labels += [
         {
-            "text": tr("figures.grid_layer", layer=first_layer + layer),
+            "text": tr("figures.grid_layer", layer=shown(first_layer + layer)),
             "x": 0.0,
             "xanchor": "right",
             "y": 1.0 - (top + bottom) / 2,

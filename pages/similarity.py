@@ -6,6 +6,7 @@ from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
+from attention_ui.notation import shown
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.similarity_figures import grouped_bars, matrix_heatmap, row_bars, vectors_2d
@@ -143,7 +144,7 @@ show_figure(
     row_bars(
         [(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER],
         labels,
-        title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
+        title=t("similarity.rows_title", i=shown(i), token=escape_label(tokens[i])),
         x_title=t("similarity.key_axis"),
     ),
     "fig_rows",
@@ -152,13 +153,11 @@ best = {name: comp.best_key(name, i) for name in ORDER}
 st.markdown(
     t(
         "similarity.best_keys",
-        i=i,
+        i=shown(i),
         token=token_i,
         norm=f"{comp.norms_a[i]:.3f}",
         vec="a" if vectors == "inputs" else "q",
-        cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
-        dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
-        scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}",
+        **{name: escape_markdown(labels[best[name]]) for name in ORDER},
     )
 )
 st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
@@ -166,13 +165,13 @@ show_figure(
     grouped_bars(
         [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
         labels,
-        title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
+        title=t("similarity.softmax_row_title", i=shown(i), token=escape_label(tokens[i])),
         x_title=t("similarity.key_axis"),
         y_title=t("similarity.weight_axis"),
     ),
     "fig_softmax_rows",
 )
-with st.expander(t("similarity.table_header", i=i)):
+with st.expander(t("similarity.table_header", i=shown(i))):
     st.dataframe(
         {
             t("similarity.col_key"): labels,

@@ -60,15 +60,40 @@ def test_symbols(written, latex):
 
 
 def test_step_formulas_carry_the_numbers():
+    """The row formulas take the token's Python index and write it, and every key, counted from 1."""
     scores, weights = np.array([1.0, -2.5]), np.array([0.75, 0.25])
-    assert scores_row(3, scores) == r"\alpha_{3,j} = q_{3} \cdot k_j:\quad \alpha_{3,0} = 1.000,\ \alpha_{3,1} = -2.500"
+    assert scores_row(3, scores) == r"\alpha_{4,j} = q_{4} \cdot k_j:\quad \alpha_{4,1} = 1.000,\ \alpha_{4,2} = -2.500"
     assert scaled_row(3, scores / 2, 4) == (
-        r"\frac{\alpha_{3,j}}{\sqrt{d_k}} = \frac{\alpha_{3,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
+        r"\frac{\alpha_{4,j}}{\sqrt{d_k}} = \frac{\alpha_{4,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
     )
-    assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{3,j}}{\sqrt{4}}:\quad")
-    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{3,j} = \frac{e^{s_j - m}}")
+    assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{4,j}}{\sqrt{4}}:\quad")
+    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{4,j} = \frac{e^{s_j - m}}")
     assert r"m = 0.500,\ \sum_j e^{s_j - m} = 1.3333:\quad 0.750,\ 0.250" in softmax_row(3, weights, 0.5, 1.3333)
-    assert output_row(3, weights) == r"b_{3} = \sum_j \hat\alpha_{3,j} v_j = 0.75\,v_{0} + 0.25\,v_{1}"
+    assert output_row(3, weights) == r"b_{4} = \sum_j \hat\alpha_{4,j} v_j = 0.75\,v_{1} + 0.25\,v_{2}"
+
+
+def test_positions_count_from_one():
+    """One conversion from Python's 0-based index to the number a learner sees."""
+    assert [notation.shown(i) for i in (0, 1, np.int64(11))] == [1, 2, 12]
+    assert notation.component_labels("q", 2) == ["q[1]", "q[2]"]
+    assert terms([5.0, 6.0], lambda j, v: f"{j}:{v:g}") == r"1:5,\ 2:6"
+
+
+def test_the_positional_encoding_formula_is_the_one_the_core_adds():
+    """notation.POSITIONAL_ENCODING, read literally (token i and component c from 1, p = i − 1),
+    gives attention_core.positional's table; a loop, not the core's vectorised code."""
+    from attention_core.positional import sinusoidal_encoding
+
+    tex = notation.POSITIONAL_ENCODING
+    assert r"\sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m-1}" in tex
+    assert r"\cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m}" in tex
+    d, T = 10, 7
+    table = sinusoidal_encoding(T, d)
+    for i in range(1, T + 1):
+        for m in range(1, d // 2 + 1):
+            angle = (i - 1) / 10000 ** (2 * (m - 1) / d)
+            assert table[i - 1, 2 * m - 2] == pytest.approx(np.sin(angle), abs=1e-12)  # component 2m − 1
+            assert table[i - 1, 2 * m - 1] == pytest.approx(np.cos(angle), abs=1e-12)  # component 2m
 
 
 def test_long_rows_are_shortened_in_the_middle():

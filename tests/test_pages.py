@@ -27,7 +27,7 @@ def test_default_page_uses_real_model_and_says_so():
     at = run_page("pages/matrices.py")
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert translate("en", "shell.honest_trained", layer=5, head=11, d_k=32) in captions
+    assert translate("en", "shell.honest_trained", layer=6, head=12, d_k=32) in captions  # TRAINED_HEAD, from 1
     assert "seeded random" not in captions
 
 
@@ -46,7 +46,7 @@ def test_matrices_numbers_equal_the_core():
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
     assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
     assert (
-        weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
+        weights["layout"]["yaxis"]["ticktext"][0] == "1: the" and weights["layout"]["yaxis"]["ticktext"][3] == "4: the"
     )
     for tab, keys in [
         ("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
@@ -94,7 +94,7 @@ def test_step_page_walks_to_the_end_with_core_numbers():
         at.run()
     assert not at.exception
     figs = charts(at)
-    contrib = figs[translate("en", "step_by_step.contributions_title", i=0)]
+    contrib = figs[translate("en", "step_by_step.contributions_title", i=1)]  # token 1: index 0
     bars = np.stack([_decode(trace["y"]) for trace in contrib["data"][:-1]])  # (T, d_v)
     np.testing.assert_allclose(bars, e.contributions, atol=1e-12)
     np.testing.assert_allclose(_decode(contrib["data"][-1]["y"]), e.output, atol=1e-12)
@@ -297,5 +297,5 @@ def test_chinese_key_labels_stay_horizontal():
     sentence = "注意力机制很重要" * 2  # 16 characters
     at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
     xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
-    assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence)]
+    assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence, start=1)]
     assert xaxis.get("tickangle", 0) == 0
