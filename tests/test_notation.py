@@ -113,3 +113,62 @@ def test_no_page_writes_the_notation_itself():
         if spelled.search(line)
     ]
     assert not found, found
+
+
+# --------------------------------------------------------------------------- one index convention
+
+ZERO_BASED = re.compile(
+    r"\(from 0\)|count(?:s|ed|ing)? from 0|从 ?0 ?(?:开始|数起)"  # "counted from 0" (not a seed "from 0 to 9")
+    r"|(?:(?<![\w\\])[xaqkvbα]\u0302?|\\(?:hat\\)?alpha)(?:_\{?0(?![.\d])|₀)"  # x_0, a₀, q_{0}, α̂_0j, \alpha_{0,j}
+    r"|\b(?:token|row|column|head|layer|key|query|step) 0(?![.\d])"  # "token 0", "layer 0"
+    r"|第 ?0 ?(?:层|个|行|列|步)|(?:词元|头|行|列|键|查询) ?0(?![.\d])"
+)
+"""A position counted from 0, as a learner would read it in a catalog or a formula."""
+EXPLAINS_PYTHON = {"code.zero_based"}  # the one sentence that says Python counts from 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_catalog_counts_from_zero(lang):
+    """Every position a catalog names counts from 1: no "token 0", no x₀ or α_{0,j}, no "from 0"
+    (only the code page says that Python counts from 0)."""
+    from attention_ui.i18n import catalog
+
+    found = {
+        key: match.group(0)
+        for key, text in catalog(lang).items()
+        if key not in EXPLAINS_PYTHON
+        for match in [ZERO_BASED.search(text)]
+        if match
+    }
+    assert not found, found
+
+
+def test_the_zero_based_pattern_finds_what_it_should():
+    """The pattern above is not blind: it finds each way of counting from 0 and leaves alone
+    what is not a position (h⁽⁰⁾ the embeddings, weights between 0 and 1, m = 0)."""
+    zero_based = ("x₀ … x_T", r"\alpha_{0,j}", "α̂_0j", "token 0", "Layer (from 0)", "counted from 0", "第 0 层", "头 0")
+    for text in (*zero_based, "q_0 · k"):
+        assert ZERO_BASED.search(text), text
+    for text in ("h⁽⁰⁾_i", "between 0 and 1", "token 10", "0.5", "m = 0", "x_10", "(0 to 3)", "β = 0"):
+        assert not ZERO_BASED.search(text), text
+
+
+def test_formulas_and_labels_count_alike():
+    """The same token, Python index 0, is "1: …" in a label and carries subscript 1 in every
+    formula: labels and formulas cannot disagree on the convention."""
+    from attention_ui.safe import numbered_labels, token_labels
+
+    scores, weights = np.array([0.5, -1.0, 2.0]), np.array([0.2, 0.3, 0.5])
+    labels = numbered_labels(["the", "cat", "sat"])
+    assert labels[0].split(":")[0] == "1" and token_labels(["the"])[0].startswith("1:")
+    subscripts = set()
+    for formula in (
+        scores_row(0, scores),
+        scaled_row(0, scores, 4),
+        softmax_row(0, weights, 2.0, 1.5),
+        output_row(0, weights),
+    ):
+        subscripts |= {int(n) for n in re.findall(r"_\{(\d+)", formula)}
+        assert not ZERO_BASED.search(formula), formula
+    assert min(subscripts) == 1 and max(subscripts) == len(labels), subscripts
+    assert {int(label.split(":")[0]) for label in labels} == {1, 2, 3}

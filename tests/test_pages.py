@@ -299,3 +299,29 @@ def test_chinese_key_labels_stay_horizontal():
     xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
     assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence, start=1)]
     assert xaxis.get("tickangle", 0) == 0
+
+
+@pytest.mark.parametrize("step", ["4", "7"])
+def test_the_step_page_counts_tokens_from_1_in_labels_formulas_and_url(step):
+    """A link ?token=2&step=… opens the second token (Python index 1) at that step: the picker,
+    the chart labels and every subscript of the formulas count from 1, and agree."""
+    from tests.helpers import open_link
+
+    sentence = "attention mixes every word"
+    at = open_link("pages/step_by_step.py", sentence=sentence, token="2", step=step)
+    lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    T = len(lesson.tokens)
+    picker = at.button_group(key="token_picker")
+    assert picker.value == 1 and at.query_params["token"] in ("2", ["2"])
+    assert picker.options == [f"{n}: {token}" for n, token in enumerate(lesson.tokens, start=1)]
+    formulas = " ".join(x.value for x in at.latex)
+    numbers = {int(n) for n in re.findall(r"_\{(\d+)", formulas)}
+    assert numbers and numbers <= set(range(1, T + 1)), (numbers, formulas)
+    assert 2 in numbers and "_{0" not in formulas and "_0" not in formulas  # token 2, never a token 0
+    for spec in charts(at).values():
+        ticks = spec["layout"].get("yaxis", {}).get("ticktext") or []
+        numbered = [int(tick.split(":")[0]) for tick in ticks if re.match(r"\d+: ", str(tick))]
+        assert not numbered or numbered == list(range(1, len(numbered) + 1)), ticks
+    e = explain(lesson.trace, 1)
+    if step == "7":  # the output b_2 is token 2's row, index 1
+        assert r"b_{2}" in formulas and f"{e.weights[0]:.2f}" in formulas
