@@ -45,7 +45,7 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     elif step == 1 and lesson.trained:
         layer, d = lesson.settings.layer, lesson.inputs.shape[1]  # layer: 0-based, h^(layer) is its input
         st.latex(
-            rf"h^{{(0)}}_{{{n}}} = \mathrm{{LayerNorm}}\left(x_{{{n}}} + p_{{{n}}} + s\right),\quad "
+            rf"h^{{(0)}}_{{{n}}} = \mathrm{{LayerNorm}}\left(x_{{{n}}} + p_{{{n}}} + e_{{seg}}\right),\quad "
             rf"a_{{{n}}} = h^{{({layer})}}_{{{n}}},\quad d_{{model}} = {d}"
         )
         st.markdown(

@@ -238,6 +238,17 @@ def test_chinese_on_the_real_model_names_the_unknown_tokens_and_offers_the_toy(l
     assert len(weights["layout"]["yaxis"]["ticktext"]) == len(sentence)  # one token per character
 
 
+def test_an_emoji_in_an_english_sentence_gets_no_hint_about_chinese_text():
+    """The emoji is an [UNK] and is named, and the toy is offered, but the multilingual-model
+    hint is for Chinese text only."""
+    at = run_page("pages/matrices.py", "I love pizza 🍕 so much")
+    assert not at.exception, at.exception
+    warning = next(w.value for w in at.warning if "[UNK]" in w.value)
+    assert "🍕" in warning and "unknown token" in warning
+    assert not any("ATTENTION_LAB_MODEL" in c.value for c in at.caption)
+    assert at.button(key="use_toy")
+
+
 def test_real_model_page_lists_unknown_chinese_tokens():
     sentence = "注意力机制很重要"
     at = run_page("pages/real_model.py", sentence, lang="zh")
