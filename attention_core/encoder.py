@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,6 +236,12 @@ def _read_encoder(directory: Path) -> Encoder:
 
 _LOCK = threading.Lock()
 
+LAYERS_KEPT = 16
+"""Layer traces kept (``EncoderTrace.layer``), most recently used first: a page and the lesson
+behind it ask for the same layer in one rerun, and the next click asks again. One layer of a
+26-token sentence holds about 1.8 MB, so the memo stays under 30 MB."""
+_LAYERS: OrderedDict = OrderedDict()
+
 
 @functools.lru_cache(maxsize=4)
 def _encoder_cached(resolved: str) -> Encoder:
@@ -269,6 +276,8 @@ def clear_cache() -> None:
     """Forget the read encoders and the cached traces (tests, or to free memory)."""
     _encoder_cached.cache_clear()
     _encode_cached.cache_clear()
+    with _LOCK:
+        _LAYERS.clear()
 
 
 # --------------------------------------------------------------------------- the pieces of a layer
@@ -471,7 +480,18 @@ class EncoderTrace:
         """
         encoder = load_encoder(self.model)
         layer = check_index(layer, encoder.config.n_layers, "layer", "layers")
-        return encoder_layer(self.hidden[layer], encoder.layers[layer], encoder.config)
+        key = (self.model, self.ids.tobytes(), layer)  # the word pieces read decide every number
+        with _LOCK:
+            found = _LAYERS.get(key)
+            if found is not None:
+                _LAYERS.move_to_end(key)
+                return found
+        found = encoder_layer(self.hidden[layer], encoder.layers[layer], encoder.config)
+        with _LOCK:
+            _LAYERS[key] = found
+            while len(_LAYERS) > LAYERS_KEPT:
+                _LAYERS.popitem(last=False)
+        return found
 
     def head(self, layer: int, head: int) -> AttentionTrace:
         """The attention of one head: q, k (T, d_k), v (T, d_v), scores … weights (T, T), outputs.

@@ -171,6 +171,7 @@ def _dot_products(d_k: int, n_keys: int, n_samples: int, seed: int) -> np.ndarra
     return np.concatenate(chunks, axis=0).astype(np.float64)  # (n_samples, n_keys)
 
 
+@lru_cache(maxsize=8)  # 0.1 s a run, read-only result: the page's slider and reruns ask again
 def scaling_experiment(d_k: int, n_keys: int = 16, n_samples: int = 2000, seed: int = 0) -> ScalingResult:
     """Measure what dividing by √d_k does to random dot products and their softmax.
 

@@ -10,11 +10,20 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate, axis_suffix, domains
-from .notation import FIRST, shown
+from .figures import COLORSCALE, ENGLISH, Translate, figure
+from .notation import shown
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
+
+
+def grid_gap(t: int) -> int:
+    """Empty cells between two thumbnails of ``heads_grid``: about an eighth of a thumbnail.
+
+    >>> grid_gap(8), grid_gap(40)
+    (1, 5)
+    """
+    return max(1, t // 8)
 
 
 def heads_grid(
@@ -25,7 +34,7 @@ def heads_grid(
     selected: tuple[int, int] | None = None,
     first_layer: int = 0,
 ) -> go.Figure:
-    """Every head's (T, T) weight matrix as a small heatmap: one row per layer, one column per head.
+    """Every head's (T, T) weight matrix as a thumbnail: one row per layer, one column per head.
 
     Parameters
     ----------
@@ -35,88 +44,100 @@ def heads_grid(
     tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
     selected : (layer, head), optional
         Framed in orange; 0-based indices, the layer in the model's numbering (so at least
-        ``first_layer``).
+        ``first_layer``). The labels and the hover count layers, heads, i and j from 1.
     first_layer : int
-        The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with
-        ``first_layer=l`` draws the heads of layer l alone.
+        The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
+        draws the heads of layer l alone.
 
-    Every thumbnail shares one Cividis scale from 0 to 1, so colours compare across heads;
-    the hover names the layer, head, query i, key j (each counted from 1, as on every page)
-    and the weight. Trace ``n`` is layer
-    ``n // n_heads``, head ``n % n_heads``. Thumbnails carry float32 (a colour needs no more;
-    it halves what the browser receives); the single-head matrices carry full precision.
-
-    The axes are laid out by hand rather than with plotly.subplots.make_subplots, which
-    takes about a second for 72 subplots — on every rerun of the page.
+    The thumbnails are blocks of ONE heatmap, ``grid_gap(T)`` empty (NaN) cells apart: head h
+    of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T`` (``layout.meta``
+    holds T and the gap). Chromium drew the 72 heads as 72 subplots in 0.92 s and as one
+    heatmap in 0.13 s (bench/bench_draw.py), and every pick on the page draws the grid again.
+    One Cividis scale from 0 to 1, so colours compare across heads. Heads are named along the
+    top edge ("head 1", then the numbers alone, which fit a phone) and layers along the left
+    edge; the hover names the layer, head, query i, key j and the weight. The thumbnails carry
+    float32 (a colour needs no more); the single-head matrices carry full precision.
     """
     w = np.asarray(weights, dtype=np.float64)  # (L, H, T, T)
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
         raise ValueError(f"weights must have shape (n_layers, n_heads, T, T), got {w.shape}")
     n_layers, n_heads, t, _ = w.shape
-    columns = domains(n_heads, 0.008)  # x domain of each head
-    rows = domains(n_layers, 0.03)  # y domain of each layer, from the top
-    traces, layout = [], {}
-    hover = (
-        tr("figures.grid_hover_head", layer="{layer}", head="{head}")
-        + "<br>"
-        + tr("figures.grid_hover_cell", i="%{{y}}", j="%{{x}}")
-        + "<br>α̂ = %{{z:.3f}}<extra></extra>"
-    )
+    gap = grid_gap(t)
+    step = t + gap  # one thumbnail and the gap after it
+    z = np.full((n_layers * step - gap, n_heads * step - gap), np.nan, dtype=np.float32)  # (rows, cols)
     for layer in range(n_layers):
-        y1, y0 = 1.0 - rows[layer][0], max(0.0, 1.0 - rows[layer][1])
         for h in range(n_heads):
-            n = layer * n_heads + h + 1
-            suffix = axis_suffix(n)
-            traces.append(
-                {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
-                    "type": "heatmap",
-                    "z": w[layer, h].astype(np.float32),  # (T, T)
-                    "x0": FIRST,  # the hover's query i and key j count from 1
-                    "y0": FIRST,
-                    "xaxis": f"x{suffix}",
-                    "yaxis": f"y{suffix}",
-                    "colorscale": COLORSCALE,
-                    "zmin": 0.0,
-                    "zmax": 1.0,
-                    "showscale": n == 1,
-                    "hovertemplate": hover.format(layer=shown(first_layer + layer), head=shown(h)),
-                }
-            )
-            axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False}
-            layout[f"xaxis{suffix}"] = {**axis, "domain": list(columns[h]), "anchor": f"y{suffix}"}
-            layout[f"yaxis{suffix}"] = {**axis, "domain": [y0, y1], "anchor": f"x{suffix}", "autorange": "reversed"}
+            z[layer * step : layer * step + t, h * step : h * step + t] = w[layer, h]  # (T, T)
+
+    # Category names say in the hover which thumbnail and cell it is; gaps get distinct blanks.
+    def names(count: int, block, index: str) -> list[str]:
+        return [
+            f"{block(n // step)} · {index} = {shown(n % step)}" if n % step < t else " " * (n + 1) for n in range(count)
+        ]  # query i and key j counted from 1, as on every page
+
+    rows = names(z.shape[0], lambda layer: tr("figures.grid_layer", layer=shown(first_layer + layer)), "i")
+    cols = names(z.shape[1], lambda h: tr("figures.grid_head", head=shown(h)), "j")
+    trace = {
+        "type": "heatmap",
+        "z": z,
+        "x": cols,
+        "y": rows,
+        "colorscale": COLORSCALE,
+        "zmin": 0.0,
+        "zmax": 1.0,
+        "hoverongaps": False,
+        "hovertemplate": "%{y}<br>%{x}<br>α̂ = %{z:.3f}<extra></extra>",
+        "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01},
+    }
+    middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
     labels = [
-        {"text": tr("figures.grid_head", head=shown(h)), "x": (x0 + x1) / 2, "y": 1.0, "yanchor": "bottom"}
-        for h, (x0, x1) in enumerate(columns)
+        {
+            "text": tr("figures.grid_head", head=shown(h)) if h == 0 else str(shown(h)),
+            "xref": "x",
+            "x": h * step + middle,
+            "yref": "paper",
+            "y": 1.0,
+            "yanchor": "bottom",
+        }
+        for h in range(n_heads)
     ]
     labels += [
         {
             "text": tr("figures.grid_layer", layer=shown(first_layer + layer)),
+            "xref": "paper",
             "x": 0.0,
             "xanchor": "right",
-            "y": 1.0 - (top + bottom) / 2,
+            "yref": "y",
+            "y": layer * step + middle,
         }
-        for layer, (top, bottom) in enumerate(rows)
+        for layer in range(n_layers)
     ]
-    layout["annotations"] = [
-        {"xref": "paper", "yref": "paper", "showarrow": False, "font": {"size": 12}, **label} for label in labels
-    ]
+    axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False, "type": "category"}
+    layout = {
+        "xaxis": axis,
+        "yaxis": {**axis, "autorange": "reversed"},
+        "annotations": [{"showarrow": False, "font": {"size": 12}, **label} for label in labels],
+        "meta": {"t": t, "gap": gap},
+    }
     if selected is not None:
-        layer, h = selected
-        n = (layer - first_layer) * n_heads + h + 1
-        suffix = axis_suffix(n)
+        layer, h = selected[0] - first_layer, selected[1]
+        pad = 0.5 + gap / 2  # the frame runs through the middle of the gap around the thumbnail
         layout["shapes"] = [
             {
                 "type": "rect",
-                "xref": f"x{suffix} domain",
-                "yref": f"y{suffix} domain",
-                "x0": -0.07,
-                "x1": 1.07,
-                "y0": -0.07,
-                "y1": 1.07,
+                "xref": "x",
+                "yref": "y",
+                "x0": h * step - pad,
+                "x1": h * step + t - 1 + pad,
+                "y0": layer * step - pad,
+                "y1": layer * step + t - 1 + pad,
                 "line": {"color": SELECTED, "width": 3},
             }
         ]
-    traces[0]["colorbar"] = {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01}
-    layout.update(title=title, height=90 + THUMB_PX * n_layers, margin={"l": 60, "r": 40, "t": 80, "b": 10})
-    return go.Figure(data=traces, layout=layout)
+    return figure(
+        [trace],
+        title=title,
+        height=90 + THUMB_PX * n_layers,
+        margin={"l": 60, "r": 40, "t": 80, "b": 10},
+        **layout,
+    )

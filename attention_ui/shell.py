@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
 from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
@@ -37,6 +38,13 @@ from attention_ui.url_state import (
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
 D_K_RANGE = (2, 16)
+
+
+# One BLAS thread for the whole server process. Streamlit runs every session's script in its own
+# thread, so a second BLAS thread only waits for a core another learner's run is using: one
+# encoder layer took 6.5 ms on one thread and 114-227 ms on two with both cores busy
+# (bench/bench_clicks.py, docs/benchmarks.md). Set once, when this module is first imported.
+threadpool_limits(limits=1, user_api="blas")
 
 
 @st.cache_resource(show_spinner=False)

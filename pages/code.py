@@ -2,7 +2,6 @@
 learner's sentence, and the same attention in PyTorch for comparison."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attention_core import (
@@ -21,6 +20,7 @@ from attention_ui.i18n import t
 from attention_ui.notation import SOFTMAX, component_labels, shown
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
+from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker
 
 SHOWN = {  # section -> the functions whose source it prints, in the order of the data flow
@@ -32,7 +32,6 @@ SHOWN = {  # section -> the functions whose source it prints, in the order of th
     "similarity": (dot_similarity, scaled_dot_similarity, cosine_similarity),
     "torch": (torch_attention,),
 }
-NUMBER = st.column_config.NumberColumn(format="%.4f")
 MAX_COLUMNS = 16  # identity W gives d_k = d_model = 384: show the first components, say how many there are
 
 
@@ -42,27 +41,19 @@ def torch_comparison(q, k, v, scale):
     return compare_with_torch(scaled_dot_product_attention(q, k, v, scale=scale))
 
 
-def table(columns: dict, *, index=None, key: str, number=NUMBER) -> None:
-    """A read-only table of numbers, shown at 4 decimals unless told (the data keep every digit)."""
-    frame = pd.DataFrame(columns, index=index)
-    st.dataframe(frame, key=key, column_config={c: number for c in frame.columns if frame[c].dtype.kind == "f"})
-
-
-def matrix(x, row_labels, symbol: str, *, key: str) -> None:
+def matrix(x, row_labels, symbol: str) -> None:
     """A (rows, d) array as a table with columns symbol[1], symbol[2], ... (the first MAX_COLUMNS),
     numbered as every page numbers them: column c − 1 of the array is symbol[c]."""
     width = min(x.shape[1], MAX_COLUMNS)
-    table(dict(zip(component_labels(symbol, width), x[:, :width].T)), index=row_labels, key=key)
+    number_table(dict(zip(component_labels(symbol, width), x[:, :width].T)), index=row_labels)
     if width < x.shape[1]:
         st.caption(t("code.columns_cut", shown=width, total=x.shape[1]))
 
 
-def shapes(arrays: dict, *, key: str) -> None:
+def shapes(arrays: dict) -> None:
     """Each array's name and shape, e.g. ``scores (10, 10)``."""
-    st.dataframe(
-        {t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]},
-        hide_index=True,
-        key=key,
+    number_table(
+        {t("code.col_array"): list(arrays), t("code.col_shape"): [str(tuple(a.shape)) for a in arrays.values()]}
     )
 
 
@@ -116,16 +107,15 @@ with section("project"):
             "k": k,
             "v": v,
         },
-        key="shapes_project",
     )
     st.markdown(t("code.q_table"))
-    matrix(q, labels, "q", key="table_q")
+    matrix(q, labels, "q")
 
 # --------------------------------------------------------------------------- the formula as code
 with section("attention"):
     formula = attention(q, k, v)  # (T, d_v), always ÷√d_k
     call("b = attention(q, k, v)")
-    matrix(formula, labels, "b", key="table_formula")
+    matrix(formula, labels, "b")
     checked = scaled_dot_product_attention(q, k, v).outputs  # the same formula, the validated way
     st.metric(t("code.formula_difference"), f"{np.abs(formula - checked).max():.1e}")
 
@@ -137,38 +127,35 @@ with st.expander(t("code.header_runs"), icon=":material/build:"):
         st.latex(rf"{SOFTMAX}\!\left(QK^\top \times {trace.scale:.4f}\right)V")
         shapes(
             {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
-            key="shapes_attention",
         )
         st.markdown(t("code.row_sums"))
-        table(
+        number_table(
             {t("code.col_row_sum"): result.weights.sum(axis=-1)},
             index=labels,
-            key="table_row_sums",
-            number=st.column_config.NumberColumn(format="%.12f"),
+            number="{:.12f}",
         )
         st.markdown(t("code.outputs_table"))
-        matrix(result.outputs, labels, "b", key="table_outputs")
+        matrix(result.outputs, labels, "b")
     st.markdown(t("code.weights_table"))
-    table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels, key="table_weights")
+    number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
 
 # --------------------------------------------------------------------------- one row's softmax
 with section("softmax"):
     row = softmax(trace.scaled[i])  # (T,)
     call(f"softmax(trace.scaled[{i}])")
-    table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels, key="table_softmax")
+    number_table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels)
     st.metric(t("code.sum_label"), f"{row.sum():.12f}")
 
 # --------------------------------------------------------------------------- one token's arithmetic
 with section("explain"):
     e = explain(trace, i)
     call(f"e = explain(trace, {i})")
-    table(
+    number_table(
         {"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights},
         index=labels,
-        key="table_explain",
     )
     st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
-    matrix(e.output[None, :], [f"b_{shown(i)}"], "b", key="table_explain_output")
+    matrix(e.output[None, :], [f"b_{shown(i)}"], "b")
 
 # --------------------------------------------------------------------------- the similarity measures
 with section("similarity"):
@@ -177,14 +164,13 @@ with section("similarity"):
         f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
         "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)"
     )
-    table(
+    number_table(
         {
             "dot": dot_similarity(q_i, trace.k)[0],
             "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
             "cosine": cosine_similarity(q_i, trace.k)[0],
         },
         index=labels,
-        key="table_similarity",
     )
 
 # --------------------------------------------------------------------------- PyTorch
@@ -208,14 +194,12 @@ with section("torch"):
         st.info(t("code.no_torch"))
     else:
         st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
-        st.dataframe(
+        number_table(
             {
                 t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
                 t("code.col_difference"): [
                     f"{x:.1e}" for x in (comparison.weights, comparison.outputs, comparison.builtin_outputs)
                 ],
-            },
-            hide_index=True,
-            key="table_torch",
+            }
         )
         st.caption(t("code.torch_caption", version=comparison.torch_version))

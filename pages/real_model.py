@@ -25,8 +25,9 @@ from attention_ui.notation import (
 )
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start, unknown_tokens_help
-from attention_ui.url_state import token_picker, url_notes, url_picker
+from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
+MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, by id
 CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
 
 
@@ -118,8 +119,8 @@ named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
-    st.dataframe(
-        {"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens},
+    st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
+        {"i": [shown(n) for n in range(T)], t("real_model.col_token"): [escape_markdown(token) for token in tokens]},
         hide_index=True,
         height=min(38 + 35 * T, 420),
     )
@@ -134,81 +135,60 @@ with c_formulas:
     st.latex(attention_formula(d_k) + rf",\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
     st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
-with st.expander(t("real_model.qkv_expander", T=T, d_k=d_k)):
-    names = [t("matrices.q_title"), t("matrices.k_title"), t("matrices.v_title")]
-    for tab, matrix, name, symbol in zip(st.tabs(names), (trace.q, trace.k, trace.v), names, "qkv"):
-        with tab:
-            show_figure(
-                vectors_matrix(matrix, tokens, title=f"{name}, {where}", symbol=symbol, tr=t),
-                f"fig_{symbol}",
-                matrix=matrix,
-                row_labels=tokens,
-                col_labels=component_labels(symbol, matrix.shape[1]),
-                filename=f"{symbol.upper()}_{named}",
-            )
+qkv = st.expander(t("real_model.qkv_expander", T=T, d_k=d_k), key="model_qkv_open", on_change="rerun")
+if qkv.open:  # closed, its three matrices are neither built nor sent
+    with qkv:
+        qkv_tabs = url_tabs("model_qkv", "qkv", lambda symbol: t(f"matrices.{symbol}_title"))
+        for symbol, matrix in zip("qkv", (trace.q, trace.k, trace.v)):
+            if qkv_tabs[symbol].open:
+                with qkv_tabs[symbol]:
+                    show_figure(
+                        vectors_matrix(
+                            matrix, tokens, title=f"{t(f'matrices.{symbol}_title')}, {where}", symbol=symbol, tr=t
+                        ),
+                        f"fig_{symbol}",
+                        matrix=matrix,
+                        row_labels=tokens,
+                        col_labels=component_labels(symbol, matrix.shape[1]),
+                        filename=f"{symbol.upper()}_{named}",
+                    )
 
 st.caption(t("real_model.tabs_caption"))
-tab_scores, tab_scaled, tab_weights, tab_outputs = st.tabs(
-    [
-        t("real_model.tab_scores"),
-        t("real_model.tab_scaled", d_k=d_k),
-        t("real_model.tab_weights"),
-        t("real_model.tab_outputs"),
-    ]
-)
+tabs = url_tabs("model_matrix", MATRICES, lambda name: t(f"real_model.tab_{name}", d_k=d_k), "weights")
 corner = t("matrices.csv_corner")
-for tab, matrix, name, fig in [
-    (
-        tab_scores,
-        trace.scores,
-        "scores",
-        token_matrix(
-            trace.scores, tokens, tokens, diverging=True, tr=t, title=t("real_model.scores_title", where=where)
-        ),
-    ),
-    (
-        tab_scaled,
+token_matrices = {  # name: (the matrix, how token_matrix colours it, its title)
+    "scores": (trace.scores, {"diverging": True}, t("real_model.scores_title", where=where)),
+    "scaled": (
         trace.scaled,
-        "scaled",
-        token_matrix(
-            trace.scaled,
-            tokens,
-            tokens,
-            diverging=True,
-            tr=t,
-            title=t("real_model.scaled_title", d_k=d_k, scale=trace.scale, where=where),
-        ),
+        {"diverging": True},
+        t("real_model.scaled_title", d_k=d_k, scale=trace.scale, where=where),
     ),
-    (
-        tab_weights,
-        trace.weights,
-        "weights",
-        token_matrix(
-            trace.weights, tokens, tokens, zmin=0.0, zmax=1.0, tr=t, title=t("real_model.weights_title", where=where)
-        ),
-    ),
-]:
-    with tab:
+    "weights": (trace.weights, {"zmin": 0.0, "zmax": 1.0}, t("real_model.weights_title", where=where)),
+}
+for name, (matrix, colours, chart_title) in token_matrices.items():
+    if tabs[name].open:  # only the open tab is built
+        with tabs[name]:
+            show_figure(
+                token_matrix(matrix, tokens, tokens, tr=t, title=chart_title, **colours),
+                f"fig_{name}",
+                matrix=matrix,
+                row_labels=tokens,
+                col_labels=tokens,
+                corner=corner,
+                filename=f"{name}_{named}",
+            )
+if tabs["outputs"].open:
+    with tabs["outputs"]:
         show_figure(
-            fig,
-            f"fig_{name}",
-            matrix=matrix,
+            vectors_matrix(
+                trace.outputs, tokens, symbol="b", tr=t, title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)
+            ),
+            "fig_outputs",
+            matrix=trace.outputs,
             row_labels=tokens,
-            col_labels=tokens,
-            corner=corner,
-            filename=f"{name}_{named}",
+            col_labels=component_labels("b", d_v),
+            filename=f"outputs_{named}",
         )
-with tab_outputs:
-    show_figure(
-        vectors_matrix(
-            trace.outputs, tokens, symbol="b", tr=t, title=t("real_model.outputs_title", T=T, d_v=d_v, where=where)
-        ),
-        "fig_outputs",
-        matrix=trace.outputs,
-        row_labels=tokens,
-        col_labels=component_labels("b", d_v),
-        filename=f"outputs_{named}",
-    )
 
 st.subheader(t("real_model.h_row"))
 i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=default_query(tokens))

@@ -16,12 +16,112 @@ ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direc
 VECTORS = ["qk", "inputs"]  # what section 2 compares: queries with keys, or the inputs with each other
 DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2-D demo's start
 
+
+@st.fragment
+def demo() -> None:
+    """The 2-D demo. Its sliders rerun only this function, not the sentence's nine charts below."""
+    controls, plot, numbers = st.columns([1.1, 1.5, 1.0], gap="large")
+    with controls:
+        q_angle = st.slider(
+            t("similarity.q_angle"), 0, 355, DEMO["q_angle"], step=5, key="q_angle", bind="query-params", format="%d°"
+        )
+        q_length = st.slider(
+            t("similarity.q_length"),
+            0.1,
+            3.0,
+            DEMO["q_length"],
+            step=0.1,
+            key="q_length",
+            bind="query-params",
+            format="%.1f",
+        )
+        k_angle = st.slider(
+            t("similarity.k_angle"), 0, 355, DEMO["k_angle"], step=5, key="k_angle", bind="query-params", format="%d°"
+        )
+        k_length = st.slider(
+            t("similarity.k_length"),
+            0.1,
+            3.0,
+            DEMO["k_length"],
+            step=0.1,
+            key="k_length",
+            bind="query-params",
+            format="%.1f",
+        )
+    q2 = polar_vector(q_angle, q_length)  # (2,)
+    k2 = polar_vector(k_angle, k_length)  # (2,)
+    pair = compare_similarities(q2, k2)  # every matrix (1, 1)
+    with plot:
+        show_figure(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_name="q", k_name="k"), "fig_vectors_2d")
+    with numbers:
+        for name in ORDER:
+            st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
+    st.latex(
+        rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
+        rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
+        rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}"
+    )
+    st.info(t("similarity.demo_try"))
+
+
+@st.fragment
+def one_query(tokens, labels, comp, weights, vectors: str) -> None:
+    """One query token's row under the three measures. Picking a token reruns only this part."""
+    i = token_picker(t("similarity.token_picker"), tokens, key="sim_token_picker")
+    token_i = escape_markdown(tokens[i])
+    show_figure(
+        row_bars(
+            [(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER],
+            labels,
+            title=t("similarity.rows_title", i=shown(i), token=escape_label(tokens[i])),
+            x_title=t("similarity.key_axis"),
+        ),
+        "fig_rows",
+    )
+    best = {name: comp.best_key(name, i) for name in ORDER}
+    st.markdown(
+        t(
+            "similarity.best_keys",
+            i=shown(i),
+            token=token_i,
+            norm=f"{comp.norms_a[i]:.3f}",
+            vec="a" if vectors == "inputs" else "q",
+            **{name: f"{shown(best[name])}: {escape_markdown(tokens[best[name]])}" for name in ORDER},
+        )
+    )
+    st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
+    show_figure(
+        grouped_bars(
+            [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
+            labels,
+            title=t("similarity.softmax_row_title", i=shown(i), token=escape_label(tokens[i])),
+            x_title=t("similarity.key_axis"),
+            y_title=t("similarity.weight_axis"),
+        ),
+        "fig_softmax_rows",
+    )
+    table = st.expander(t("similarity.table_header", i=shown(i)), key="sim_table_open", on_change="rerun")
+    if table.open:  # closed, the table is not sent (a data grid costs the browser more than a chart)
+        table.dataframe(
+            {
+                t("similarity.col_key"): labels,
+                t("similarity.col_norm"): comp.norms_b,
+                **{t(f"similarity.name_{name}"): comp.measure(name)[i] for name in ORDER},
+                **{
+                    t("similarity.col_weight", measure=t(f"similarity.name_{name}")): weights[name][i] for name in ORDER
+                },
+            },
+            hide_index=True,
+            key="sim_table",
+        )
+
+
 lesson, _ = page_start("similarity")
 st.title(t("similarity.title"))
 st.markdown(t("similarity.intro"))
 st.latex(
     r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
-    r"\qquad q \cdot k = \sum_{c=1}^{d_k} q_c k_c = \lVert q\rVert\,\lVert k\rVert \cos\theta"
+    r"\qquad q \cdot k = \sum_{m=1}^{d_k} q_m k_m = \lVert q\rVert\,\lVert k\rVert \cos\theta"
     r"\qquad \frac{q \cdot k}{\sqrt{d_k}}"
 )
 for column, name in zip(st.columns(3), ORDER):
@@ -31,48 +131,7 @@ for column, name in zip(st.columns(3), ORDER):
 # --------------------------------------------------------------------------- 2-D demo
 st.subheader(t("similarity.demo_header"))
 st.markdown(t("similarity.demo_intro"))
-controls, plot, numbers = st.columns([1.1, 1.5, 1.0], gap="large")
-with controls:
-    q_angle = st.slider(
-        t("similarity.q_angle"), 0, 355, DEMO["q_angle"], step=5, key="q_angle", bind="query-params", format="%d°"
-    )
-    q_length = st.slider(
-        t("similarity.q_length"),
-        0.1,
-        3.0,
-        DEMO["q_length"],
-        step=0.1,
-        key="q_length",
-        bind="query-params",
-        format="%.1f",
-    )
-    k_angle = st.slider(
-        t("similarity.k_angle"), 0, 355, DEMO["k_angle"], step=5, key="k_angle", bind="query-params", format="%d°"
-    )
-    k_length = st.slider(
-        t("similarity.k_length"),
-        0.1,
-        3.0,
-        DEMO["k_length"],
-        step=0.1,
-        key="k_length",
-        bind="query-params",
-        format="%.1f",
-    )
-q2 = polar_vector(q_angle, q_length)  # (2,)
-k2 = polar_vector(k_angle, k_length)  # (2,)
-pair = compare_similarities(q2, k2)  # every matrix (1, 1)
-with plot:
-    show_figure(vectors_2d(q2, k2, title=t("similarity.demo_plot_title"), q_name="q", k_name="k"), "fig_vectors_2d")
-with numbers:
-    for name in ORDER:
-        st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
-st.latex(
-    rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
-    rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
-    rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}"
-)
-st.info(t("similarity.demo_try"))
+demo()
 
 # --------------------------------------------------------------------------- the sentence
 st.subheader(t("similarity.sentence_header"))
@@ -138,47 +197,4 @@ st.caption(t("similarity.weights_caption"))
 
 # --------------------------------------------------------------------------- one query token
 st.subheader(t("similarity.token_header"))
-i = token_picker(t("similarity.token_picker"), tokens, key="sim_token_picker")
-token_i = escape_markdown(tokens[i])
-show_figure(
-    row_bars(
-        [(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER],
-        labels,
-        title=t("similarity.rows_title", i=shown(i), token=escape_label(tokens[i])),
-        x_title=t("similarity.key_axis"),
-    ),
-    "fig_rows",
-)
-best = {name: comp.best_key(name, i) for name in ORDER}
-st.markdown(
-    t(
-        "similarity.best_keys",
-        i=shown(i),
-        token=token_i,
-        norm=f"{comp.norms_a[i]:.3f}",
-        vec="a" if vectors == "inputs" else "q",
-        **{name: escape_markdown(labels[best[name]]) for name in ORDER},
-    )
-)
-st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
-show_figure(
-    grouped_bars(
-        [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
-        labels,
-        title=t("similarity.softmax_row_title", i=shown(i), token=escape_label(tokens[i])),
-        x_title=t("similarity.key_axis"),
-        y_title=t("similarity.weight_axis"),
-    ),
-    "fig_softmax_rows",
-)
-with st.expander(t("similarity.table_header", i=shown(i))):
-    st.dataframe(
-        {
-            t("similarity.col_key"): labels,
-            t("similarity.col_norm"): comp.norms_b,
-            **{t(f"similarity.name_{name}"): comp.measure(name)[i] for name in ORDER},
-            **{t("similarity.col_weight", measure=t(f"similarity.name_{name}")): weights[name][i] for name in ORDER},
-        },
-        hide_index=True,
-        key="sim_table",
-    )
+one_query(tokens, labels, comp, weights, vectors)

@@ -9,7 +9,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
-from attention_ui.safe import numbered_labels
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
@@ -47,10 +47,10 @@ if lesson is not None:
     n = shown(i)  # token i as the learner sees it, from 1
     show_step_formula(step, lesson, e)
     if step == 0:
-        st.dataframe(
+        st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
             {
                 "i": [shown(j) for j in range(T)],
-                t("step_by_step.col_token"): tokens,
+                t("step_by_step.col_token"): [escape_markdown(token) for token in tokens],
                 t("step_by_step.col_known"): [
                     t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes") for k in range(T)
                 ],

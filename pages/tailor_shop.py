@@ -1,7 +1,7 @@
 """The tailor shop: the customer's request is the query, the samples' labels are the keys, the
 samples are the values, and the made-to-measure shirt is the attention output — real numbers."""
 
-import pandas as pd
+import numpy as np
 import streamlit as st
 
 from attention_core.tailor import (
@@ -21,6 +21,7 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b, shown
 from attention_ui.shell import page_start
+from attention_ui.tables import number_table
 from attention_ui.tailor_figures import horizontal_bars, shirt_svg
 from attention_ui.url_state import url_choice
 
@@ -175,27 +176,26 @@ attributes.update(
         for name in ("plaid", "stripes", "sheen", "texture", "sleeve", "taper")
     }
 )
-st.dataframe(pd.DataFrame([attributes], index=["b"]), width="stretch")
+number_table({name: [value] for name, value in attributes.items()}, index=["b"])
 st.caption(t("tailor.result_caption"))
 
 with st.expander(t("tailor.vectors_expander")):
     names = [t(f"tailor.opt_{f}") for f in FEATURES]
-    keys_table = pd.DataFrame(
-        [fitted.query] + [s.key() for s in SAMPLES],
-        columns=names,
-        index=[t("tailor.row_request")] + [f"k_{shown(j)}" for j in range(len(SAMPLES))],
-    )
     st.markdown(t("tailor.keys_table_title"))
-    st.dataframe(keys_table.style.format("{:g}"), width="stretch")
-    attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
-    values_table = pd.DataFrame(
-        [s.value for s in SAMPLES] + [blend],
-        columns=attr_names,
-        index=[f"v_{shown(j)}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
+    keys = np.array([fitted.query] + [s.key() for s in SAMPLES])  # (1 + samples, features)
+    number_table(
+        {name: keys[:, c] for c, name in enumerate(names)},
+        index=[t("tailor.row_request")] + [f"k_{shown(j)}" for j in range(len(SAMPLES))],
+        number="{:g}",
     )
-    values_table.insert(0, "α̂", list(weights) + [weights.sum()])
+    attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
+    values = np.array([s.value for s in SAMPLES] + [blend])  # (samples + 1, attributes)
     st.markdown(t("tailor.values_table_title"))
-    st.dataframe(values_table.style.format("{:.3f}"), width="stretch")
+    number_table(
+        {"α̂": np.append(weights, weights.sum()), **{name: values[:, c] for c, name in enumerate(attr_names)}},
+        index=[f"v_{shown(j)}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
+        number="{:.3f}",
+    )
 
 # 4 · The story and the formula, side by side.
 st.subheader(t("tailor.mapping_header"))

@@ -19,110 +19,118 @@ from attention_ui.scaling_figures import (
 )
 from attention_ui.shell import get_embedder, honesty_banner, page_start
 
+
+@st.fragment
+def experiment() -> None:
+    """Random queries and keys at the chosen d_k, and the sweep over every d_k. Its slider reruns
+    only this function: the learner's own sentence below does not depend on it."""
+    d_k = st.select_slider(
+        t("why_scaling.d_k_slider"),
+        options=list(D_KS),
+        value=64,
+        key="exp_d_k",
+        bind="query-params",
+        help=t("why_scaling.d_k_help"),  # the sidebar's d_k is another setting: say which one this is
+    )
+    result = scaling_experiment(d_k)
+    sweep = scaling_sweep()
+    raw, scaled = result.raw_stats, result.scaled_stats
+
+    st.subheader(t("why_scaling.h_spread"))
+    measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
+    st.latex(
+        rf"\mathrm{{Var}}(q \cdot k) = \sum_{{m=1}}^{{d_k}} \mathrm{{Var}}(q_m k_m) = d_k = {d_k}"
+        rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}"
+    )
+    st.latex(
+        rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
+        rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}"
+    )
+    st.markdown(
+        t(
+            "why_scaling.spread_text",
+            n_samples=result.n_samples,
+            n_keys=result.n_keys,
+            n_scores=result.n_samples * result.n_keys,
+            raw_variance=result.raw_variance,
+            d_k=d_k,
+            scaled_variance=result.scaled_variance,
+        )
+    )
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        show_figure(
+            score_histograms(
+                result.raw,
+                result.scaled,
+                d_k=d_k,
+                raw_variance=result.raw_variance,
+                scaled_variance=result.scaled_variance,
+                tr=t,
+            ),
+            "fig_hist",
+        )
+    with c2:
+        show_figure(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), "fig_row")
+    c2.caption(t("why_scaling.row_caption"))
+
+    st.subheader(t("why_scaling.h_softmax"))
+    st.markdown(
+        "| "
+        + t("why_scaling.table_head", n_samples=result.n_samples, n_keys=result.n_keys, d_k=d_k)
+        + " | "
+        + t("figures.raw_name")
+        + " | "
+        + t("figures.scaled_name")
+        + " | "
+        + t("why_scaling.table_uniform")
+        + " |\n|---|---:|---:|---:|\n"
+        f"| {t('why_scaling.table_max_weight')} | {raw.max_weight:.3f} | {scaled.max_weight:.3f} "
+        f"| {sweep.uniform_weight:.4f} |\n"
+        f"| {t('why_scaling.table_entropy')} | {raw.entropy:.3f} | {scaled.entropy:.3f} | {raw.max_entropy:.3f} |\n"
+        f"| {t('why_scaling.table_jacobian')} | {raw.jacobian_norm:.3f} | {scaled.jacobian_norm:.3f} | |"
+    )
+    st.markdown(t("why_scaling.softmax_text"))
+
+    st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
+    c1, c2 = st.columns(2)
+    with c1:
+        show_figure(
+            variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance"
+        )
+    with c2:
+        show_figure(
+            max_weight_sweep(
+                sweep.d_ks,
+                sweep.raw_max_weight,
+                sweep.scaled_max_weight,
+                uniform_weight=sweep.uniform_weight,
+                highlight=d_k,
+                tr=t,
+            ),
+            "fig_max_weight",
+        )
+    c1, c2 = st.columns(2)
+    with c1:
+        show_figure(
+            entropy_sweep(
+                sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy, max_entropy=sweep.max_entropy, highlight=d_k, tr=t
+            ),
+            "fig_entropy",
+        )
+    with c2:
+        show_figure(
+            jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
+            "fig_jacobian",
+        )
+    st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
+
+
 lesson, source = page_start("why_scaling")
 st.title(t("why_scaling.title"))
 st.markdown(t("why_scaling.intro"))
 
-d_k = st.select_slider(
-    t("why_scaling.d_k_slider"),
-    options=list(D_KS),
-    value=64,
-    key="exp_d_k",
-    bind="query-params",
-    help=t("why_scaling.d_k_help"),
-)
-result = scaling_experiment(d_k)
-sweep = scaling_sweep()
-raw, scaled = result.raw_stats, result.scaled_stats
-
-st.subheader(t("why_scaling.h_spread"))
-measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
-st.latex(
-    rf"\mathrm{{Var}}(q \cdot k) = \sum_{{m=1}}^{{d_k}} \mathrm{{Var}}(q_m k_m) = d_k = {d_k}"
-    rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}"
-)
-st.latex(
-    rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
-    rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}"
-)
-st.markdown(
-    t(
-        "why_scaling.spread_text",
-        n_samples=result.n_samples,
-        n_keys=result.n_keys,
-        n_scores=result.n_samples * result.n_keys,
-        raw_variance=result.raw_variance,
-        d_k=d_k,
-        scaled_variance=result.scaled_variance,
-    )
-)
-c1, c2 = st.columns([3, 2])
-with c1:
-    show_figure(
-        score_histograms(
-            result.raw,
-            result.scaled,
-            d_k=d_k,
-            raw_variance=result.raw_variance,
-            scaled_variance=result.scaled_variance,
-            tr=t,
-        ),
-        "fig_hist",
-    )
-with c2:
-    show_figure(example_row_weights(result.raw_weights[0], result.scaled_weights[0], d_k=d_k, tr=t), "fig_row")
-c2.caption(t("why_scaling.row_caption"))
-
-st.subheader(t("why_scaling.h_softmax"))
-st.markdown(
-    "| "
-    + t("why_scaling.table_head", n_samples=result.n_samples, n_keys=result.n_keys, d_k=d_k)
-    + " | "
-    + t("figures.raw_name")
-    + " | "
-    + t("figures.scaled_name")
-    + " | "
-    + t("why_scaling.table_uniform")
-    + " |\n|---|---:|---:|---:|\n"
-    f"| {t('why_scaling.table_max_weight')} | {raw.max_weight:.3f} | {scaled.max_weight:.3f} "
-    f"| {sweep.uniform_weight:.4f} |\n"
-    f"| {t('why_scaling.table_entropy')} | {raw.entropy:.3f} | {scaled.entropy:.3f} | {raw.max_entropy:.3f} |\n"
-    f"| {t('why_scaling.table_jacobian')} | {raw.jacobian_norm:.3f} | {scaled.jacobian_norm:.3f} | |"
-)
-st.markdown(t("why_scaling.softmax_text"))
-
-st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
-c1, c2 = st.columns(2)
-with c1:
-    show_figure(
-        variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance"
-    )
-with c2:
-    show_figure(
-        max_weight_sweep(
-            sweep.d_ks,
-            sweep.raw_max_weight,
-            sweep.scaled_max_weight,
-            uniform_weight=sweep.uniform_weight,
-            highlight=d_k,
-            tr=t,
-        ),
-        "fig_max_weight",
-    )
-c1, c2 = st.columns(2)
-with c1:
-    show_figure(
-        entropy_sweep(
-            sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy, max_entropy=sweep.max_entropy, highlight=d_k, tr=t
-        ),
-        "fig_entropy",
-    )
-with c2:
-    show_figure(
-        jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
-        "fig_jacobian",
-    )
-st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
+experiment()
 
 st.subheader(t("why_scaling.h_own"))
 if lesson is None:

@@ -81,6 +81,37 @@ def z_of(fig: dict) -> np.ndarray:
     return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
+def unescape_markdown(text: str) -> str:
+    """What a Markdown cell shows: ``safe.escape_markdown`` undone (``q\\[0\\]`` → ``q[0]``)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def tables(at) -> list:
+    """The page's st.table frames with their labels as a learner reads them (the cells and
+    headers are Markdown, so labels arrive escaped); numbers keep every digit."""
+    out = []
+    for element in at.table:
+        frame = element.value.copy()
+        frame.columns = [unescape_markdown(str(c)) for c in frame.columns]
+        frame.index = [unescape_markdown(str(r)) for r in frame.index]
+        out.append(frame.map(lambda cell: unescape_markdown(cell) if isinstance(cell, str) else cell))
+    return out
+
+
+def grid_thumbnails(fig: dict, n_layers: int, n_heads: int) -> np.ndarray:
+    """The (n_layers, n_heads, T, T) thumbnails of a ``heads_grid`` figure: blocks of its one
+    heatmap, T cells square and ``layout.meta.gap`` NaN cells apart. The gap cells must be NaN."""
+    z = z_of(fig)
+    t, gap = fig["layout"]["meta"]["t"], fig["layout"]["meta"]["gap"]
+    step = t + gap
+    assert z.shape == (n_layers * step - gap, n_heads * step - gap), z.shape
+    blocks = np.stack(
+        [[z[r * step : r * step + t, h * step : h * step + t] for h in range(n_heads)] for r in range(n_layers)]
+    )  # (L, H, T, T)
+    assert np.isnan(z).sum() == z.size - blocks.size, "only the gaps are empty"
+    return blocks
+
+
 # --------------------------------------------------------------------------- the page's words
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -31,6 +31,7 @@ from attention_core.reference import compare_with_torch, source_of, torch_attent
 from attention_ui import shell
 from attention_ui.i18n import translate
 from tests.helpers import ROOT, run_page
+from tests.helpers import tables as page_tables
 
 PAGE = "pages/code.py"
 SENTENCE = "the customer wants a plaid shirt"
@@ -49,11 +50,11 @@ SHOWN = [
 
 
 def tables(at, lang: str = "en") -> dict:
-    """The page's dataframes, named by what their columns say they are (AppTest does not
-    expose a dataframe's key)."""
+    """The page's tables, named by what their columns say they are (AppTest does not
+    expose a table's key)."""
     tr = lambda key: translate(lang, f"code.{key}")  # noqa: E731
     out = {}
-    for frame in (df.value for df in at.dataframe):
+    for frame in page_tables(at):
         cols = [str(c) for c in frame.columns]
         if cols == [tr("col_array"), tr("col_shape")]:
             out["shapes_attention" if "scores" in set(frame.iloc[:, 0]) else "shapes_project"] = frame
@@ -148,7 +149,7 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     assert not at.exception, at.exception
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
     shown = tables(at)
-    assert len(shown) == len(at.dataframe) == 11, sorted(shown)  # the PyTorch table only on request
+    assert len(shown) == len(at.table) == 11, sorted(shown)  # the PyTorch table only on request
     # the five-line attention always divides by √d_k, whatever the sidebar says
     _, _, _, _, _, formula_outputs = reference_attention(SENTENCE)
     np.testing.assert_allclose(shown["table_formula"].to_numpy(), formula_outputs, rtol=1e-12, atol=1e-14)

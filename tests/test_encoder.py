@@ -230,3 +230,21 @@ def test_another_bert_directory_is_read_from_its_own_config(tmp_path):
     np.testing.assert_allclose(trace.hidden, np.stack([h[0].numpy() for h in out.hidden_states]), atol=1e-5)
     np.testing.assert_allclose(trace.weights, np.stack([a[0].numpy() for a in out.attentions]), atol=1e-6)
     assert load_encoder(str(tmp_path)).config.max_tokens == 64  # no sentence_bert_config.json: the positions
+
+
+def test_a_layer_is_computed_once_and_kept_for_the_next_rerun():
+    """EncoderTrace.layer keeps its last LAYERS_KEPT results: a page and its lesson ask for the
+    same layer in one rerun (bench_clicks found it computed twice per run), and the same word
+    pieces give the same object even from another trace of the same sentence."""
+    from attention_core import encoder
+
+    trace = encode("the kept layers of a sentence")
+    first = trace.layer(4)
+    assert trace.layer(4) is first
+    again = encode("the kept layers of a sentence", max_pieces=50)  # another trace, the same word pieces
+    assert again is not trace and again.layer(4) is first
+    for n in range(encoder.LAYERS_KEPT + 1):  # enough other layers to push it out
+        encode(f"sentence number {n} pushes the memo").layer(4)
+    fresh = trace.layer(4)
+    assert fresh is not first
+    np.testing.assert_array_equal(fresh.outputs, first.outputs)

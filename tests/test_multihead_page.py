@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.multihead import random_output_projection
 from attention_ui.i18n import translate
-from tests.helpers import APP, CJK, _decode, chart_words, english_prose, figures_by_key, page_texts, z_of
+from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, grid_thumbnails, page_texts, z_of
 
 PAGE = "pages/multi_head.py"
 SENTENCE = "the dog chased the cat home"  # 6 tokens
@@ -187,10 +187,8 @@ def test_trained_heads_are_the_models_own_in_chinese():
     at = open_page(sentence="The cat sat on the mat", lang="zh", heads="2")
     figs = figures_by_key(at)
     layer = encode("The cat sat on the mat").layer(5)
-    grid = figs["fig_trained_heads"]["data"]
-    assert len(grid) == 12
-    for h, trace in enumerate(grid):
-        np.testing.assert_allclose(_decode(trace["z"]), layer.attention.weights[h], atol=1e-6)  # float32 thumbnails
+    thumbnails = grid_thumbnails(figs["fig_trained_heads"], 1, 12)  # (1, 12, T, T)
+    np.testing.assert_allclose(thumbnails[0], layer.attention.weights, atol=1e-6)  # float32 thumbnails
     np.testing.assert_allclose(z_of(figs["fig_concat"]), layer.concat, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_w_o"]), layer.attention_output, atol=1e-12)
     assert z_of(figs["fig_concat"]).shape == (8, 384)

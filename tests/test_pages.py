@@ -11,6 +11,7 @@ import pytest
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_ui.i18n import LANGS, translate
 from tests.helpers import CJK, _decode, chart_words, charts, english_prose, page_texts, run_page
+from tests.helpers import tables as page_tables
 
 PAGES = ["pages/home.py", "pages/step_by_step.py", "pages/matrices.py"]
 MY_PAGES = ["home", "step_by_step", "matrices", "why_scaling", "real_model"]  # the pages of issue #6
@@ -171,8 +172,18 @@ ZH = "我爱北京天安门"
 
 
 def _step0_tokens(at) -> list[str]:
-    frame = at.dataframe[0].value
+    frame = page_tables(at)[0]  # unescaped: the cells are Markdown, a token's special characters escaped
     return list(frame[frame.columns[1]])
+
+
+def test_step0_table_shows_markup_tokens_escaped():
+    """st.table renders its cells as Markdown: a token like **b** must show literally."""
+    at = run_page("pages/step_by_step.py", "**b** [x](javascript:alert) <i>", toy="true")
+    assert not at.exception, at.exception
+    lesson = build_lesson("**b** [x](javascript:alert) <i>", ToyEmbedder(dim=8), LessonSettings())
+    assert _step0_tokens(at) == list(lesson.tokens)
+    cells = list(at.table[0].value.iloc[:, 1])
+    assert any("\\*" in cell for cell in cells) and not any(re.search(r"(?<!\\)[*<\[]", c) for c in cells)
 
 
 def test_chinese_characters_by_default_and_words_on_request():

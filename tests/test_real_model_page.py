@@ -16,7 +16,7 @@ from attention_core import MAX_TOKENS, explain
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
-from tests.helpers import APP, ROOT, _decode, charts, run_page
+from tests.helpers import APP, ROOT, _decode, charts, figures_by_key, grid_thumbnails, run_page
 
 PAGE = "pages/real_model.py"
 SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"
@@ -52,9 +52,8 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
     assert any("[CLS]" in c.value and "[SEP]" in c.value for c in at.caption)
     tokens, weights = model_all_weights(SENTENCE)  # (6, 12, T, T)
     grid = figure(at, translate("en", "real_model.grid_title"))
-    assert len(grid["data"]) == 6 * 12
-    shown = np.stack([_decode(trace["z"]) for trace in grid["data"]]).reshape(weights.shape)
-    np.testing.assert_allclose(shown, weights, rtol=0, atol=1e-7)  # thumbnails carry float32
+    assert len(grid["data"]) == 1  # one heatmap, its blocks the 72 heads
+    np.testing.assert_allclose(grid_thumbnails(grid, 6, 12), weights, rtol=0, atol=1e-7)  # thumbnails carry float32
     cividis = figure(at, "Weights α̂ = softmax")["data"][0]["colorscale"]  # figures.COLORSCALE, as Plotly sends it
     assert all(trace["colorscale"] == cividis for trace in grid["data"])
     assert all(trace["zmin"] == 0 and trace["zmax"] == 1 for trace in grid["data"])
@@ -76,12 +75,15 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     ticks = weights["layout"]["yaxis"]["ticktext"]
     assert len(ticks) == len(tokens) and ticks[0] == "1: [CLS]" and ticks[-1] == f"{len(tokens)}: [SEP]"
-    for name, expected, fields in [
-        ("scores_title", trace.scores, {}),
-        ("scaled_title", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
-        ("outputs_title", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
+    scores_title = title(lang, "scores_title", 3, 5)
+    assert not any(shown.startswith(scores_title) for shown in charts(at))  # a closed tab is not built
+    for tab, expected, fields in [  # each tab opened by its link
+        ("scores", trace.scores, {}),
+        ("scaled", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
+        ("outputs", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
     ]:
-        shown = _decode(figure(at, title(lang, name, 3, 5, **fields))["data"][0]["z"])
+        opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, model_matrix=tab)  # index 3 and 5
+        shown = _decode(figure(opened, title(lang, f"{tab}_title", 3, 5, **fields))["data"][0]["z"])
         np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
     row = figure(at, title(lang, "row_title", 3, 5, i=2))  # default query: token 2 (index 1), the word after [CLS]
     np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
@@ -157,3 +159,17 @@ def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
     assert not at.exception, at.exception
     assert any("not available" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
+
+
+def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
+    """A closed expander and closed tabs cost nothing: their figures are neither built nor sent."""
+    at = run_page(PAGE, SENTENCE, layer="2", head="4", model_qkv="v")
+    assert not at.exception, at.exception
+    assert not {"fig_q", "fig_k", "fig_v"} & set(figures_by_key(at))
+    at.session_state["model_qkv_open"] = True  # the learner opens the expander: its V tab, from the link
+    at.run()
+    assert not at.exception, at.exception
+    shown = figures_by_key(at)
+    assert "fig_q" not in shown and "fig_k" not in shown
+    _, trace = model_attention(SENTENCE, 2, 4)
+    np.testing.assert_allclose(_decode(shown["fig_v"]["data"][0]["z"]), trace.v, rtol=0, atol=1e-12)

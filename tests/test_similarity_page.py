@@ -154,10 +154,31 @@ def test_one_query_token_rows_and_their_softmax():
     text = " ".join(m.value for m in at.markdown)
     for name in ORDER:
         j = int(np.argmax(want[name][i]))
-        assert f"**{j + 1}\\: " in text  # token j + 1 on the page is row j (the colon escaped for Markdown)
+        assert f"**{j + 1}: " in text  # token j + 1 on the page is row j
     assert np.argmax(want["dot"][i]) == np.argmax(want["scaled_dot"][i])  # ÷√d_k keeps the ranking
     norm = math.sqrt(math.fsum(x * x for x in lesson.trace.q[i]))
     assert f"{norm:.3f}" in text
+
+
+def test_the_rows_table_is_sent_only_when_opened_and_holds_the_same_numbers():
+    i = 2
+    at = run_page(PAGE, SENTENCE, toy="true")
+    at.button_group(key="sim_token_picker").set_value(i).run()
+    assert not at.exception and not at.dataframe  # closed: not built, not sent
+    at.session_state["sim_table_open"] = True  # the learner opens the expander
+    at.run()
+    assert not at.exception, at.exception
+    frame = at.dataframe[0].value
+    lesson = lesson_for(SENTENCE)
+    want = references(lesson.trace.q, lesson.trace.k)
+    name = lambda key: translate("en", f"similarity.{key}")  # noqa: E731
+    norms = [math.sqrt(math.fsum(x * x for x in k)) for k in lesson.trace.k.tolist()]
+    np.testing.assert_allclose(frame[name("col_norm")], norms, rtol=1e-12)
+    for measure in ORDER:
+        shown = frame[name(f"name_{measure}")]
+        np.testing.assert_allclose(shown, want[measure][i], rtol=1e-12, atol=1e-12, err_msg=measure)
+        weight = frame[translate("en", "similarity.col_weight", measure=name(f"name_{measure}"))]
+        np.testing.assert_allclose(weight, softmax_ref(want[measure])[i], rtol=1e-12, atol=1e-14, err_msg=measure)
 
 
 # --------------------------------------------------------------------------- the 2-D demo

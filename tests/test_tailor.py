@@ -30,6 +30,7 @@ from attention_core.tailor import (
 from attention_ui.i18n import translate
 from attention_ui.tailor_figures import PLAID_MAX, SHEEN_MAX, STRIPES_MAX, TEXTURE_MAX, shirt_outline, shirt_svg
 from tests.helpers import _decode, open_link
+from tests.helpers import tables as page_tables
 
 SVG_NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -285,6 +286,12 @@ def test_page_shows_the_cores_numbers_and_draws_the_blend(lang):
     np.testing.assert_allclose(scores, ref_scores, atol=1e-12)
     np.testing.assert_allclose(weights, ref_weights, atol=1e-12)
     np.testing.assert_allclose(drawn, ref_blend, atol=2e-6)
+    keys, values = page_tables(at)[1:3]  # the expander's tables: request and keys, then α̂ and values
+    np.testing.assert_array_equal(
+        keys.to_numpy(), [reference_query(request)] + [reference_key(s.label) for s in SAMPLES]
+    )
+    np.testing.assert_allclose(values.iloc[:, 0], [*ref_weights, 1.0], atol=1e-12)  # α̂, then its sum
+    np.testing.assert_allclose(values.iloc[:, 1:], [s.value for s in SAMPLES] + [ref_blend], atol=1e-12)
     captions = [m.value for m in at.markdown if "%" in m.value and m.value.startswith("**")]
     assert captions[: len(SAMPLES)] == [f"**{j + 1}** · **{100 * w:.1f} %**" for j, w in enumerate(ref_weights)]
     assert at.get("page_link")[0].proto.page.endswith("step_by_step.py") or "step_by_step" in str(

@@ -1,0 +1,914 @@
+"""What a learner's clicks cost, in Chromium, against a bare Streamlit app's rerun in the same run.
+
+    python bench/bench_clicks.py                      # every interaction, 3 repetitions (~15 min)
+    python bench/bench_clicks.py --reps 5
+    python bench/bench_clicks.py --only "W:"          # only interactions whose name contains "W:"
+    python bench/bench_clicks.py --profile /tmp/prof  # cProfile every run (times inflated!), top functions
+    python bench/bench_clicks.py --js-profile --only "page →"  # where Chromium spends the time
+
+Two servers, started alike from the repo root (``python bench/st_timed.py run <script>
+--server.headless true --server.port <free> --server.address 127.0.0.1 --server.fileWatcherType
+none --browser.gatherUsageStats false``, HF_HUB_OFFLINE=1, the bundled model): "ours" is app.py,
+"bare" is bench/bare_app.py (a text input and one go.Heatmap). bench/st_timed.py is
+``streamlit run`` with a stopwatch around every script run; the app is not changed. One
+headless Debian Chromium (Playwright's sync API, 1400×900), one browser context per app.
+
+Warm-up: ours opens /matrices (the model loads), then every page of the sidebar is clicked
+once ("first visit" rows, printed apart, not in the overall figures). Then ``--reps`` times,
+each group of interactions below, each interaction followed by one bare Enter (a new 20-word
+sentence into the bare app's "Sentence" box) so that background load hits both alike:
+
+* pages: every sidebar page link, in menu order (each page's second or later visit);
+* step_by_step: a query token picked, then Next through all 7 steps and Back to the first,
+  for two tokens;
+* settings on step_by_step (at step 3, "Q, K, V", whose charts grow with d_k) and on matrices:
+  W (segmented control) Trained → Random, d_k ±1, seed ±1, positional off/on (enabled for
+  Random only), Random → Trained, Trained → Identity, Identity → Trained, layer and head
+  picked and back, scaled off/on, toy off/on, presentation mode on/off, language 中文/English;
+* matrices: tab "Q, K, V" opened, then "Weights" again;
+* real_model: layer and head picked and back, a query token picked (never the PyTorch check);
+* similarity: a token picked, inputs/queries switched; why_scaling: its d_k slider ±1 step;
+  multi_head: the causal mask toggled off/on.
+
+Elements are found by widget key (``.st-key-<key>``) and data-testid, options by position, so
+the language does not matter. Interactions that are not timed (``--only``) still run, so every
+group leaves the app in its defaults.
+
+What each column measures, per interaction (medians over the repetitions unless marked):
+
+total    On the page's own clock (``performance.now()``), from the input event that starts the
+         interaction (``pointerdown`` or ``keydown``, seen by a capturing listener) until what
+         its script runs sent has been drawn: every run it started has ended (the page received
+         as many ForwardMsg ``script_finished`` as ``new_session``, read from the websocket's
+         frames), stApp's ``data-test-script-state`` is "notRunning", no element of the old run
+         is left (no ``[data-stale="true"]``, no skeleton, every Plotly chart has a
+         ``_fullLayout``), and nothing in the page changed for 400 ms; the clock stops at the
+         second ``requestAnimationFrame`` callback after the last change to the page (a
+         MutationObserver on the whole document), i.e. once the last change has been painted.
+         The state attribute alone is not enough: when a run is fast, React renders "running"
+         and "notRunning" in one go and the page never shows "running".
+run      From the same input until the page handled the last ``script_finished`` message (the end
+         of the rerun as the page sees it; a page still busy drawing what came before handles it
+         late). total − run is the drawing after the run; an st.dataframe's grid, for one,
+         changes its canvas about 0.3–0.4 s after the run.
+script   On the server (bench/st_timed.py): wall time of the script runs the interaction started
+         (app.py, sidebar and page, every ``st.*`` call up to its message being queued), summed
+         if there were several. Not included: the websocket send and the post-run GC.
+browser  Chromium's renderer main thread: the growth of ``TaskDuration`` (CDP
+         ``Performance.getMetrics``) from just before the input event until the interaction is
+         over (400 ms of quiet included) — the time the page spent handling the messages,
+         rendering React, laying out and drawing the charts. It overlaps the script (the page
+         draws what arrives while the script runs), so script + browser may exceed total.
+runs     Script runs the interaction started, counted in the page (``new_session`` messages); a
+         different count on the server (st_timed.py's log) is printed as ``srv=`` n.
+KB       Bytes the page received on its websocket during the interaction (median).
+× bare   total / the median of all bare Enters (Enter → redrawn heatmap, timed the same way).
+
+Summary: the median and the p95 of the per-interaction medians (and of all samples), as
+multiples of the bare median, and how many interactions have a sample over 1 s. Then, for the
+slowest interactions, their script runs' charts (key, JSON spec KB, ``st.plotly_chart`` ms)
+from st_timed.py. Diagnosis: ``--profile DIR`` profiles every script run (cProfile, script
+thread) and prints the top functions of the slowest interactions; ``--js-profile`` records
+Chromium's JavaScript CPU profile (CDP Profiler, 0.5 ms sampling) of every timed interaction
+and prints where the slowest spent it ("(program)" is the browser's own work: style, layout,
+paint). Both slow down what they watch: do not read times from such a run.
+
+It prints; it never asserts a time. The machine may be shared: ``uptime`` before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import pstats
+import re
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from bench_app import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, pct, sentences  # noqa: E402 - bench/
+from proctree import tree_cpu_s  # noqa: E402
+
+QUIET_MS = 400  # over once nothing in the page changed for this long (after the runs ended)
+NO_RUN_MS = 4000  # an interaction that starts no run within this is recorded with runs = 0
+SLOW_S = 1.0
+BROWSER_METRICS = ("TaskDuration",)  # CDP Performance.getMetrics: the renderer's main-thread task time (s)
+
+# --------------------------------------------------------------------------- the page's clock
+
+# ForwardMsg's top-level fields (streamlit/proto/ForwardMsg.proto): a run starts with new_session
+# and ends with script_finished (whatever its status, an interrupted run included).
+NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, 6
+
+INIT_JS = """(() => {
+  if (window.__bench) return;
+  const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
+                              bytes: 0, frames: 0, states: [], changes: [], lastWhat: null};
+  // The top-level field numbers of one protobuf message (the wire format, no schema needed).
+  const fields = buf => {
+    const b = new Uint8Array(buf), out = [];
+    let i = 0;
+    const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
+                           if (c < 128) break; m *= 128; } return x; };
+    while (i < b.length) {
+      const tag = varint(), wire = tag % 8;
+      out.push(Math.floor(tag / 8));
+      if (wire === 0) varint(); else if (wire === 1) i += 8; else if (wire === 2) { const n = varint(); i += n; }
+      else if (wire === 5) i += 4; else break;
+    }
+    return out;
+  };
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {
+        const now = performance.now(), d = e.data;
+        B.bytes += d.byteLength ?? d.size ?? d.length ?? 0;
+        B.frames += 1;
+        if (!(d instanceof ArrayBuffer)) return;
+        const f = fields(d);
+        if (f.includes(NEW_SESSION)) B.news.push(now);
+        if (f.includes(SCRIPT_FINISHED)) B.fins.push(now);
+      });
+    }
+  };
+  // Every change of the page: the last one, and two animation frames after it (then it is drawn).
+  const observer = new MutationObserver(records => {
+    const t = performance.now();
+    B.lastMut = t;
+    const el = records[records.length - 1].target;
+    const owner = (el.nodeType === 1 ? el : el.parentElement)?.closest('[data-testid]');
+    B.lastWhat = owner ? owner.getAttribute('data-testid') : el.nodeName;
+    B.changes.push([t, B.lastWhat]);
+    for (const r of records) {
+      if (r.attributeName === 'data-test-script-state') B.states.push([t, r.target.getAttribute(r.attributeName)]);
+    }
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      if (B.lastMut === t) B.settled = [t, performance.now()];
+    }));
+  });
+  const start = () => observer.observe(document.documentElement, {
+    subtree: true, childList: true, attributes: true, characterData: true});
+  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  const input = () => { if (B.armed) { B.t0 = performance.now(); B.armed = false; } };
+  window.addEventListener('pointerdown', input, true);
+  window.addEventListener('keydown', input, true);
+})();""".replace("NEW_SESSION", str(NEW_SESSION_FIELD)).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED_FIELD))
+
+ARM_JS = """() => { const B = window.__bench;
+  B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;
+  B.states = []; B.changes = []; }"""
+
+# "done": the runs the input started have ended (as many script_finished as new_session), the
+# page is idle and clean, and nothing in the page changed for ``quiet`` ms.
+SETTLED_JS = """([quiet, noRun]) => { const B = window.__bench;
+  if (B.t0 === null) return false;
+  const now = performance.now();
+  if (!B.fins.length) return (!B.news.length && now - B.t0 > noRun) ? 'norun' : false;
+  if (B.news.length > B.fins.length) return false;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    const plot = c.querySelector('.js-plotly-plot');
+    if (!plot || !plot._fullLayout) return false;
+  }
+  if (!B.settled || B.settled[0] !== B.lastMut || now - B.lastMut < quiet) return false;
+  return 'done'; }"""
+
+RESULT_JS = """() => { const B = window.__bench;
+  const lastFin = B.fins.length ? B.fins[B.fins.length - 1] : null;
+  const end = B.settled && lastFin !== null ? Math.max(B.settled[1], lastFin) : null;
+  return {t0: B.t0, end, runs: B.news.length, finished: B.fins.length,
+          seen_running: B.states.filter(([, s]) => s === 'running').length,
+          first_news: B.news.length ? B.news[0] - B.t0 : null, last_fin: lastFin === null ? null : lastFin - B.t0,
+          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length,
+          // what changed after the last script_finished arrived: [ms after it, data-testid]
+          late: lastFin === null ? [] : B.changes.filter(([t]) => t > lastFin).slice(-4)
+                 .map(([t, what]) => [Math.round(t - lastFin), what])}; }"""
+
+
+@dataclass
+class Sample:
+    total: float  # s, page clock
+    script: float  # s, server wall, summed over the runs
+    cpu: float  # s, script thread CPU
+    server_cpu: float  # s, the server tree's CPU (proctree) over the whole interaction
+    browser: float  # s, renderer main-thread task time
+    runs: int  # counted in the page
+    server_runs: int
+    kb: float
+    nodes: int = 0  # elements in the page afterwards
+    charts: list = field(default_factory=list)  # [key, bytes, s] per st.plotly_chart, all runs
+    profiles: list = field(default_factory=list)  # run numbers (cProfile files)
+    js_profile: dict | None = None  # Chromium's CPU profile (CDP Profiler), with --js-profile
+    trace: dict | None = None  # the renderer main thread's self time (s) by kind and event, with --trace
+    fin: float = float("nan")  # s from the input to the last script_finished reaching the page
+    late: list = field(default_factory=list)  # the last changes after it: [ms after it, data-testid]
+
+
+class App:
+    """One app in its own browser context, with the page clock installed and the server log read."""
+
+    def __init__(self, server: Server, runs_log: Path, browser, timeout: float):
+        self.server, self.runs_log, self.timeout, self.browser = server, runs_log, timeout, browser
+        self.context = browser.new_context(viewport=VIEWPORT)
+        self.context.set_default_timeout(timeout * 1000)
+        self.context.add_init_script(INIT_JS)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.cdp = self.context.new_cdp_session(self.page)
+        self.cdp.send("Performance.enable")
+        self.log_pos = 0
+
+    def browser_metrics(self) -> dict[str, float]:
+        """Chromium's cumulative main-thread task time of this page (s)."""
+        metrics = {m["name"]: m["value"] for m in self.cdp.send("Performance.getMetrics")["metrics"]}
+        return {k: metrics.get(k, 0.0) for k in BROWSER_METRICS}
+
+    def new_runs(self) -> list[dict]:
+        with open(self.runs_log, encoding="utf-8") as f:
+            f.seek(self.log_pos)
+            text = f.read()
+        complete = text[: text.rfind("\n") + 1]
+        self.log_pos += len(complete.encode("utf-8"))
+        return [json.loads(line) for line in complete.splitlines() if line.strip()]
+
+    def measure(self, act: Callable[[], None], js_profile: bool = False, trace: bool = False) -> Sample:
+        """Arm the clock, ``act()`` (one click or key press), wait until it is over; the sample.
+
+        ``js_profile``: record Chromium's JavaScript CPU profile meanwhile (``Sample.js_profile``);
+        ``trace``: a Chromium performance trace (``Sample.trace``, main-thread time by kind)."""
+        self.new_runs()  # forget runs nobody asked for
+        self.page.evaluate(ARM_JS)
+        if js_profile:
+            self.cdp.send("Profiler.enable")
+            self.cdp.send("Profiler.setSamplingInterval", {"interval": 500})  # µs
+            self.cdp.send("Profiler.start")
+        if trace:
+            self.browser.start_tracing(page=self.page, categories=TRACE_CATEGORIES)
+        m0, cpu0 = self.browser_metrics(), tree_cpu_s(self.server.proc.pid)
+        act()
+        self.page.mouse.move(2, 2)  # off the page's content: no hover label moves into the measurement
+        state = self.page.wait_for_function(
+            SETTLED_JS, arg=[QUIET_MS, NO_RUN_MS], polling=50, timeout=self.timeout * 1000
+        ).json_value()
+        m1, cpu1 = self.browser_metrics(), tree_cpu_s(self.server.proc.pid)
+        profile = self.cdp.send("Profiler.stop")["profile"] if js_profile else None
+        kinds = main_thread_time(self.browser.stop_tracing()) if trace else None
+        r = self.page.evaluate(RESULT_JS)
+        time.sleep(0.05)  # the log line is written before the run's last message is sent
+        runs = self.new_runs()
+        if state == "norun" or r["end"] is None:
+            total = float("nan")
+        else:
+            total = (r["end"] - r["t0"]) / 1e3
+        return Sample(
+            total=total,
+            script=sum(x["wall"] for x in runs),
+            cpu=sum(x["cpu"] for x in runs),
+            server_cpu=cpu1 - cpu0,
+            browser=m1["TaskDuration"] - m0["TaskDuration"],
+            nodes=r["nodes"],
+            runs=r["runs"],
+            server_runs=len(runs),
+            kb=r["bytes"] / 1024,
+            charts=[c for x in runs for c in x["charts"]],
+            profiles=[x["n"] for x in runs],
+            js_profile=profile,
+            trace=kinds,
+            fin=float("nan") if r["last_fin"] is None else r["last_fin"] / 1e3,
+            late=r["late"],
+        )
+
+    def close(self) -> None:
+        self.context.close()
+
+
+# --------------------------------------------------------------------------- ours: selectors
+
+
+class Ours:
+    """Clicks on app.py, by widget key and data-testid."""
+
+    def __init__(self, app: App):
+        self.app, self.page = app, app.page
+        self.current = None  # page id
+
+    def sidebar(self, key: str):
+        return self.page.locator(f'[data-testid="stSidebar"] .st-key-{key}')
+
+    def main(self, key: str):
+        return self.page.locator(f'[data-testid="stMain"] .st-key-{key}')
+
+    def option(self, where, n: int):
+        """Option ``n`` of a segmented control (buttons in option order)."""
+        return where.locator('button[role="radio"]').nth(n)
+
+    def link(self, page_id: str):
+        start = "?" if page_id == "home" else f"{page_id}?"
+        return self.page.locator(f'[data-testid="stSidebar"] [data-testid="stPageLink"] a[href^="{start}"]').first
+
+    def toggle(self, key: str):
+        return self.sidebar(key).locator("label").first
+
+    def step(self) -> int:
+        """The step shown by step by step, 0-based (from "Step n of 7" / "第 n 步 …")."""
+        text = self.page.locator('[data-testid="stProgress"]').inner_text()
+        return int(re.search(r"\d+", text).group()) - 1
+
+    def checked(self, where) -> int:
+        """Position of the checked option of a segmented control."""
+        states = where.locator('button[role="radio"]').evaluate_all("bs => bs.map(b => b.getAttribute('aria-checked'))")
+        return states.index("true")
+
+
+# --------------------------------------------------------------------------- the interactions
+
+
+@dataclass
+class Step:
+    name: str
+    act: Callable[[], None] | None  # the one input (click, key press); None: only ``prepare``
+    prepare: str | None = None  # untimed, before: "open_sidebar", "to_step0", "to_step2"
+
+
+@dataclass
+class Group:
+    name: str
+    steps: Callable[[], list[Step]]  # built when the group runs (the app's state then)
+
+
+NAV = ["home", "intuition", "tailor_shop", "step_by_step", "matrices", "why_scaling"]
+NAV += ["similarity", "cross_attention", "multi_head", "real_model", "exercises", "code"]
+N_STEPS = 7
+STEP_TOKENS = (2, 4)  # the two query tokens walked through (of the default sentence's 12 pieces)
+
+
+def groups(o: Ours, runner) -> list[Group]:
+    """Every group of interactions; each starts by opening its page and ends in the defaults."""
+    sb, mn, opt = o.sidebar, o.main, o.option
+
+    def goto(page_id: str) -> list[Step]:
+        if o.current == page_id:
+            return []
+        return [Step(f"(open {page_id})", lambda: o.link(page_id).click())]
+
+    def pages() -> list[Step]:
+        order = NAV[NAV.index(o.current) + 1 :] + NAV[: NAV.index(o.current) + 1] if o.current in NAV else NAV
+        return [Step(f"page → {p}", lambda p=p: o.link(p).click()) for p in order]
+
+    def step_by_step() -> list[Step]:
+        out = goto("step_by_step")
+        # back to the first step first (untimed)
+        out.append(Step("(to step 1)", None, prepare="to_step0"))
+        for token in STEP_TOKENS:
+            out.append(
+                Step("step_by_step: query token picked", lambda token=token: opt(mn("token_picker"), token).click())
+            )
+            for n in range(1, N_STEPS):
+                out.append(
+                    Step(f"step_by_step: Next → step {n + 1}", lambda: mn("step_next").locator("button").click())
+                )
+            for n in range(N_STEPS - 2, -1, -1):
+                out.append(
+                    Step(f"step_by_step: Back → step {n + 1}", lambda: mn("step_back").locator("button").click())
+                )
+        return out
+
+    def settings(where: str) -> Callable[[], list[Step]]:
+        def build() -> list[Step]:
+            out = goto(where)
+            if where == "step_by_step":
+                out.append(Step("(to step 3)", None, prepare="to_step2"))
+            at = f"@{where}"
+            w = lambda n: lambda: opt(sb("w_choice"), n).click()  # noqa: E731 - trained, random, identity
+            slider = lambda key: sb(key).locator('input[type="range"]')  # noqa: E731
+            out += [
+                Step(f"W: Trained → Random {at}", w(1)),
+                Step(f"d_k +1 {at}", lambda: slider("d_k").press("ArrowRight")),
+                Step(f"d_k −1 {at}", lambda: slider("d_k").press("ArrowLeft")),
+                Step(f"seed +1 {at}", lambda: sb("seed").locator('[data-testid="stNumberInputStepUp"]').click()),
+                Step(f"seed −1 {at}", lambda: sb("seed").locator('[data-testid="stNumberInputStepDown"]').click()),
+                Step(f"positional off {at}", lambda: o.toggle("positional").click()),
+                Step(f"positional on {at}", lambda: o.toggle("positional").click()),
+                Step(f"W: Random → Trained {at}", w(0)),
+                Step(f"W: Trained → Identity {at}", w(2)),
+                Step(f"W: Identity → Trained {at}", w(0)),
+                Step(f"layer 5 → 4 {at}", lambda: opt(sb("layer_picker"), 4).click()),
+                Step(f"layer 4 → 5 {at}", lambda: opt(sb("layer_picker"), 5).click()),
+                Step(f"head 11 → 0 {at}", lambda: opt(sb("head_picker"), 0).click()),
+                Step(f"head 0 → 11 {at}", lambda: opt(sb("head_picker"), 11).click()),
+                Step(f"scaled off {at}", lambda: o.toggle("scaled").click()),
+                Step(f"scaled on {at}", lambda: o.toggle("scaled").click()),
+                Step(f"toy on {at}", lambda: o.toggle("toy").click()),
+                Step(f"toy off {at}", lambda: o.toggle("toy").click()),
+                Step(f"presentation on {at}", lambda: o.toggle("present").click()),
+                Step(f"presentation off {at}", lambda: o.toggle("present").click(), prepare="open_sidebar"),
+                Step(f"language → 中文 {at}", lambda: opt(sb("lang_picker"), 1).click()),
+                Step(f"language → English {at}", lambda: opt(sb("lang_picker"), 0).click()),
+            ]
+            return out
+
+        return build
+
+    def matrices() -> list[Step]:
+        tab = lambda n: lambda: o.page.locator('[class*="st-key-matrix_tab_"] [data-testid="stTab"]').nth(n).click()  # noqa: E731
+        return goto("matrices") + [Step("matrices: tab Q, K, V", tab(0)), Step("matrices: tab Weights", tab(3))]
+
+    def real_model() -> list[Step]:
+        return goto("real_model") + [
+            Step("real_model: layer 5 → 4", lambda: opt(mn("layer_picker"), 4).click()),
+            Step("real_model: layer 4 → 5", lambda: opt(mn("layer_picker"), 5).click()),
+            Step("real_model: head 11 → 0", lambda: opt(mn("head_picker"), 0).click()),
+            Step("real_model: head 0 → 11", lambda: opt(mn("head_picker"), 11).click()),
+            Step("real_model: query token picked", lambda: opt(mn("model_token_picker"), 3).click()),
+        ]
+
+    def similarity() -> list[Step]:
+        return goto("similarity") + [
+            Step("similarity: token picked", lambda: opt(mn("sim_token_picker"), 3).click()),
+            Step("similarity: token 0 again", lambda: opt(mn("sim_token_picker"), 0).click()),
+            Step("similarity: inputs a_i", lambda: opt(mn("sim_vectors"), 1).click()),
+            Step("similarity: queries/keys", lambda: opt(mn("sim_vectors"), 0).click()),
+        ]
+
+    def why_scaling() -> list[Step]:
+        thumb = lambda: mn("exp_d_k").locator('input[type="range"]')  # noqa: E731
+        return goto("why_scaling") + [
+            Step("why_scaling: d_k 64 → 128", lambda: thumb().press("ArrowRight")),
+            Step("why_scaling: d_k 128 → 64", lambda: thumb().press("ArrowLeft")),
+        ]
+
+    def multi_head() -> list[Step]:
+        causal = lambda: mn("causal").locator("label").first.click()  # noqa: E731
+        return goto("multi_head") + [
+            Step("multi_head: causal mask off", causal),
+            Step("multi_head: causal mask on", causal),
+        ]
+
+    return [
+        Group("pages", pages),
+        Group("step_by_step", step_by_step),
+        Group("settings@step_by_step", settings("step_by_step")),
+        Group("settings@matrices", settings("matrices")),
+        Group("matrices", matrices),
+        Group("real_model", real_model),
+        Group("similarity", similarity),
+        Group("why_scaling", why_scaling),
+        Group("multi_head", multi_head),
+    ]
+
+
+# --------------------------------------------------------------------------- running
+
+
+class Runner:
+    def __init__(self, ours: App, bare: App, only: str | None, seed: int, js_profile=False, trace=False):
+        self.ours, self.bare, self.only, self.js_profile, self.trace = ours, bare, only, js_profile, trace
+        self.o = Ours(ours)
+        self.samples: dict[str, list[Sample]] = {}
+        self.first: dict[str, Sample] = {}
+        self.bare_samples: list[Sample] = []
+        self.order: list[str] = []
+        self.bare_sentences = iter(sentences(10_000, seed))
+        self.bare_box = bare.page.get_by_label("Sentence", exact=True)
+
+    def wanted(self, name: str) -> bool:
+        return not name.startswith("(") and (self.only is None or self.only.lower() in name.lower())
+
+    def prepare(self, what: str | None) -> None:
+        o = self.o
+        if what == "open_sidebar":
+            button = o.page.locator('[data-testid="stExpandSidebarButton"]')
+            if button.count() and button.is_visible():
+                button.click()  # no script run: only the sidebar slides in
+                o.toggle("present").wait_for(state="visible")
+                time.sleep(0.5)
+        elif what in ("to_step0", "to_step2"):
+            target = 0 if what == "to_step0" else 2
+            while (now := o.step()) != target:
+                key = "step_next" if now < target else "step_back"
+                self.ours.measure(lambda key=key: o.main(key).locator("button").click())
+
+    def bare_enter(self) -> None:
+        words = next(self.bare_sentences)
+        self.bare_box.fill(" ".join(words))
+        self.bare_samples.append(self.bare.measure(lambda: self.bare_box.press("Enter"), trace=self.trace))
+
+    def run_step(self, step: Step, timed: bool, first: bool = False) -> Sample | None:
+        self.prepare(step.prepare)
+        if step.act is None:
+            return None
+        watch = timed and not first
+        sample = self.ours.measure(step.act, js_profile=self.js_profile and watch, trace=self.trace and watch)
+        if step.name.startswith("page → "):
+            self.o.current = step.name.removeprefix("page → ")
+        elif step.name.startswith("(open "):
+            self.o.current = step.name.removeprefix("(open ").rstrip(")")
+        if first:
+            self.first[step.name.removeprefix("page → ")] = sample
+            return sample
+        if not timed:
+            return None
+        self.samples.setdefault(step.name, []).append(sample)
+        if step.name not in self.order:
+            self.order.append(step.name)
+        self.bare_enter()
+        return sample
+
+    def run_group(self, group: Group, rep: int) -> None:
+        steps = group.steps()
+        if not any(self.wanted(s.name) for s in steps):
+            return
+        for step in steps:
+            sample = self.run_step(step, self.wanted(step.name))
+            if sample is not None:
+                flag = (
+                    "" if sample.runs == 1 == sample.server_runs else f"  runs {sample.runs}/srv {sample.server_runs}"
+                )
+                print(
+                    f"  rep {rep} {pad(step.name, 42)} {fmt_s(sample.total)}  script {fmt_s(sample.script)}  "
+                    f"browser {fmt_s(sample.browser)}  {sample.kb:7.0f} KB  | bare {fmt_s(self.bare_samples[-1].total)}"
+                    + flag,
+                    flush=True,
+                )
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
+    wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
+    return text + " " * max(0, width - len(text) - wide)
+
+
+def fmt_s(x: float) -> str:
+    return "    nan" if x != x else f"{x:6.3f}s"
+
+
+def spawn_timed(server: Server) -> None:
+    """bench_app.Server.spawn, but ``python bench/st_timed.py run <script>`` instead of ``-m streamlit``."""
+    import subprocess
+
+    from bench_app import free_port
+
+    server.port = free_port()
+    server.log = tempfile.NamedTemporaryFile(prefix=f"bench-clicks-{server.name}-", suffix=".log", delete=False)
+    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}
+    env.update(HF_HUB_OFFLINE="1")
+    cmd = [sys.executable, "bench/st_timed.py", "run", server.script, "--server.headless", "true"]
+    cmd += ["--server.port", str(server.port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
+    cmd += ["--browser.gatherUsageStats", "false"]
+    server.t_spawn = time.perf_counter()
+    server.proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=server.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def open_app(browser, name: str, script: str, path: str, tmp: Path, args) -> App:
+    runs_log = tmp / f"{name}-runs.jsonl"
+    runs_log.touch()
+    os.environ["BENCH_RUNS_LOG"] = str(runs_log)
+    if args.profile and name == "ours":
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        os.environ["BENCH_PROFILE_DIR"] = str(Path(args.profile).resolve())
+    else:
+        os.environ.pop("BENCH_PROFILE_DIR", None)
+    server = Server(name, script, path, n_figures=1)
+    spawn_timed(server)
+    server.wait_health(args.timeout)
+    app = App(server, runs_log, browser, args.timeout)
+    app.page.goto(server.base + path)
+    app.page.wait_for_selector('[data-testid="stApp"]')
+    app.page.wait_for_function(
+        """() => { const a = document.querySelector('[data-testid="stApp"]');
+                   return a && a.getAttribute('data-test-script-state') === 'notRunning'
+                          && document.querySelectorAll('.js-plotly-plot').length > 0; }""",
+        polling=100,
+    )
+    time.sleep(1.0)
+    return app
+
+
+# --------------------------------------------------------------------------- report
+
+
+def med(xs: list[float]) -> float:
+    xs = [x for x in xs if x == x]
+    return statistics.median(xs) if xs else float("nan")
+
+
+def runs_text(samples: list[Sample]) -> str:
+    page = sorted({s.runs for s in samples})
+    text = "/".join(str(n) for n in page)
+    if any(s.runs != s.server_runs for s in samples):
+        text += " srv=" + "/".join(str(n) for n in sorted({s.server_runs for s in samples}))
+    return text
+
+
+def report(runner: Runner, args) -> None:
+    bare = med([s.total for s in runner.bare_samples])
+    print()
+    print(
+        f"bare Enter → redrawn heatmap: median {bare:.3f} s, "
+        f"p95 {pct([s.total for s in runner.bare_samples], 0.95):.3f} s, "
+        f"script {med([s.script for s in runner.bare_samples]):.3f} s, "
+        f"browser {med([s.browser for s in runner.bare_samples]):.3f} s, "
+        f"run over {med([s.fin for s in runner.bare_samples]):.3f} s (n = {len(runner.bare_samples)})"
+    )
+    head = f"{'interaction':<44} {'n':>2} {'runs':>5} {'total':>7} {'p95':>7} {'run':>6} {'script':>7} {'browser':>7}"
+    head += f" {'KB':>6} {'× bare':>7}"
+    print()
+    print(head)
+    print("-" * len(head))
+    medians, all_totals, slow_rows = [], [], []
+    for name in runner.order:
+        ss = runner.samples[name]
+        totals = [s.total for s in ss]
+        m = med(totals)
+        medians.append(m)
+        all_totals += [x for x in totals if x == x]
+        if any(x > SLOW_S for x in totals):
+            slow_rows.append(name)
+        print(
+            f"{pad(name, 44)} {len(ss):>2} {runs_text(ss):>5} {m:7.3f} {pct(totals, 0.95):7.3f} "
+            f"{med([s.fin for s in ss]):6.3f} {med([s.script for s in ss]):7.3f} {med([s.browser for s in ss]):7.3f} "
+            f"{med([s.kb for s in ss]):6.0f} {m / bare:6.2f}×"
+        )
+    if not medians:
+        return
+    print()
+    print(f"{len(medians)} interactions, {len(all_totals)} samples; bare median {bare:.3f} s")
+    print(
+        f"  per-interaction medians: median {med(medians):.3f} s = {med(medians) / bare:.2f}× bare (target ≤ 1.2×), "
+        f"p95 {pct(medians, 0.95):.3f} s = {pct(medians, 0.95) / bare:.2f}× bare (target ≤ 2×)"
+    )
+    print(
+        f"  all samples:             median {med(all_totals):.3f} s = {med(all_totals) / bare:.2f}× bare, "
+        f"p95 {pct(all_totals, 0.95):.3f} s = {pct(all_totals, 0.95) / bare:.2f}× bare"
+    )
+    print(
+        f"  interactions with a sample over {SLOW_S:.0f} s: {len(slow_rows)} (target 0); "
+        f"medians over {SLOW_S:.0f} s: {sum(m > SLOW_S for m in medians)}"
+    )
+    odd = [n for n in runner.order if any(s.runs != 1 or s.server_runs != 1 for s in runner.samples[n])]
+    print(f"  interactions not always exactly one script run: {', '.join(odd) if odd else 'none'}")
+    if runner.first:
+        print()
+        print("first visits (warm-up, once, model loaded, fresh server; not in the figures above):")
+        for name, s in runner.first.items():
+            print(
+                f"  page → {name:<36} {s.total:7.3f} s  script {s.script:6.3f} s  browser {s.browser:6.3f} s  "
+                f"{s.kb:6.0f} KB  runs {s.runs}/srv {s.server_runs}"
+            )
+    slowest = sorted(runner.order, key=lambda n: -med([s.total for s in runner.samples[n]]))[: args.top]
+    print()
+    print(
+        f"charts sent by the {len(slowest)} slowest interactions (one sample; key, JSON spec KB, st.plotly_chart ms):"
+    )
+    for name in slowest:
+        s = runner.samples[name][-1]
+        charts = sorted(s.charts, key=lambda c: -c[1])
+        spec_kb = sum(c[1] for c in charts) / 1024
+        chart_ms = 1e3 * sum(c[2] for c in charts)
+        print(
+            f"  {name}: script {s.script:.3f} s (thread CPU {s.cpu:.3f} s, server tree CPU {s.server_cpu:.3f} s),\n    "
+            f"{len(charts)} charts, {spec_kb:.0f} KB of spec, {chart_ms:.0f} ms in st.plotly_chart; "
+            f"the page got {s.kb:.0f} KB and has {s.nodes} elements;\n    "
+            f"script_finished reached the page {s.fin:.3f} s after the input, the page last changed "
+            f"{s.total - s.fin:.3f} s later (the last changes, ms after it: {s.late})"
+        )
+        for key, size, secs in charts[:5]:
+            print(f"      {key:<28} {size / 1024:8.1f} KB {1e3 * secs:7.1f} ms")
+    if args.profile:
+        print_profiles(runner, slowest, Path(args.profile))
+    if args.js_profile:
+        print_js_profiles(runner, slowest)
+    if args.trace:
+        print_traces(runner, slowest)
+
+
+def print_profiles(runner: Runner, names: list[str], directory: Path, top: int = 14) -> None:
+    print()
+    print(f"cProfile of the script runs (profiled server: times inflated), files in {directory}:")
+    for name in names:
+        files = [directory / f"run-{n}.prof" for s in runner.samples[name] for n in s.profiles]
+        files = [str(f) for f in files if f.exists()]
+        if not files:
+            continue
+        stats = pstats.Stats(*files)
+        n = len(runner.samples[name])
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
+        stats.dump_stats(directory / f"{slug}.prof")
+        print(f"\n  {name}  ({n} samples; cumulative s per sample; {directory / (slug + '.prof')})")
+        rows = []
+        for (path, line, func), (_cc, _nc, tt, ct, _callers) in stats.stats.items():
+            rows.append((ct / n, tt / n, path, line, func))
+        ours = [r for r in rows if str(ROOT) in r[2] and "/bench/" not in r[2]]
+        for ct, tt, path, line, func in sorted(ours, reverse=True)[:top]:
+            print(f"    {ct:7.3f} {tt:7.3f}  {os.path.relpath(path, ROOT)}:{line} {func}")
+        print("    -- by own time (any module):")
+        for ct, tt, path, line, func in sorted(rows, key=lambda r: -r[1])[:6]:
+            print(f"    {ct:7.3f} {tt:7.3f}  {path.split('site-packages/')[-1]}:{line} {func}")
+
+
+def js_self_times(profile: dict) -> tuple[dict, dict]:
+    """Self time (s) of a CDP CPU profile by (function, file:line) and by file."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    by_node: dict[int, float] = {}
+    for node_id, delta in zip(profile.get("samples", []), profile.get("timeDeltas", [])):
+        by_node[node_id] = by_node.get(node_id, 0.0) + delta / 1e6
+    by_function: dict[str, float] = {}
+    by_file: dict[str, float] = {}
+    for node_id, secs in by_node.items():
+        frame = nodes[node_id]["callFrame"]
+        if frame.get("functionName") == "(idle)":
+            continue
+        url = frame.get("url", "").split("?")[0].rsplit("/", 1)[-1] or "(native)"
+        name = f"{frame.get('functionName') or '(anonymous)'}  {url}:{frame.get('lineNumber', 0) + 1}"
+        by_function[name] = by_function.get(name, 0.0) + secs
+        by_file[url] = by_file.get(url, 0.0) + secs
+    return by_function, by_file
+
+
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing"]
+KINDS = {  # trace event name -> what it is
+    "script": ("FunctionCall", "EvaluateScript", "v8.compile", "v8.compileModule", "RunMicrotasks", "TimerFire",
+               "FireAnimationFrame", "EventDispatch", "V8.Execute", "v8.callFunction", "v8.run", "XHRReadyStateChange",
+               "FireIdleCallback", "v8.evaluateModule", "ParseScriptOnBackground", "V8.CompileCode"),
+    "style": ("UpdateLayoutTree", "RecalculateStyles", "ParseAuthorStyleSheet", "ScheduleStyleRecalculation"),
+    "layout": ("Layout", "UpdateLayout", "InvalidateLayout"),
+    "paint": ("Paint", "PrePaint", "Layerize", "UpdateLayer", "UpdateLayerTree", "CompositeLayers", "Commit",
+              "PaintImage", "Decode Image", "RasterTask", "PaintSetup"),
+    "gc": ("MinorGC", "MajorGC", "V8.GCScavenger", "V8.GCFinalizeMC", "V8.GCIncrementalMarking", "BlinkGC.AtomicPhase",
+           "V8.GC_MC_BACKGROUND_MARKING", "CppGC.IncrementalSweep", "V8.GCCompactor", "BlinkGC.IncrementalSweep"),
+    "parse": ("ParseHTML",),
+}  # fmt: skip
+KIND_OF = {name: kind for kind, names in KINDS.items() for name in names}
+
+
+def main_thread_time(trace: bytes) -> dict:
+    """Self time (s) of a Chromium trace's busiest renderer main thread, by kind and by event name.
+
+    Every complete event ("X") on that thread, minus the events nested in it; a kind groups
+    event names (``KINDS``): script, style, layout, paint, gc, parse, other (the rest, e.g. the
+    tasks' own time)."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    mains = {
+        (e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    per_thread: dict[tuple, list] = {}
+    for e in events:
+        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in mains and "dur" in e:
+            per_thread.setdefault((e["pid"], e["tid"]), []).append(e)
+    if not per_thread:
+        return {"kinds": {}, "names": {}}
+    busiest = max(per_thread.values(), key=lambda es: sum(e["dur"] for e in es if e.get("name") == "RunTask"))
+    busiest.sort(key=lambda e: (e["ts"], -e["dur"]))
+    names: dict[str, float] = {}
+    stack: list[list] = []  # [end, name, child time]
+
+    def close(until: float) -> None:
+        while stack and stack[-1][0] <= until:
+            end, name, children, dur = stack.pop()
+            names[name] = names.get(name, 0.0) + (dur - children) / 1e6
+
+    for e in busiest:
+        close(e["ts"])
+        if stack:
+            stack[-1][2] += e["dur"]
+        stack.append([e["ts"] + e["dur"], e["name"], 0.0, e["dur"]])
+    close(float("inf"))
+    kinds: dict[str, float] = {}
+    for name, secs in names.items():
+        kind = KIND_OF.get(name, "other")
+        kinds[kind] = kinds.get(kind, 0.0) + secs
+    return {"kinds": kinds, "names": names}
+
+
+def print_traces(runner: Runner, names: list[str], top: int = 8) -> None:
+    print()
+    print("Chromium trace, renderer main thread, self time per sample (s) by kind, then the largest events:")
+    rows = [("bare Enter (reference)", runner.bare_samples)] + [(n, runner.samples[n]) for n in names]
+    for name, samples in rows:
+        traces = [s.trace for s in samples if s.trace]
+        if not traces:
+            continue
+        kinds: dict[str, float] = {}
+        events: dict[str, float] = {}
+        for tr in traces:
+            for k, v in tr["kinds"].items():
+                kinds[k] = kinds.get(k, 0.0) + v / len(traces)
+            for k, v in tr["names"].items():
+                events[k] = events.get(k, 0.0) + v / len(traces)
+        total = sum(kinds.values())
+        split = ", ".join(f"{k} {v:.3f}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        largest = ", ".join(f"{k} {v:.3f}" for k, v in sorted(events.items(), key=lambda kv: -kv[1])[:top])
+        print(f"  {name}: {total:.3f} = {split}\n      {largest}")
+
+
+def print_js_profiles(runner: Runner, names: list[str], top: int = 12) -> None:
+    print()
+    print("Chromium's JavaScript CPU profile (self time per sample, s; minified names as shipped):")
+    for name in names:
+        profiles = [s.js_profile for s in runner.samples[name] if s.js_profile]
+        if not profiles:
+            continue
+        functions: dict[str, float] = {}
+        files: dict[str, float] = {}
+        for profile in profiles:
+            f, g = js_self_times(profile)
+            for k, v in f.items():
+                functions[k] = functions.get(k, 0.0) + v / len(profiles)
+            for k, v in g.items():
+                files[k] = files.get(k, 0.0) + v / len(profiles)
+        print(
+            f"\n  {name}: by file: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in sorted(files.items(), key=lambda kv: -kv[1])[:6])
+        )
+        for k, v in sorted(functions.items(), key=lambda kv: -kv[1])[:top]:
+            print(f"    {v:7.3f}  {k}")
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of every interaction (default 3)")
+    ap.add_argument("--only", default=None, help="time only interactions whose name contains this (case-insensitive)")
+    ap.add_argument("--profile", default=None, metavar="DIR", help="cProfile every script run into DIR (slower)")
+    ap.add_argument("--top", type=int, default=8, help="detail the N slowest interactions (default 8)")
+    ap.add_argument("--trace", action="store_true", help="a Chromium performance trace per interaction")
+    ap.add_argument("--js-profile", action="store_true", help="record Chromium's JS CPU profile per interaction")
+    ap.add_argument("--no-warmup", action="store_true", help="no first visit of every page (debugging only)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the bare app's sentences")
+    ap.add_argument("--timeout", type=float, default=180.0, help="seconds for any one wait (default 180)")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if not os.access(CHROMIUM, os.X_OK):
+        sys.exit(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    import streamlit
+    from playwright.sync_api import sync_playwright
+
+    t_start = time.perf_counter()
+    print(
+        f"bench_clicks: {args.reps} rep(s), only={args.only!r}, {os.cpu_count()} CPUs, "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the start; "
+        f"Python {sys.version.split()[0]}, Streamlit {streamlit.__version__}"
+        + ("; PROFILING: times inflated" if args.profile else ""),
+        flush=True,
+    )
+    apps: list[App] = []
+    with tempfile.TemporaryDirectory(prefix="bench-clicks-") as tmp, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            ours = open_app(browser, "ours", "app.py", "matrices?lang=en", Path(tmp), args)
+            apps.append(ours)
+            bare = open_app(browser, "bare", "bench/bare_app.py", "", Path(tmp), args)
+            apps.append(bare)
+            runner = Runner(ours, bare, args.only, args.seed, js_profile=args.js_profile, trace=args.trace)
+            runner.o.current = "matrices"
+            print("warm-up: every page once (first visits), then bare Enter ×3", flush=True)
+            for p in [] if args.no_warmup else NAV[NAV.index("matrices") + 1 :] + NAV[: NAV.index("matrices") + 1]:
+                s = runner.run_step(Step(f"page → {p}", lambda p=p: runner.o.link(p).click()), False, first=True)
+                print(f"  first visit {p:<16} {fmt_s(s.total)}  script {fmt_s(s.script)}", flush=True)
+            for _ in range(3):
+                runner.bare_enter()
+            runner.bare_samples.clear()
+            for rep in range(1, args.reps + 1):
+                for group in groups(runner.o, runner):
+                    runner.run_group(group, rep)
+            report(runner, args)
+            for app in apps:
+                if app.errors:
+                    print(f"{app.server.name}: {len(app.errors)} JavaScript error(s), first: {app.errors[0][:200]}")
+        finally:
+            for app in apps:
+                with contextlib.suppress(Exception):
+                    app.close()
+                app.server.stop()
+            browser.close()
+    print(
+        f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"took {time.perf_counter() - t_start:.0f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

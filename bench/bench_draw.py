@@ -1,0 +1,156 @@
+"""What Chromium pays to draw a figure, as the app draws it now and in a cheaper form: an A/B.
+
+    python bench/bench_draw.py            # 3 repetitions (~2 min)
+    python bench/bench_draw.py --reps 5
+
+This one file is both the benchmark and the Streamlit app it drives. ``python bench/bench_draw.py``
+starts ``bench/st_timed.py run bench/bench_draw.py`` (the app part, below), opens it in Debian's
+Chromium and times, with bench_clicks.py's clock (the page's ``performance.now()`` from the
+click until the last change to the page is painted; see its docstring), a click from an empty
+page to each variant, the variants interleaved within every repetition:
+
+* ``vectors384 now`` / ``compact``: three ``figures.vectors_matrix`` of 12 × 384 (q, k, v with
+  identity W; the trained multi-head page's concatenation and W^O output are as wide), as the
+  app builds them (one tick label per column, tilted), and the same figures with a tick every
+  32 columns, flat. The numbers, the colours and the hover are the same.
+* ``vectors32 now`` / ``compact``: the same at d_k = 32 (a trained head's q, k, v), a tick every 8.
+* ``grid72 now`` / ``one heatmap``: ``model_figures.heads_grid`` of 6 layers × 12 heads of
+  12 × 12 weights (72 subplots), and the same weights as one heatmap with one-cell gaps.
+
+The compact forms here are sketches for the measurement, not the app's code. The script
+prints medians; it never asserts a time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKENS = ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", "[SEP]"]
+VARIANTS = [
+    "empty",
+    "vectors384 now",
+    "vectors384 compact",
+    "vectors32 now",
+    "vectors32 compact",
+    "grid72 now",
+    "grid72 one heatmap",
+]
+
+
+def compact_vectors(z, symbol: str, every: int):
+    """``vectors_matrix`` with a flat tick every ``every`` columns instead of one per column."""
+    from attention_ui.figures import vectors_matrix
+
+    fig = vectors_matrix(z, TOKENS, title=f"{symbol} (compact)", symbol=symbol)
+    ticks = list(range(0, z.shape[1], every))
+    fig.update_xaxes(tickvals=ticks, ticktext=[f"{symbol}[{c}]" for c in ticks], tickangle=0)
+    return fig
+
+
+def one_heatmap_grid(w):
+    """The (L, H, T, T) weights as one heatmap, each head a T × T block, one NaN cell between."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    n_layers, n_heads, t, _ = w.shape
+    big = np.full((n_layers * (t + 1) - 1, n_heads * (t + 1) - 1), np.nan, dtype=np.float32)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            big[layer * (t + 1) : layer * (t + 1) + t, head * (t + 1) : head * (t + 1) + t] = w[layer, head]
+    trace = {"type": "heatmap", "z": big, "colorscale": "Cividis", "zmin": 0, "zmax": 1, "hoverongaps": False}
+    axis = {"showticklabels": False, "showgrid": False, "zeroline": False}
+    return go.Figure(
+        data=[trace], layout={"height": 90 + 66 * n_layers, "xaxis": axis, "yaxis": {**axis, "autorange": "reversed"}}
+    )
+
+
+def app() -> None:
+    """The Streamlit part: a radio of VARIANTS and the chosen figures."""
+    sys.path.insert(0, str(ROOT))
+    import numpy as np
+    import streamlit as st
+
+    from attention_ui.figures import vectors_matrix
+    from attention_ui.model_figures import heads_grid
+
+    rng = np.random.default_rng(0)
+    variant = st.radio("variant", VARIANTS, key="variant", horizontal=True)
+    if variant.startswith("vectors"):
+        d = 384 if variant.startswith("vectors384") else 32
+        for column, symbol in zip(st.columns(3), "qkv"):
+            z = rng.normal(size=(len(TOKENS), d))  # (T, d)
+            fig = vectors_matrix(z, TOKENS, title=symbol, symbol=symbol)
+            if variant.endswith("compact"):
+                fig = compact_vectors(z, symbol, 32 if d > 64 else 8)
+            column.plotly_chart(fig, key=f"fig_{symbol}")
+    elif variant.startswith("grid"):
+        w = rng.dirichlet(np.ones(len(TOKENS)), size=(6, 12, len(TOKENS)))  # (L, H, T, T)
+        fig = heads_grid(w, title="grid", selected=(5, 11)) if variant.endswith("now") else one_heatmap_grid(w)
+        st.plotly_chart(fig, key="fig_grid")
+
+
+def drive() -> int:
+    import argparse
+    import os
+    import statistics
+    import tempfile
+    import time
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_app import Server
+    from bench_clicks import CHROMIUM, CHROMIUM_ARGS, App, spawn_timed
+    from playwright.sync_api import sync_playwright
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    print(f"bench_draw: {args.reps} rep(s), load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    results: dict[str, list] = {v: [] for v in VARIANTS[1:]}
+    with tempfile.TemporaryDirectory(prefix="bench-draw-") as tmp, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        runs_log = Path(tmp) / "runs.jsonl"
+        runs_log.touch()
+        os.environ["BENCH_RUNS_LOG"] = str(runs_log)
+        server = Server("draw", "bench/bench_draw.py", "", n_figures=0)
+        spawn_timed(server)
+        try:
+            server.wait_health(120)
+            page_app = App(server, runs_log, browser, 180.0)
+            page_app.page.goto(server.base)
+            page_app.page.wait_for_selector(".st-key-variant")
+            time.sleep(2)
+            options = page_app.page.locator('.st-key-variant [role="radiogroup"] label')
+            for rep in range(1, args.reps + 1):
+                for n, variant in enumerate(VARIANTS[1:], start=1):
+                    page_app.measure(lambda: options.nth(0).click())  # the empty page first
+                    s = page_app.measure(lambda n=n: options.nth(n).click())
+                    results[variant].append(s)
+                    print(f"  rep {rep} {variant:<20} {s.total:7.3f} s  browser {s.browser:6.3f} s  {s.kb:5.0f} KB")
+            page_app.close()
+        finally:
+            server.stop()
+            browser.close()
+    print(f"\n{'variant':<20} {'total':>8} {'browser':>8} {'KB':>6}   (medians; empty page → variant)")
+    for variant, samples in results.items():
+        total = statistics.median(s.total for s in samples)
+        busy = statistics.median(s.browser for s in samples)
+        print(f"{variant:<20} {total:7.3f}s {busy:7.3f}s {statistics.median(s.kb for s in samples):6.0f}")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+def _under_streamlit() -> bool:
+    try:
+        from streamlit.runtime import exists
+
+        return exists()
+    except ImportError:
+        return False
+
+
+if _under_streamlit():
+    app()
+elif __name__ == "__main__":
+    sys.exit(drive())

@@ -1,0 +1,103 @@
+"""Every click starts exactly one script run (issue "Every click as quick as a bare Streamlit
+app"): a second run per click, or a run cut short for a rerun, doubles what a learner waits for.
+
+The page counts the runs itself: an init script wraps the WebSocket and counts Streamlit's
+``script_finished`` messages (ForwardMsg field 6) with their status, so a fragment's run counts
+too. No timing is asserted; ``bench/bench_clicks.py`` measures the time.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.harness import VIEWPORT, no_exception, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+
+SCRIPT_FINISHED = 6  # ForwardMsg.script_finished (streamlit/proto/ForwardMsg.proto)
+EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+
+COUNT_RUNS_JS = """(() => {
+  window.__runs = [];
+  // The top-level fields of one protobuf message, as [field number, varint or null].
+  const fields = buf => {
+    const b = new Uint8Array(buf), out = [];
+    let i = 0;
+    const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
+                           if (c < 128) break; m *= 128; } return x; };
+    while (i < b.length) {
+      const tag = varint(), wire = tag % 8;
+      if (wire === 0) out.push([Math.floor(tag / 8), varint()]);
+      else { out.push([Math.floor(tag / 8), null]);
+             if (wire === 1) i += 8; else if (wire === 2) { const n = varint(); i += n; }
+             else if (wire === 5) i += 4; else break; }
+    }
+    return out;
+  };
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {
+        if (!(e.data instanceof ArrayBuffer)) return;
+        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
+      });
+    }
+  };
+})();""".replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+
+
+def runs_of(page, act) -> list[int]:
+    """The statuses of the script runs that ``act()`` started, once the page is idle again."""
+    page.evaluate("window.__runs = []")
+    act()
+    wait_for_app(page, settle=600)
+    return page.evaluate("window.__runs")
+
+
+def sidebar_link(page, label: str):
+    return page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a').filter(has_text=label).first
+
+
+def button_in(page, where: str, label: str):
+    return page.locator(f'[data-testid="{where}"] [data-testid="stButtonGroup"] button').filter(has_text=label).first
+
+
+def test_each_click_is_one_script_run(server, chromium):
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(120_000)
+    context.add_init_script(COUNT_RUNS_JS)
+    page = context.new_page()
+    try:
+        page.goto(server + "matrices?lang=en")
+        wait_for_app(page)
+        no_exception(page)
+        main = page.locator('[data-testid="stMain"]')
+        clicks = {  # what a learner does, in order: name -> the action
+            "matrices: the Scores tab": lambda: main.get_by_role("tab", name=re.compile("Scores")).click(),
+            "sidebar: scaling off": lambda: (
+                page.locator('[data-testid="stSidebar"]').get_by_text("Divide scores by √d_k").click()
+            ),
+            "sidebar: scaling on": lambda: (
+                page.locator('[data-testid="stSidebar"]').get_by_text("Divide scores by √d_k").click()
+            ),
+            "page: Step by step": lambda: sidebar_link(page, "Step by step").click(),
+            "step by step: Next": lambda: main.get_by_role("button", name=re.compile("Next")).click(),
+            "step by step: Back": lambda: main.get_by_role("button", name=re.compile("Back")).click(),
+            "step by step: a token": lambda: button_in(page, "stMain", "3:").click(),
+            "sidebar: random W": lambda: button_in(page, "stSidebar", "Random").click(),
+            "page: Similarity": lambda: sidebar_link(page, "Similarity").click(),
+            "similarity: a token (a fragment)": lambda: button_in(page, "stMain", "2:").click(),
+            "page: Real model heads": lambda: sidebar_link(page, "Real model").click(),
+            "real model: a layer": lambda: button_in(page, "stMain", "2").click(),
+        }
+        found = {}
+        for name, act in clicks.items():
+            found[name] = runs_of(page, act)
+            no_exception(page)
+        wrong = {name: runs for name, runs in found.items() if len(runs) != 1 or EARLY_FOR_RERUN in runs}
+        assert not wrong, f"clicks that did not start exactly one whole run (statuses): {wrong}"
+    finally:
+        context.close()
