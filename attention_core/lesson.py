@@ -144,7 +144,7 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     >>> bool(np.allclose(lesson.trace.weights.sum(axis=1), 1.0))
     True
 
-    On a trained head of the model (layer 5, head 11), "it" looks at "cat":
+    On a trained head of the model (indices 5, 11: layer 6, head 12 on the pages), "it" looks at "cat":
 
     >>> from attention_core.model import ModelEmbedder
     >>> lesson = build_lesson("The cat sat on the mat because it was tired", ModelEmbedder(),

@@ -163,7 +163,7 @@ def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
 
 def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
     """A closed expander and closed tabs cost nothing: their figures are neither built nor sent."""
-    at = run_page(PAGE, SENTENCE, layer="2", head="4", model_qkv="v")
+    at = run_page(PAGE, SENTENCE, layer="3", head="5", model_qkv="v")  # layer 3, head 5: index 2, 4
     assert not at.exception, at.exception
     assert not {"fig_q", "fig_k", "fig_v"} & set(figures_by_key(at))
     at.session_state["model_qkv_open"] = True  # the learner opens the expander: its V tab, from the link

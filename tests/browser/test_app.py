@@ -108,7 +108,7 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
     assert len(z) == 7 and all(len(row) == 7 for row in z)
     assert_rows_sum_to_one(z)
     ticks = fig["layout"]["yaxis"]
-    assert ticks["tickvals"] == list(range(7)), ticks  # integer positions, not categories
+    assert ticks["tickvals"] == list(range(1, 8)), ticks  # integer positions from 1, not categories
     labels = ticks["ticktext"]
     assert labels[0].endswith("[CLS]") and labels[-1].endswith("[SEP]"), labels
     the_rows = [t for t in labels if t.split(": ", 1)[-1] == "the"]
