@@ -95,13 +95,13 @@ OUTPUT = rf"{b('i')} = \sum_j {alpha_hat('i', 'j')} v_j"
 POSITIONAL_ENCODING = (
     r"\begin{aligned}"
     r"\mathrm{PE}_{i,\,2m-1} &= \sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
-    r"\mathrm{PE}_{i,\,2m} &= \cos\frac{i - 1}{10000^{2(m-1)/d_{model}}},"
-    r"\qquad m = 1, \dots, \tfrac{d_{model}}{2}"
+    r"\mathrm{PE}_{i,\,2m} &= \cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
+    r"m &= 1, \dots, \tfrac{d_{model}}{2}"
     r"\end{aligned}"
 )
 """The sinusoidal positional encoding of token i (from 1) as the random and identity lessons add
 it (``attention_core.positional``): components 2m − 1 and 2m are a sine and a cosine turning
-at their own rate; the first token's angle is 0. Two lines, so that it fits a phone."""
+at their own rate; the first token's angle is 0. One line each, so that it fits a phone."""
 
 
 def scaled_qk(q: str = "Q", k: str = "K", *, scaled: bool = True, d_k="d_k") -> str:
