@@ -98,6 +98,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from bench_app import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, pct, sentences  # noqa: E402 - bench/
+from harness import PROTOBUF_FIELDS_JS  # noqa: E402 - tests/browser/
 from proctree import tree_cpu_s  # noqa: E402
 
 QUIET_MS = 400  # over once nothing in the page changed for this long (after the runs ended)
@@ -111,24 +112,12 @@ BROWSER_METRICS = ("TaskDuration",)  # CDP Performance.getMetrics: the renderer'
 # and ends with script_finished (whatever its status, an interrupted run included).
 NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, 6
 
-INIT_JS = """(() => {
+INIT_JS = (
+    """(() => {
   if (window.__bench) return;
   const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
                               bytes: 0, frames: 0, states: [], changes: [], lastWhat: null};
-  // The top-level field numbers of one protobuf message (the wire format, no schema needed).
-  const fields = buf => {
-    const b = new Uint8Array(buf), out = [];
-    let i = 0;
-    const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
-                           if (c < 128) break; m *= 128; } return x; };
-    while (i < b.length) {
-      const tag = varint(), wire = tag % 8;
-      out.push(Math.floor(tag / 8));
-      if (wire === 0) varint(); else if (wire === 1) i += 8; else if (wire === 2) { const n = varint(); i += n; }
-      else if (wire === 5) i += 4; else break;
-    }
-    return out;
-  };
+  const fields = buf => (PROTOBUF_FIELDS)(buf).map(([n]) => n);  // top-level field numbers
   const NativeWS = window.WebSocket;
   window.WebSocket = class extends NativeWS {
     constructor(...args) {
@@ -165,7 +154,10 @@ INIT_JS = """(() => {
   const input = () => { if (B.armed) { B.t0 = performance.now(); B.armed = false; } };
   window.addEventListener('pointerdown', input, true);
   window.addEventListener('keydown', input, true);
-})();""".replace("NEW_SESSION", str(NEW_SESSION_FIELD)).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED_FIELD))
+})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS)
+    .replace("NEW_SESSION", str(NEW_SESSION_FIELD))
+    .replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED_FIELD))
+)
 
 ARM_JS = """() => { const B = window.__bench;
   B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;

@@ -148,6 +148,27 @@ def launch_browser():
             browser.close()
 
 
+# A JavaScript function (an expression) that reads the top-level fields of one protobuf
+# message, the wire format alone (no schema): buf -> [[field number, varint value or null], ...].
+# Streamlit's WebSocket carries ForwardMsg messages; field 6 is script_finished, whose value is
+# the run's status. Shared by the one-run-per-click test and bench/bench_clicks.py.
+PROTOBUF_FIELDS_JS = """(buf => {
+  const b = new Uint8Array(buf), out = [];
+  let i = 0;
+  const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
+                         if (c < 128) break; m *= 128; } return x; };
+  while (i < b.length) {
+    const tag = varint(), wire = tag % 8, field = Math.floor(tag / 8);
+    if (wire === 0) { out.push([field, varint()]); continue; }
+    out.push([field, null]);
+    if (wire === 1) i += 8;
+    else if (wire === 2) { const n = varint(); i += n; }
+    else if (wire === 5) i += 4;
+    else break;
+  }
+  return out;
+})"""
+
 # The app is idle when the script is not running, no element is still stale from the last
 # run or a lazy-loading skeleton, and every Plotly chart container holds a drawn figure.
 _IDLE_JS = """() => {

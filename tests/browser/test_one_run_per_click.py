@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.browser.harness import VIEWPORT, no_exception, wait_for_app
+from tests.browser.harness import PROTOBUF_FIELDS_JS, VIEWPORT, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -21,21 +21,7 @@ EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 
 COUNT_RUNS_JS = """(() => {
   window.__runs = [];
-  // The top-level fields of one protobuf message, as [field number, varint or null].
-  const fields = buf => {
-    const b = new Uint8Array(buf), out = [];
-    let i = 0;
-    const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
-                           if (c < 128) break; m *= 128; } return x; };
-    while (i < b.length) {
-      const tag = varint(), wire = tag % 8;
-      if (wire === 0) out.push([Math.floor(tag / 8), varint()]);
-      else { out.push([Math.floor(tag / 8), null]);
-             if (wire === 1) i += 8; else if (wire === 2) { const n = varint(); i += n; }
-             else if (wire === 5) i += 4; else break; }
-    }
-    return out;
-  };
+  const fields = PROTOBUF_FIELDS;
   const NativeWS = window.WebSocket;
   window.WebSocket = class extends NativeWS {
     constructor(...args) {
@@ -46,7 +32,7 @@ COUNT_RUNS_JS = """(() => {
       });
     }
   };
-})();""".replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
 
 
 def runs_of(page, act) -> list[int]:
