@@ -5,7 +5,8 @@ Four kinds (``KINDS``):
 * ``attend``     — which key token does query i attend to most? (a generated sentence of toy
   tokens, or the learner's own lesson). The answer is the arg-max of the trace's weights.
 * ``by_hand``    — compute α̂_1j = softmax_j(q·k_j / √2) for a tiny 2-d example with small
-  integers; answers are accepted within ``BY_HAND_TOLERANCE``.
+  integers; answers are accepted within ``BY_HAND_TOLERANCE``. Every slip of ``SLIPS`` is
+  recognised and named, and no exercise is drawn on which a slip would pass as right.
 * ``order``      — put the seven steps of attention in order (``lesson.STEPS``).
 * ``no_scaling`` — what changes without the division by √d_k? (multiple choice, explained
   with a computed experiment from ``scaling.scaling_experiment``).
@@ -81,6 +82,15 @@ BY_HAND_RANGE = (-2, 2)
 BY_HAND_TOLERANCE = 0.02
 """A hand-computed weight counts as right within ±0.02 of the exact value (two decimals and
 a rounded e^x are enough)."""
+SLIPS = ("forgot_scale", "scaled_by_d_k", "no_exp", "no_normalise")
+"""The slips the by-hand check recognises, each a wrong method applied with care:
+forgot_scale: softmax(q·k), the division by √d_k forgotten; scaled_by_d_k: softmax(q·k / d_k),
+divided by d_k instead of √d_k; no_exp: the scores divided by their sum, no exponential;
+no_normalise: e^(q·k/√d_k) without dividing by the sum."""
+SLIP_MARGIN = 2 * BY_HAND_TOLERANCE
+"""An exercise is drawn only if every slip's answer differs from the right one, and from every
+other slip's, by more than this in some weight: a slip then never passes as right (not even
+rounded to two decimals), and the check can tell which slip it was."""
 
 CHOICES = ("saturate", "uniform", "nothing", "sum_changes", "negative")
 """Answers to "what changes without √d_k?"; ``"saturate"`` is the right one."""
@@ -295,9 +305,9 @@ class ByHandResult:
     answer : (n,) what was entered (NaN where nothing usable was entered)
     expected : (n,) the exact weights
     answer_sum : Σ of the entered weights
-    mistakes : names of recognised slips, in order: "missing" (not n finite numbers),
-        "negative", "sum_not_one", "forgot_scale" (matches softmax(q·k) without /√2),
-        "no_exp" (matches scores / Σ scores without the exponential)
+    mistakes : what went wrong, in order: "missing" (not n finite numbers), then the slip of
+        ``SLIPS`` the answer matches within the tolerance, if any; else "negative" (a weight
+        below 0) and "sum_not_one" (the weights do not add up to 1)
     """
 
     correct: bool
@@ -309,23 +319,59 @@ class ByHandResult:
     mistakes: tuple[str, ...]
 
 
+def slip_answers(scores) -> dict[str, np.ndarray]:
+    """What each slip of ``SLIPS`` gives for the scores q·k_j (d_k = ``BY_HAND_D_K``): the
+    answer of a learner who computed everything right except that one step. ``no_exp`` is
+    missing when the scores add up to 0 (there is no such answer to give).
+
+    >>> answers = slip_answers([2.0, 0.0, -1.0])
+    >>> [round(float(x), 3) for x in answers["no_exp"]], round(float(answers["no_normalise"][1]), 3)
+    ([2.0, 0.0, -1.0], 1.0)
+    """
+    scores = np.asarray(scores, dtype=np.float64)  # (n,)
+    answers = {
+        "forgot_scale": softmax(scores),
+        "scaled_by_d_k": softmax(scores / BY_HAND_D_K),
+        "no_normalise": np.exp(scores / np.sqrt(BY_HAND_D_K)),
+    }
+    if scores.sum() != 0:
+        answers["no_exp"] = scores / scores.sum()
+    return {name: answers[name] for name in SLIPS if name in answers}
+
+
+def slips_are_distinct(scores, weights, margin: float = SLIP_MARGIN) -> bool:
+    """True when every slip's answer is more than ``margin`` away (in its farthest weight) from
+    the right ``weights`` and from every other slip's answer.
+
+    >>> slips_are_distinct([3.0, -1.0, 0.0], softmax(np.array([3.0, -1.0, 0.0]) / np.sqrt(2)))
+    True
+    """
+    answers = [np.asarray(weights, dtype=np.float64), *slip_answers(scores).values()]
+    return all(
+        np.abs(answers[a] - answers[b]).max() > margin for a in range(len(answers)) for b in range(a + 1, len(answers))
+    )
+
+
 def by_hand_exercise(seed: int) -> ByHandExercise:
-    """A tiny example with small integers, seeded; the keys are distinct and the weights are
-    not all equal (something to compute).
+    """A tiny example with small integers, seeded; the keys are distinct, the weights are not
+    all equal (something to compute), and no slip gives nearly the right weights
+    (``slips_are_distinct``), so a slip cannot pass as right.
 
     >>> ex = by_hand_exercise(0)
     >>> ex.q.shape, ex.k.shape, round(ex.scale, 4)
     ((2,), (3, 2), 0.7071)
-    >>> bool(np.isclose(ex.weights.sum(), 1.0))
-    True
+    >>> bool(np.isclose(ex.weights.sum(), 1.0)), slips_are_distinct(ex.scores, ex.weights)
+    (True, True)
     """
     rng = exercise_rng(seed, "by_hand")
     low, high = BY_HAND_RANGE
-    while True:  # a few draws at most: rejects q = 0, repeated keys and all-equal scores
+    while True:  # rejects q = 0, repeated keys, all-equal scores and slips that look right
         q = rng.integers(low, high + 1, size=BY_HAND_D_K)  # (2,)
         k = rng.integers(low, high + 1, size=(BY_HAND_KEYS, BY_HAND_D_K))  # (n, 2)
-        scores = k @ q  # (n,)
-        if q.any() and len({tuple(r) for r in k}) == BY_HAND_KEYS and len(set(scores.tolist())) > 1:
+        scores = (k @ q).astype(np.float64)  # (n,)
+        if not (q.any() and len({tuple(r) for r in k}) == BY_HAND_KEYS and len(set(scores.tolist())) > 1):
+            continue
+        if slips_are_distinct(scores, softmax(scores / np.sqrt(BY_HAND_D_K))):
             break
     q = q.astype(np.float64)  # (2,)
     k = k.astype(np.float64)  # (n, 2)
@@ -346,11 +392,13 @@ def by_hand_exercise(seed: int) -> ByHandExercise:
 
 
 def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERANCE) -> ByHandResult:
-    """Check hand-computed weights against the exact ones; name the likely slip when wrong.
+    """Check hand-computed weights against the exact ones; name the slip when wrong.
 
     >>> ex = by_hand_exercise(0)
     >>> check_by_hand(ex, np.round(ex.weights, 2)).correct
     True
+    >>> check_by_hand(ex, np.round(softmax(ex.scores), 2)).mistakes
+    ('forgot_scale',)
     >>> r = check_by_hand(ex, [1.0, 0.0])
     >>> r.correct, r.mistakes
     (False, ('missing',))
@@ -368,18 +416,13 @@ def check_by_hand(ex: ByHandExercise, answer, tolerance: float = BY_HAND_TOLERAN
     finite = np.where(np.isfinite(got), got, np.nan)  # (n,)
     per_key = tuple(bool(x) for x in np.abs(finite - ex.weights) <= tolerance)
     answer_sum = float(np.nansum(finite))
-    if "missing" not in mistakes:
-        if (got < 0).any():
+    if "missing" not in mistakes and not all(per_key):
+        slips = [name for name, slip in slip_answers(ex.scores).items() if (np.abs(got - slip) <= tolerance).all()]
+        mistakes += slips
+        if not slips and (got < 0).any():
             mistakes.append("negative")
-        if abs(answer_sum - 1.0) > tolerance:
+        if not slips and abs(answer_sum - 1.0) > tolerance:
             mistakes.append("sum_not_one")
-        unscaled = softmax(ex.scores)  # (n,)   softmax(q·k), the division by √d_k forgotten
-        if not all(per_key) and (np.abs(got - unscaled) <= tolerance).all():
-            mistakes.append("forgot_scale")
-        if ex.scores.sum() != 0:
-            linear = ex.scores / ex.scores.sum()  # (n,)   no exponential at all
-            if not all(per_key) and (np.abs(got - linear) <= tolerance).all():
-                mistakes.append("no_exp")
     correct = all(per_key) and "missing" not in mistakes
     return ByHandResult(
         correct=correct,
@@ -498,6 +541,22 @@ class ChoiceResult:
     expected: str = CORRECT_CHOICE
 
 
+def no_scaling_options(seed: int) -> tuple[int, tuple[str, ...]]:
+    """The d_k and the four shuffled answer ids (the right one and three of the others) of the
+    question for ``seed``, without its experiment.
+
+    >>> d_k, options = no_scaling_options(0)
+    >>> d_k in NO_SCALING_D_KS, CORRECT_CHOICE in options, len(set(options))
+    (True, True, 4)
+    """
+    rng = exercise_rng(seed, "no_scaling")
+    d_k = int(NO_SCALING_D_KS[int(rng.integers(len(NO_SCALING_D_KS)))])
+    wrong = [c for c in CHOICES if c != CORRECT_CHOICE]
+    picked = [wrong[i] for i in rng.choice(len(wrong), size=3, replace=False)]
+    options = tuple(picked[i] if i < 3 else CORRECT_CHOICE for i in range(4))
+    return d_k, tuple(options[i] for i in rng.permutation(4))
+
+
 def no_scaling_exercise(seed: int) -> NoScalingExercise:
     """The question for ``seed``: a d_k from ``NO_SCALING_D_KS`` and four shuffled options.
 
@@ -505,12 +564,7 @@ def no_scaling_exercise(seed: int) -> NoScalingExercise:
     >>> CORRECT_CHOICE in ex.options, ex.raw_max_weight > ex.scaled_max_weight
     (True, True)
     """
-    rng = exercise_rng(seed, "no_scaling")
-    d_k = int(NO_SCALING_D_KS[int(rng.integers(len(NO_SCALING_D_KS)))])
-    wrong = [c for c in CHOICES if c != CORRECT_CHOICE]
-    picked = [wrong[i] for i in rng.choice(len(wrong), size=3, replace=False)]
-    options = tuple(picked[i] if i < 3 else CORRECT_CHOICE for i in range(4))
-    options = tuple(options[i] for i in rng.permutation(4))
+    d_k, options = no_scaling_options(seed)
     run = scaling_experiment(d_k, n_keys=NO_SCALING_KEYS, n_samples=NO_SCALING_SAMPLES, seed=check_seed(seed))
     return NoScalingExercise(
         seed=check_seed(seed),

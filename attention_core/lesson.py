@@ -46,7 +46,8 @@ PROJECTIONS = ("trained", "random", "identity")
 """Where W^Q, W^K, W^V come from: a trained head of the model, seeded random, or the identity."""
 
 TRAINED_HEAD = (5, 11)
-"""(layer, head), from 0, the lessons open on: in the bundled model it sends a pronoun such as
+"""(layer, head) as 0-based indices (the pages, counting from 1, call it layer 6, head 12) of
+the head the lessons open on: in the bundled model it sends a pronoun such as
 "it" to the noun it most likely refers to (the cat, 68 % in the default sentence). A pattern the
 head learned, not a reliable coreference solver."""
 
@@ -143,7 +144,7 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     >>> bool(np.allclose(lesson.trace.weights.sum(axis=1), 1.0))
     True
 
-    On a trained head of the model (layer 5, head 11), "it" looks at "cat":
+    On a trained head of the model (indices 5, 11: layer 6, head 12 on the pages), "it" looks at "cat":
 
     >>> from attention_core.model import ModelEmbedder
     >>> lesson = build_lesson("The cat sat on the mat because it was tired", ModelEmbedder(),
@@ -271,3 +272,53 @@ def unknown_words(text: str, embedder: Embedder, limit: int = 200) -> tuple[str,
         except ValueError:  # nothing the tokenizer keeps (e.g. a lone control symbol)
             continue
     return tuple(found)
+
+
+def rms(x) -> float:
+    """The root mean square of the numbers in ``x``: the typical size of one component.
+
+    >>> rms([3.0, -4.0, 0.0, 0.0])
+    2.5
+    """
+    x = np.asarray(x, dtype=np.float64)
+    return float(np.sqrt(np.mean(x**2))) if x.size else 0.0
+
+
+@dataclass(frozen=True)
+class InputScales:
+    """How large the parts of a_i = √d_model·x_i + PE_i are, as the root mean square of their
+    components over the sentence (why the Transformer multiplies x_i by √d_model).
+
+    word : rms of x_i, the embedder's word vectors
+    scaled_word : rms of √d_model·x_i
+    position : rms of PE_i (0 when the positional encoding is off)
+    """
+
+    word: float
+    scaled_word: float
+    position: float
+
+
+def input_scales(lesson: Lesson) -> InputScales:
+    """The sizes of x_i, √d_model·x_i and PE_i in ``lesson`` (a random or identity lesson).
+
+    >>> from attention_core import ToyEmbedder
+    >>> s = input_scales(build_lesson("the cat sat", ToyEmbedder(dim=8)))
+    >>> round(s.scaled_word / s.word, 4), round(s.position, 4)  # √8 and √(1/2): sin² + cos² = 1
+    (2.8284, 0.7071)
+    """
+    x = lesson.word_vectors
+    return InputScales(word=rms(x), scaled_word=rms(lesson.embed_scale * x), position=rms(lesson.positional))
+
+
+def mean_self_weight(weights) -> float:
+    """The weight a token gives itself, α̂_ii, averaged over the T tokens: 1/T when attention
+    is spread evenly, 1 when every token looks only at itself.
+
+    >>> mean_self_weight([[0.9, 0.1], [0.3, 0.7]])
+    0.8
+    """
+    w = np.asarray(weights, dtype=np.float64)  # (T, T)
+    if w.ndim != 2 or w.shape[0] != w.shape[1] or not w.size:
+        raise ValueError(f"need a square (T, T) weight matrix, got shape {w.shape}")
+    return float(np.trace(w) / w.shape[0])

@@ -80,6 +80,21 @@ SHARPNESS_STEPS: tuple[float, ...] = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 
 
 DEFAULT_SHARPNESS = 0.5
 
+
+def transformer_sharpness() -> tuple[float, float, float]:
+    """The Transformer's own β = 1/√d_k for this shop's d_k = len(FEATURES) features, and the
+    slider steps just below and above it (it is not a step itself).
+
+    >>> beta, below, above = transformer_sharpness()
+    >>> round(beta, 4), below, above
+    (0.3162, 0.2, 0.35)
+    """
+    beta = 1.0 / float(np.sqrt(len(FEATURES)))
+    below = max(step for step in SHARPNESS_STEPS if step <= beta)
+    above = min(step for step in SHARPNESS_STEPS if step >= beta)
+    return beta, below, above
+
+
 SIMILARITY_MEASURES = ("dot", "cosine")
 
 

@@ -17,7 +17,20 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, DIVERGING, ENGLISH, Translate, axis_suffix, domains, figure, heatmap, panel_axes
+from .figures import (
+    COLORSCALE,
+    DIVERGING,
+    ENGLISH,
+    Translate,
+    axis_suffix,
+    domains,
+    figure,
+    heatmap,
+    panel_axes,
+    positions,
+    ticked,
+)
+from .notation import FIRST, shown
 from .safe import escape_label, numbered_labels
 
 STRIP_CLIP_PERCENTILE = 99.0
@@ -50,6 +63,16 @@ def _tick_step(d: int) -> int:
     return 1024
 
 
+def component_ticks(d: int) -> list[int]:
+    """The components ticked on a strip's axis, as shown (from 1): every one of a few, else the
+    first and every ``_tick_step``-th, up to the last.
+
+    >>> component_ticks(384), component_ticks(3)
+    ([1, 64, 128, 192, 256, 320, 384], [1, 2, 3])
+    """
+    return ticked(d, _tick_step(d))
+
+
 def vector_strips(
     z,
     row_labels,
@@ -73,23 +96,23 @@ def vector_strips(
     rule_before : draw a line above this row (the mean under the tokens it averages)
     bound : the colour scale's end (±bound); by default ``colour_bound(z)``
 
-    >>> fig = vector_strips(np.ones((2, 384)), ["0: a", "1: b"], title="t", symbol="u")
+    >>> fig = vector_strips(np.ones((2, 384)), ["1: a", "2: b"], title="t", symbol="u")
     >>> fig.data[0].z.dtype, list(fig.layout.xaxis.tickvals)[:3]
-    (dtype('float32'), [0, 64, 128])
+    (dtype('float32'), [1, 64, 128])
     """
     z = np.asarray(z, dtype=np.float64)  # (rows, d)
     n_rows, d = z.shape
     if len(row_labels) != n_rows:
         raise ValueError(f"{n_rows} rows but {len(row_labels)} labels")
     bound = colour_bound(z) if bound is None else bound
-    step = _tick_step(d)
+    ticks = component_ticks(d)
     labelled = n_rows <= MAX_LABELLED_ROWS
     row_px = max(4, min(26, 560 // max(n_rows, 1)))
     trace = {
         "type": "heatmap",
         "z": z.astype(np.float32),  # (rows, d)
-        "x": list(range(d)),
-        "y": list(range(n_rows)),
+        "x": positions(d),  # component c and row r as shown, from 1: the hover names them so
+        "y": positions(n_rows),
         "colorscale": DIVERGING,
         "zmin": -bound,
         "zmax": bound,
@@ -103,8 +126,8 @@ def vector_strips(
         shapes += [
             {
                 "type": "line",
-                "x0": g * width - 0.5,
-                "x1": g * width - 0.5,
+                "x0": FIRST + g * width - 0.5,
+                "x1": FIRST + g * width - 0.5,
                 "xref": "x",
                 "y0": 0,
                 "y1": 1,
@@ -115,7 +138,7 @@ def vector_strips(
         ]
         notes = [
             {
-                "x": g * width + (width - 1) / 2,
+                "x": FIRST + g * width + (width - 1) / 2,
                 "y": 1.0,
                 "xref": "x",
                 "yref": "paper",
@@ -134,8 +157,8 @@ def vector_strips(
                 "x0": 0,
                 "x1": 1,
                 "xref": "x domain",
-                "y0": rule_before - 0.5,
-                "y1": rule_before - 0.5,
+                "y0": FIRST + rule_before - 0.5,
+                "y1": FIRST + rule_before - 0.5,
                 "yref": "y",
                 "line": {"color": "#222222", "width": 3},
             }
@@ -146,13 +169,13 @@ def vector_strips(
         height=top + 60 + max(row_px * n_rows, 120),  # a colour bar needs ~120 px to stay legible
         margin={"l": 10, "r": 10, "t": top, "b": 10},
         xaxis={
-            "tickvals": list(range(0, d, step)),
-            "ticktext": [str(c) for c in range(0, d, step)],
+            "tickvals": ticks,
+            "ticktext": [str(c) for c in ticks],
             "title": {"text": tr("figures.component_axis", symbol=symbol, d=d)},
             "showgrid": False,
         },
         yaxis={
-            "tickvals": list(range(n_rows)) if labelled else [],
+            "tickvals": positions(n_rows) if labelled else [],
             "ticktext": [escape_label(label) for label in row_labels] if labelled else [],
             "autorange": "reversed",
             "showgrid": False,
@@ -192,7 +215,7 @@ def norm_bars(mean, var, tokens, *, title: str, tr: Translate = ENGLISH) -> go.F
     mean = np.asarray(mean, dtype=np.float64)  # (T,)
     var = np.asarray(var, dtype=np.float64)  # (T,)
     labels = [escape_label(label) for label in numbered_labels(tokens)]
-    rows = list(range(len(labels)))
+    rows = positions(len(labels))  # token i as shown: the hover's "token %{y}"
     bars = []
     for n, (values, colour, digits, hover) in enumerate(
         [(mean, "#1f77b4", 4, "figures.mean_hover"), (var, "#ff7f0e", 3, "figures.var_hover")]
@@ -231,11 +254,11 @@ def layer_change_map(change, tokens, *, title: str, tr: Translate = ENGLISH) -> 
     labels, so that the cells keep their width on a phone; the title gives the formula).
 
     >>> fig = layer_change_map(np.ones((6, 3)), ["a", "b", "c"], title="t")
-    >>> fig.layout.yaxis.ticktext[0], fig.data[0].hovertemplate
-    ('layer 0', 'layer %{y}, token %{x}: cos = %{z:.4f}<extra></extra>')
+    >>> fig.layout.yaxis.ticktext[0], fig.data[0].y[0], fig.data[0].hovertemplate
+    ('layer 1', 1, 'layer %{y}, token %{x}: cos = %{z:.4f}<extra></extra>')
     """
     z = np.asarray(change, dtype=np.float64)  # (L, T)
-    rows = [tr("figures.grid_layer", layer=layer) for layer in range(len(z))]
+    rows = [tr("figures.grid_layer", layer=shown(layer)) for layer in range(len(z))]
     fig = heatmap(
         z,
         rows,
@@ -285,7 +308,7 @@ def layers_grid(
 
     >>> fig = layers_grid(np.zeros((7, 2, 2)), ["a", "b"], panel_titles=list("abcdefg"), title="t")
     >>> len(fig.data), fig.layout.yaxis5.ticktext
-    (7, ('0: a', '1: b'))
+    (7, ('1: a', '2: b'))
     """
     m = np.asarray(maps, dtype=np.float64)  # (n, T, T)
     n, t = m.shape[0], m.shape[1]
@@ -306,6 +329,8 @@ def layers_grid(
             {
                 "type": "heatmap",
                 "z": m[k],  # (T, T)
+                "x0": FIRST,  # the hover's i and j count from 1
+                "y0": FIRST,
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",
                 "colorscale": COLORSCALE,
@@ -332,7 +357,7 @@ def layers_grid(
             "domain": [y_low, y_high],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
-            "tickvals": list(range(t)),
+            "tickvals": positions(t),
             "ticktext": labels if col == 0 else [],
             "showticklabels": col == 0 and t <= MAX_LABELLED_ROWS,
             "tickfont": {"size": 10},

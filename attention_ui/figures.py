@@ -1,7 +1,9 @@
 """Plotly figure builders: arrays in, go.Figure out. They draw; they never compute attention.
 
 Heatmaps use integer positions with tick labels (Plotly would merge repeated category
-labels such as "the … the"), row 0 at the top, and the colour-blind-safe Cividis scale.
+labels such as "the … the"), the first row at the top, and the colour-blind-safe Cividis scale.
+The positions are the numbers a learner sees (``positions``: 1 … n, ``notation.shown``), so a
+hover's "row %{y}" names token 1 for Python's row 0.
 
 Every builder takes ``tr``, a function ``tr("figures.<name>", **fields) -> str`` that gives
 the words it draws (axis titles, hover text) in the learner's language: pages pass
@@ -26,6 +28,7 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .i18n import DEFAULT_LANG, translate
+from .notation import component_labels, shown
 from .safe import escape_label, numbered_labels, token_labels
 
 COLORSCALE = "Cividis"
@@ -95,6 +98,25 @@ def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
             line.append(piece)
     lines.append("".join(line))
     return "<br>".join(lines)
+
+
+def positions(n: int) -> list[int]:
+    """The coordinates of n rows, columns or bars: the numbers a learner sees, from 1.
+
+    >>> positions(3)
+    [1, 2, 3]
+    """
+    return [shown(k) for k in range(n)]
+
+
+def ticked(n: int, step: int) -> list[int]:
+    """The positions (from 1) to tick among n when there is room for every ``step``-th: the
+    first, then the multiples of ``step``.
+
+    >>> ticked(384, 64), ticked(3, 1)
+    ([1, 64, 128, 192, 256, 320, 384], [1, 2, 3])
+    """
+    return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
 def figure(data, *, title: str | None, height: int, margin: dict | None = None, **layout) -> go.Figure:
@@ -242,15 +264,15 @@ def heatmap(
     """
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
-    shown = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
-    if diverging and zmin is None and zmax is None and np.isfinite(shown).any():
-        bound = float(np.nanmax(np.abs(shown))) or 1.0
+    drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
+    if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
+        bound = float(np.nanmax(np.abs(drawn))) or 1.0
         zmin, zmax = -bound, bound
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
-        "z": shown,
-        "x": list(range(n_cols)),
-        "y": list(range(n_rows)),
+        "z": drawn,
+        "x": positions(n_cols),
+        "y": positions(n_rows),
         "colorscale": DIVERGING if diverging else COLORSCALE,
         "zmin": zmin,
         "zmax": zmax,
@@ -262,11 +284,11 @@ def heatmap(
         trace.update(text=text, texttemplate="%{text}", textfont={"size": size})
         longest = max(len(cell) for row in text for cell in row)
         meta = {"cell_numbers_width": cell_numbers_width(n_cols, longest, size)}
-    columns = list(range(n_cols))
+    columns = positions(n_cols)
     if n_cols > MAX_TICKED_COLS:  # a label on every one of 384 columns is a grey smear: every step-th
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
-        columns = columns[::step]
-    ticks, angle = _x_ticks([escape_label(col_labels[c]) for c in columns], stack_cjk=stack_cjk)
+        columns = ticked(n_cols, step)
+    ticks, angle = _x_ticks([escape_label(col_labels[c - shown(0)]) for c in columns], stack_cjk=stack_cjk)
     return figure(
         [trace],
         title=title,
@@ -280,7 +302,7 @@ def heatmap(
             "tickangle": angle,
         },
         yaxis={
-            "tickvals": list(range(n_rows)),
+            "tickvals": positions(n_rows),
             "ticktext": [escape_label(r) for r in row_labels],
             "title": {"text": y_title},
             "autorange": "reversed",
@@ -335,7 +357,7 @@ def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLIS
     return heatmap(
         z,
         numbered_labels(tokens),
-        [f"{symbol}[{c}]" for c in range(d)],
+        component_labels(symbol, d),
         title=title,
         tr=tr,
         y_title=tr("figures.token_axis"),
@@ -350,15 +372,16 @@ def key_bars(
     """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
     percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
 
-    >>> key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 0").data[0].text
-    ('25.0%', '75.0%')
+    >>> fig = key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 1")
+    >>> fig.data[0].text, fig.data[0].x
+    (('25.0%', '75.0%'), (1, 2))
     """
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
     bar = {
         "type": "bar",
-        "x": list(range(len(w))),
+        "x": positions(len(w)),
         "y": w,
         "text": text,
         "textposition": "outside",
@@ -377,7 +400,7 @@ def key_bars(
         height=340,
         yaxis=yaxis,
         xaxis={
-            "tickvals": list(range(len(w))),
+            "tickvals": positions(len(w)),
             "ticktext": ticks,
             "title": {"text": tr("figures.key_axis_short")},
             "tickangle": angle,
@@ -401,7 +424,7 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
     c = np.asarray(contributions, dtype=np.float64)  # (T_k, d_v)
     t_k, d_v = c.shape
     labels = token_labels(tokens)
-    x = list(range(d_v))
+    x = positions(d_v)  # component c as shown, from 1
     if t_k <= MAX_COLOURED + 1:
         coloured, rest = list(range(t_k)), []
     else:
@@ -446,8 +469,8 @@ def contributions_bar(contributions, tokens, output, *, title: str, tr: Translat
         barmode="relative",
         legend={"orientation": "h", "y": -0.25, "yanchor": "top"},
         xaxis={
-            "tickvals": x,
-            "ticktext": [f"b[{c_}]" for c_ in x],
+            "tickvals": positions(d_v),
+            "ticktext": component_labels("b", d_v),
             "title": {"text": tr("figures.output_axis")},
         },
     )

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figures import COLORSCALE, ENGLISH, Translate, figure
+from .notation import shown
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
@@ -42,9 +43,10 @@ def heads_grid(
     title : str
     tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
     selected : (layer, head), optional
-        Framed in orange; the layer in the model's numbering (so at least ``first_layer``).
+        Framed in orange; 0-based indices, the layer in the model's numbering (so at least
+        ``first_layer``). The labels and the hover count layers, heads, i and j from 1.
     first_layer : int
-        The model layer of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
+        The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
         draws the heads of layer l alone.
 
     The thumbnails are blocks of ONE heatmap, ``grid_gap(T)`` empty (NaN) cells apart: head h
@@ -52,7 +54,7 @@ def heads_grid(
     holds T and the gap). Chromium drew the 72 heads as 72 subplots in 0.92 s and as one
     heatmap in 0.13 s (bench/bench_draw.py), and every pick on the page draws the grid again.
     One Cividis scale from 0 to 1, so colours compare across heads. Heads are named along the
-    top edge ("head 0", then the numbers alone, which fit a phone) and layers along the left
+    top edge ("head 1", then the numbers alone, which fit a phone) and layers along the left
     edge; the hover names the layer, head, query i, key j and the weight. The thumbnails carry
     float32 (a colour needs no more); the single-head matrices carry full precision.
     """
@@ -69,10 +71,12 @@ def heads_grid(
 
     # Category names say in the hover which thumbnail and cell it is; gaps get distinct blanks.
     def names(count: int, block, index: str) -> list[str]:
-        return [f"{block(n // step)} · {index} = {n % step}" if n % step < t else " " * (n + 1) for n in range(count)]
+        return [
+            f"{block(n // step)} · {index} = {shown(n % step)}" if n % step < t else " " * (n + 1) for n in range(count)
+        ]  # query i and key j counted from 1, as on every page
 
-    rows = names(z.shape[0], lambda layer: tr("figures.grid_layer", layer=first_layer + layer), "i")
-    cols = names(z.shape[1], lambda h: tr("figures.grid_head", head=h), "j")
+    rows = names(z.shape[0], lambda layer: tr("figures.grid_layer", layer=shown(first_layer + layer)), "i")
+    cols = names(z.shape[1], lambda h: tr("figures.grid_head", head=shown(h)), "j")
     trace = {
         "type": "heatmap",
         "z": z,
@@ -88,7 +92,7 @@ def heads_grid(
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
     labels = [
         {
-            "text": tr("figures.grid_head", head=h) if h == 0 else str(h),
+            "text": tr("figures.grid_head", head=shown(h)) if h == 0 else str(shown(h)),
             "xref": "x",
             "x": h * step + middle,
             "yref": "paper",
@@ -99,7 +103,7 @@ def heads_grid(
     ]
     labels += [
         {
-            "text": tr("figures.grid_layer", layer=first_layer + layer),
+            "text": tr("figures.grid_layer", layer=shown(first_layer + layer)),
             "xref": "paper",
             "x": 0.0,
             "xanchor": "right",

@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 
 from .figures import Translate, heatmap
 from .i18n import translate as _translate
-from .safe import escape_label
+from .notation import FIRST, component_labels, shown
+from .safe import escape_label, numbered_labels
 
 
 def _en(key: str, **fields) -> str:  # for the doctests
@@ -39,22 +40,13 @@ def _tilt(fig: go.Figure, labels, budget: int = FLAT_LABEL_BUDGET) -> go.Figure:
     """Tilt the column labels by 45° when they would run into each other lying flat (else
     unset, Plotly's "auto": flat, unless the chart is drawn too narrow for that, as on a phone).
 
-    >>> _tilt(go.Figure(), ["0: a", "1: b"]).layout.xaxis.tickangle is None
+    >>> _tilt(go.Figure(), ["1: a", "2: b"]).layout.xaxis.tickangle is None
     True
     >>> _tilt(go.Figure(), [f"{i}: because" for i in range(10)]).layout.xaxis.tickangle
     -45
     """
     fig.layout.xaxis.tickangle = None if _label_width(labels) <= budget else -45
     return fig
-
-
-def numbered(tokens) -> list[str]:
-    """Axis labels "i: token" (raw; ``heatmap`` escapes them), so repeated words stay apart.
-
-    >>> numbered(["the", "cat", "the"])
-    ['0: the', '1: cat', '2: the']
-    """
-    return [f"{i}: {tok}" for i, tok in enumerate(tokens)]
 
 
 def attention_map(z, tokens_q, tokens_k, *, title: str, y_title: str, x_title: str, tr: Translate, **kw) -> go.Figure:
@@ -69,19 +61,20 @@ def attention_map(z, tokens_q, tokens_k, *, title: str, y_title: str, x_title: s
     z = np.asarray(z, dtype=np.float64)  # (T_q, T_k)
     if z.shape != (len(tokens_q), len(tokens_k)):
         raise ValueError(f"matrix of shape {z.shape} for {len(tokens_q)} query and {len(tokens_k)} key tokens")
-    columns = numbered(tokens_k)
+    columns = numbered_labels(tokens_k)
     return _tilt(
-        heatmap(z, numbered(tokens_q), columns, title=title, y_title=y_title, x_title=x_title, tr=tr, **kw), columns
+        heatmap(z, numbered_labels(tokens_q), columns, title=title, y_title=y_title, x_title=x_title, tr=tr, **kw),
+        columns,
     )
 
 
 def vectors_map(z, tokens, *, title: str, y_title: str, tr: Translate, symbol: str = "b", **kw) -> go.Figure:
-    """A (T, d) matrix of one vector per token (e.g. the outputs b_i), columns b[0] … b[d-1]."""
+    """A (T, d) matrix of one vector per token (e.g. the outputs b_i), columns b[1] … b[d]."""
     z = np.asarray(z, dtype=np.float64)  # (T, d)
     return heatmap(
         z,
-        numbered(tokens),
-        [f"{symbol}[{c}]" for c in range(z.shape[1])],
+        numbered_labels(tokens),
+        component_labels(symbol, z.shape[1]),
         title=title,
         y_title=y_title,
         tr=tr,
@@ -91,14 +84,14 @@ def vectors_map(z, tokens, *, title: str, y_title: str, tr: Translate, symbol: s
 
 
 def concatenated_heads(
-    outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels, tr: Translate, first_head: int = 1, **kw
+    outputs, tokens, n_heads: int, *, title: str, y_title: str, head_labels, tr: Translate, **kw
 ) -> go.Figure:
     """The heads' outputs side by side, (T, H·d_v), with a white line between heads and the
     head's name above its block of columns.
 
-    ``head_labels`` holds one name per head (e.g. "head 1", "head 2"). Column c belongs to
-    head c // d_v and is that head's component c % d_v; its name counts heads from ``first_head``
-    ("1·b[0]" … by default, "0·b[0]" … for a model's heads, which count from 0).
+    ``head_labels`` holds one name per head (e.g. "head 1", "head 2"). Column c (0-based)
+    belongs to head c // d_v and is that head's component c % d_v; heads and components are
+    named as shown, from 1 ("1·b[1]", "1·b[2]" …, "2·b[1]" …).
 
     >>> fig = concatenated_heads(np.zeros((2, 6)), ["a", "b"], 3, title="t", y_title="", head_labels=["h1", "h2", "h3"],
     ...                          tr=_en)
@@ -110,15 +103,15 @@ def concatenated_heads(
     if n_heads < 1 or width % n_heads or len(head_labels) != n_heads:
         raise ValueError(f"{width} columns cannot be {n_heads} equal heads named {list(head_labels)}")
     d_v = width // n_heads
-    columns = [f"{h + first_head}·b[{c}]" for h in range(n_heads) for c in range(d_v)]
-    fig = heatmap(z, numbered(tokens), columns, title=title, y_title=y_title, tr=tr, diverging=True, **kw)
+    columns = [f"{shown(h)}·{label}" for h in range(n_heads) for label in component_labels("b", d_v)]
+    fig = heatmap(z, numbered_labels(tokens), columns, title=title, y_title=y_title, tr=tr, diverging=True, **kw)
     # Set on the built figure in one assignment each: add_vline / add_annotation per head
     # re-validate the whole layout every call (9.6 ms for 3 heads, against 1.5 ms for the heatmap).
     fig.layout.shapes = [
         {
             "type": "line",
-            "x0": h * d_v - 0.5,
-            "x1": h * d_v - 0.5,
+            "x0": FIRST + h * d_v - 0.5,  # the columns sit at FIRST, FIRST + 1, … (figures.positions)
+            "x1": FIRST + h * d_v - 0.5,
             "xref": "x",
             "y0": 0,
             "y1": 1,
@@ -129,7 +122,7 @@ def concatenated_heads(
     ]
     fig.layout.annotations = [
         {
-            "x": h * d_v + (d_v - 1) / 2,
+            "x": FIRST + h * d_v + (d_v - 1) / 2,
             "y": 1.0,
             "yref": "paper",
             "yanchor": "bottom",

@@ -11,10 +11,17 @@ The notation, for query token i and key token j:
 Indices written as letters run together (``α_ij``); a number is set off by a comma
 (``α_{3,j}``), so that token 1 and key 12 never read as key 112.
 
+Counting: every position a learner sees (a token, a key, a layer, a head, a step, a vector's
+component) counts from 1, as the paper, the source article ("x_1 is the first word") and most
+lectures do; Python counts from 0. ``shown(index)`` is the one conversion: row 0 of
+``trace.weights`` is token 1 on every page, in every label, formula, hover, CSV header and URL.
+The functions below that take a token's Python index (``scores_row(i, …)``) convert it
+themselves; ``alpha``, ``alpha_hat``, ``b`` and ``index`` write what they are given.
+
 Plain strings, no Streamlit: ``st.latex(notation.attention_formula())``.
 
->>> alpha_hat("i", "j"), alpha(3, "j"), b(3)
-('\\hat\\alpha_{ij}', '\\alpha_{3,j}', 'b_{3}')
+>>> alpha_hat("i", "j"), alpha(3, "j"), b(3), shown(0)
+('\\hat\\alpha_{ij}', '\\alpha_{3,j}', 'b_{3}', 1)
 """
 
 from __future__ import annotations
@@ -26,6 +33,28 @@ ALPHA_HAT = r"\hat\alpha"
 SOFTMAX = r"\mathrm{softmax}"
 MAX_PRINTED = 8  # vectors with up to this many components are printed whole in formulas
 MAX_TERMS = 6  # rows with up to this many terms are printed whole
+
+FIRST = 1
+"""The number a learner sees for the first position (token, key, layer, head, step, component)."""
+
+
+def shown(index) -> int:
+    """The number a learner sees for the 0-based Python ``index``: token 1 is row 0.
+
+    >>> shown(0), shown(np.int64(11))
+    (1, 12)
+    """
+    return int(index) + FIRST
+
+
+def component_labels(symbol: str, d: int) -> list[str]:
+    """Names of a vector's d components as a learner sees them, ``symbol[1]`` … ``symbol[d]``
+    (table columns, tick labels, CSV headers).
+
+    >>> component_labels("q", 3)
+    ['q[1]', 'q[2]', 'q[3]']
+    """
+    return [f"{symbol}[{shown(c)}]" for c in range(d)]
 
 
 def index(*indices) -> str:
@@ -63,6 +92,18 @@ OUTPUT = rf"{b('i')} = \sum_j {alpha_hat('i', 'j')} v_j"
 """The output, defined: b_i = Σ_j α̂_ij v_j."""
 
 
+POSITIONAL_ENCODING = (
+    r"\begin{aligned}"
+    r"\mathrm{PE}_{i,\,2m-1} &= \sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
+    r"\mathrm{PE}_{i,\,2m} &= \cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
+    r"m &= 1, \dots, \tfrac{d_{model}}{2}"
+    r"\end{aligned}"
+)
+"""The sinusoidal positional encoding of token i (from 1) as the random and identity lessons add
+it (``attention_core.positional``): components 2m − 1 and 2m are a sine and a cosine turning
+at their own rate; the first token's angle is 0. One line each, so that it fits a phone."""
+
+
 def scaled_qk(q: str = "Q", k: str = "K", *, scaled: bool = True, d_k="d_k") -> str:
     """The scores matrix inside the softmax: ``\\frac{QK^\\top}{\\sqrt{d_k}}``, or ``QK^\\top``
     when the division is switched off. Subscripted names get a space (``Q_h K_h^\\top``).
@@ -97,13 +138,14 @@ def fmt_vec(x, digits: int = 3) -> str:
 
 
 def terms(values, term, sep: str = ",\\ ") -> str:
-    """One LaTeX term per key j, ``term(j, value)``, joined by ``sep`` (a list with commas, or a
-    sum with ``sep=" + "``); long rows show the first three and the last two.
+    """One LaTeX term per key, ``term(j, value)`` with j the key's number as shown (from 1),
+    joined by ``sep`` (a list with commas, or a sum with ``sep=" + "``); long rows show the
+    first three and the last two.
 
-    >>> terms([0.5, 0.25], lambda j, v: f"{alpha_hat(0, j)} = {v:.2f}")
-    '\\\\hat\\\\alpha_{0,0} = 0.50,\\\\ \\\\hat\\\\alpha_{0,1} = 0.25'
+    >>> terms([0.5, 0.25], lambda j, v: f"{alpha_hat(1, j)} = {v:.2f}")
+    '\\\\hat\\\\alpha_{1,1} = 0.50,\\\\ \\\\hat\\\\alpha_{1,2} = 0.25'
     """
-    items = [term(j, v) for j, v in enumerate(values)]
+    items = [term(shown(j), v) for j, v in enumerate(values)]
     return sep.join(items if len(items) <= MAX_TERMS else items[:3] + ["\\dots"] + items[-2:])
 
 
@@ -111,30 +153,42 @@ def terms(values, term, sep: str = ",\\ ") -> str:
 
 
 def scores_row(i: int, scores, digits: int = 3) -> str:
-    """α_{i,j} = q_i · k_j, and the row's numbers."""
-    return rf"{alpha(i, 'j')} = q_{{{i}}} \cdot k_j:\quad " + terms(
-        scores, lambda j, v: f"{alpha(i, j)} = {v:.{digits}f}"
+    """α_{i,j} = q_i · k_j for the token of Python index ``i`` (shown as i + 1), and the row's numbers.
+
+    >>> scores_row(0, [2.0])
+    '\\\\alpha_{1,j} = q_{1} \\\\cdot k_j:\\\\quad \\\\alpha_{1,1} = 2.000'
+    """
+    n = shown(i)
+    return rf"{alpha(n, 'j')} = q_{{{n}}} \cdot k_j:\quad " + terms(
+        scores, lambda j, v: f"{alpha(n, j)} = {v:.{digits}f}"
     )
 
 
 def scaled_row(i: int, scaled, d_k: int, *, symbolic: bool = True) -> str:
     """α_{i,j} / √d_k with d_k as a number (after the symbol when ``symbolic``), and the row."""
-    number = rf"\frac{{{alpha(i, 'j')}}}{{\sqrt{{{d_k}}}}}"
-    head = rf"\frac{{{alpha(i, 'j')}}}{{\sqrt{{d_k}}}} = {number}" if symbolic else number
+    n = shown(i)
+    number = rf"\frac{{{alpha(n, 'j')}}}{{\sqrt{{{d_k}}}}}"
+    head = rf"\frac{{{alpha(n, 'j')}}}{{\sqrt{{d_k}}}} = {number}" if symbolic else number
     return head + r":\quad " + terms(scaled, lambda j, v: f"{v:.3f}")
 
 
 def softmax_row(i: int, weights, row_max: float, row_sum: float) -> str:
-    """α̂_{i,j} as the stable softmax computes it (s = the scaled scores, m = their maximum)."""
+    """α̂_{i,j} as the stable softmax computes it (s_j = the scaled score α_{i,j}/√d_k, m = the
+    row's largest s_j); s is the scaled score on every page and nothing else."""
     return (
-        rf"{alpha_hat(i, 'j')} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
+        rf"{alpha_hat(shown(i), 'j')} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
         rf"\quad m = {row_max:.3f},"
         rf"\ \sum_j e^{{s_j - m}} = {row_sum:.4f}:\quad " + terms(weights, lambda j, v: f"{v:.3f}")
     )
 
 
 def output_row(i: int, weights) -> str:
-    """b_i = Σ_j α̂_{i,j} v_j with the weights as numbers."""
-    return rf"{b(i)} = \sum_j {alpha_hat(i, 'j')} v_j = " + terms(
+    """b_i = Σ_j α̂_{i,j} v_j with the weights as numbers.
+
+    >>> output_row(0, [0.25, 0.75])
+    'b_{1} = \\\\sum_j \\\\hat\\\\alpha_{1,j} v_j = 0.25\\\\,v_{1} + 0.75\\\\,v_{2}'
+    """
+    n = shown(i)
+    return rf"{b(n)} = \sum_j {alpha_hat(n, 'j')} v_j = " + terms(
         weights, lambda j, v: rf"{v:.2f}\,v_{{{j}}}", sep=" + "
     )

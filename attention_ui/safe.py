@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+from .notation import shown
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:])")
 
 
@@ -27,19 +29,20 @@ def escape_label(text: str) -> str:
 
 
 def numbered_labels(tokens: list[str]) -> list[str]:
-    """Raw labels "i: token", so repeated words stay distinguishable; for builders that escape
-    their labels themselves (figures.heatmap), and for selectboxes.
+    """Raw labels "i: token", counted from 1 (``notation.shown``), so repeated words stay
+    distinguishable; for builders that escape their labels themselves (figures.heatmap), and
+    for selectboxes.
 
     >>> numbered_labels(["the", "<cat>", "the"])
-    ['0: the', '1: <cat>', '2: the']
+    ['1: the', '2: <cat>', '3: the']
     """
-    return [f"{i}: {t}" for i, t in enumerate(tokens)]
+    return [f"{shown(i)}: {t}" for i, t in enumerate(tokens)]
 
 
 def token_labels(tokens: list[str]) -> list[str]:
-    """Axis labels "i: token", so repeated words stay distinguishable, escaped for Plotly.
+    """``numbered_labels`` escaped for Plotly.
 
     >>> token_labels(["the", "<cat>", "the"])
-    ['0: the', '1: &lt;cat&gt;', '2: the']
+    ['1: the', '2: &lt;cat&gt;', '3: the']
     """
-    return [f"{i}: {escape_label(t)}" for i, t in enumerate(tokens)]
+    return numbered_labels([escape_label(t) for t in tokens])

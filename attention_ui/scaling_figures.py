@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes
+from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes, positions
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -80,7 +80,7 @@ def example_row_weights(raw_weights, scaled_weights, *, d_k: int, tr: Translate 
     """One query's softmax weights over its keys, without and with scaling, as grouped bars."""
     raw_weights = np.asarray(raw_weights, dtype=np.float64)  # (n_keys,)
     scaled_weights = np.asarray(scaled_weights, dtype=np.float64)  # (n_keys,)
-    keys = list(range(len(raw_weights)))
+    keys = positions(len(raw_weights))  # key j as shown, from 1
     bars = [
         {
             "type": "bar",

@@ -21,6 +21,7 @@ from attention_core.model_files import MODEL_ENV
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
+from attention_ui.notation import shown
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
 from attention_ui.style import apply_style, sidebar_script
@@ -32,6 +33,7 @@ from attention_ui.url_state import (
     url_int,
     url_notes,
     url_picker,
+    url_position,
     url_value,
 )
 
@@ -157,6 +159,19 @@ DEFAULTS = {
     "cjk": "chars",
 }
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
+POSITIONS = ("layer", "head")
+"""The shared settings that are positions: 0-based here, in the URL as the number shown (from 1)."""
+
+
+def url_text(name: str, value) -> str:
+    """A shared setting as the page links carry it: ``true``/``false``, a position as shown.
+
+    >>> url_text("scaled", False), url_text("layer", 0), url_text("d_k", 8)
+    ('false', '1', '8')
+    """
+    if isinstance(value, bool):
+        return str(value).lower()
+    return url_position(value) if name in POSITIONS else str(value)
 
 
 def sidebar(page: str) -> tuple[str, str, LessonSettings]:
@@ -228,7 +243,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     }
     for key, value in values.items():
         remember(key, value)
-    shared = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items() if v != DEFAULTS[k]}
+    shared = {k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k]}
     shared["lang"] = lang
     with nav:
         for page_id, icon in NAV:
@@ -282,10 +297,10 @@ def trained_head(shape: tuple[int, int], *, show_pickers: bool) -> tuple[int, in
             url_int("layer", n_layers, DEFAULTS["layer"], clamp=True),
             url_int("head", n_heads, DEFAULTS["head"], clamp=True),
         )
-    layer = url_picker(t("shell.layer"), "layer", n_layers, str, default=DEFAULTS["layer"], clamp=True)
-    head = url_picker(t("shell.head"), "head", n_heads, str, default=DEFAULTS["head"], clamp=True)
+    layer = url_picker(t("shell.layer"), "layer", n_layers, default=DEFAULTS["layer"], clamp=True)
+    head = url_picker(t("shell.head"), "head", n_heads, default=DEFAULTS["head"], clamp=True)
     if (layer, head) == TRAINED_HEAD:
-        st.caption(t("shell.why_this_head"))
+        st.caption(t("shell.why_this_head", layer=shown(layer), head=shown(head)))
     return layer, head
 
 
@@ -388,7 +403,7 @@ def honesty_banner(lesson: Lesson) -> None:
     chart fits on a 768 px projector's first screen."""
     settings = lesson.settings
     if lesson.trained:
-        text = t("shell.honest_trained", layer=settings.layer, head=settings.head, d_k=lesson.trace.d_k)
+        text = t("shell.honest_trained", layer=shown(settings.layer), head=shown(settings.head), d_k=lesson.trace.d_k)
         if not settings.scaled:
             text += " " + t("shell.honest_trained_unscaled")
         text += " " + t("shell.honest_special_tokens")
@@ -421,8 +436,9 @@ def _use_toy() -> None:
 
 def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
     """Say plainly that the model cannot represent some tokens, name the words behind the
-    [UNK]s, and offer what works: the toy embedder (a button, offline) and a multilingual
-    model named by the ATTENTION_LAB_MODEL environment variable (needs internet once)."""
+    [UNK]s, and offer what works: the toy embedder (a button, offline) and, when some of them
+    are Chinese, a multilingual model named by the ATTENTION_LAB_MODEL environment variable
+    (needs internet once); an emoji in an English sentence gets no hint about Chinese text."""
     listed = [escape_markdown(w) for w in list(words)[:MAX_LISTED]] + (["…"] if len(words) > MAX_LISTED else [])
     text = t("shell.unknown_tokens", unknown=n_unknown, total=n_total)
     if listed:
@@ -433,4 +449,5 @@ def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool)
             st.button(t("shell.use_toy"), on_click=_use_toy, key="use_toy", icon="🧸")
         else:
             st.caption(t("shell.toy_elsewhere"))
-        st.caption(t("shell.multilingual", env=MODEL_ENV))
+        if any(has_cjk(word) for word in words):
+            st.caption(t("shell.multilingual", env=MODEL_ENV))

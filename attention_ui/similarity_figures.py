@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, DIVERGING, axis_suffix, figure, panel_axes
+from .figures import COLORSCALE, DIVERGING, axis_suffix, figure, panel_axes, positions, ticked
 from .safe import escape_label
 
 COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
@@ -66,8 +66,8 @@ def matrix_heatmap(
     trace = {
         "type": "heatmap",
         "z": z,
-        "x": list(range(n_cols)),
-        "y": list(range(n_rows)),
+        "x": positions(n_cols),
+        "y": positions(n_rows),
         "zmin": zmin,
         "zmax": zmax,
         "colorscale": DIVERGING if diverging else COLORSCALE,
@@ -81,7 +81,7 @@ def matrix_heatmap(
             texttemplate="%{text}",
             textfont={"size": 12 if n_cols <= 6 else 10},
         )
-    ticks = list(range(0, n_cols, _tick_step(n_cols)))
+    ticks = ticked(n_cols, _tick_step(n_cols))  # key j as shown, from 1
     return figure(
         [trace],
         title=title,
@@ -95,7 +95,7 @@ def matrix_heatmap(
             "tickangle": None,
         },
         yaxis={
-            "tickvals": list(range(n_rows)),
+            "tickvals": positions(n_rows),
             "ticktext": rows,
             "title": {"text": y_title if first else ""},
             "autorange": "reversed",
@@ -109,10 +109,10 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
     rows : list of (measure name, panel title, values (T_k,)); the name picks the colour.
     """
     layout = panel_axes(len(rows), across=True, gap=0.06, titles=[panel for _, panel, _ in rows])
-    keys = list(range(len(key_labels)))
+    keys = positions(len(key_labels))  # key j as shown, from 1
     labels = [escape_label(label) for label in key_labels]
     few = len(keys) <= MAX_LABELLED_BARS  # else: ticks by number j, token names in the hover
-    ticks = keys if few else keys[:: _tick_step(len(keys))]
+    ticks = keys if few else ticked(len(keys), _tick_step(len(keys)))
     bars = []
     for col, (name, panel, values) in enumerate(rows, start=1):
         values = np.asarray(values, dtype=np.float64)  # (T_k,)
@@ -141,7 +141,7 @@ def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:
         )
         layout[f"xaxis{suffix}"].update(
             tickvals=ticks,
-            ticktext=[labels[j] if few else str(j) for j in ticks],
+            ticktext=[labels[keys.index(j)] if few else str(j) for j in ticks],
             tickangle=-45 if few and len(keys) > 3 else None,
         )
     middle = (len(rows) + 1) // 2
@@ -163,7 +163,7 @@ def grouped_bars(weights, key_labels, *, title: str, x_title: str, y_title: str)
     ...                  title="row 0", x_title="key", y_title="weight").data)
     2
     """
-    keys = list(range(len(key_labels)))
+    keys = positions(len(key_labels))
     labels = [escape_label(label) for label in key_labels]
     printed = len(keys) * len(weights) <= MAX_PRINTED_BARS  # values on the bars while they fit
     bars = [

@@ -10,12 +10,21 @@ import numpy as np
 import streamlit as st
 
 from attention_core import Lesson, TokenExplanation
-from attention_core.lesson import STEPS
+from attention_core.lesson import STEPS, input_scales, mean_self_weight
 
 from .exports import show_figure
 from .figures import heatmap
 from .i18n import t
-from .notation import fmt_vec, output_row, scaled_row, scores_row, softmax_row
+from .notation import (
+    POSITIONAL_ENCODING,
+    component_labels,
+    fmt_vec,
+    output_row,
+    scaled_row,
+    scores_row,
+    shown,
+    softmax_row,
+)
 from .safe import numbered_labels
 
 
@@ -28,34 +37,63 @@ def step_name(step: int) -> str:
 def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     """The formula with the real numbers, and one or two sentences on what happened."""
     i, trace = e.i, lesson.trace
+    n = shown(i)  # token i as the learner sees it, from 1
     if step == 0:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
         if lesson.trained:
             st.markdown(t("steps.tokens_trained"))
     elif step == 1 and lesson.trained:
-        layer, d = lesson.settings.layer, lesson.inputs.shape[1]
+        layer, d = lesson.settings.layer, lesson.inputs.shape[1]  # layer: 0-based, h^(layer) is its input
         st.latex(
-            rf"h^{{(0)}}_{{{i}}} = \mathrm{{LayerNorm}}\left(x_{{{i}}} + p_{{{i}}} + s\right),\quad "
-            + (rf"a_{{{i}}} = h^{{(0)}}_{{{i}}}" if layer == 0 else rf"a_{{{i}}} = h^{{({layer})}}_{{{i}}}")
-            + rf",\quad d_{{model}} = {d}"
+            rf"h^{{(0)}}_{{{n}}} = \mathrm{{LayerNorm}}\left(x_{{{n}}} + p_{{{n}}} + e_{{seg}}\right),\quad "
+            rf"a_{{{n}}} = h^{{({layer})}}_{{{n}}},\quad d_{{model}} = {d}"
         )
-        st.markdown(t("steps.embedding_trained_text", layer=layer))
+        st.markdown(
+            t("steps.embedding_trained_text")
+            + " "
+            + (
+                t("steps.first_layer_input")
+                if layer == 0
+                else t("steps.later_layer_input", layer=shown(layer), state=layer)
+            )
+        )
     elif step == 1:
-        pe = t("steps.pe_on") if lesson.settings.positional else t("steps.pe_off")
-        st.latex(
-            rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}} + PE_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
-            if lesson.settings.positional
-            else rf"a_{{{i}}} = \sqrt{{d_{{model}}}}\,x_{{{i}}},\quad d_{{model}} = {lesson.inputs.shape[1]}"
+        d = lesson.inputs.shape[1]
+        positional = lesson.settings.positional
+        pe = rf" + \mathrm{{PE}}_{{{n}}}" if positional else ""
+        st.latex(rf"a_{{{n}}} = \sqrt{{d_{{model}}}}\,x_{{{n}}}{pe},\quad d_{{model}} = {d}")
+        sizes = input_scales(lesson)
+        if positional:
+            st.markdown(t("steps.embedding_text"))
+            st.latex(POSITIONAL_ENCODING)
+            st.markdown(t("steps.pe_text"))
+        else:
+            st.markdown(t("steps.pe_off"))
+        st.markdown(
+            t(
+                "steps.sqrt_d_model_text" if positional else "steps.sqrt_d_model_off",
+                scale=lesson.embed_scale,
+                word=f"{sizes.word:.3f}",
+                scaled=f"{sizes.scaled_word:.2f}",
+                position=f"{sizes.position:.2f}",
+            )
         )
-        st.markdown(t("steps.embedding_text", scale=lesson.embed_scale, pe=pe))
     elif step == 2:
         bias = {x: rf" + b^{x}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
         st.latex(
-            rf"q_{{{i}}} = a_{{{i}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad\allowbreak "  # a narrow screen
-            rf"k_{{{i}}} = a_{{{i}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad\allowbreak "  # breaks here
-            rf"v_{{{i}}} = a_{{{i}}} W^V{bias['V']} = {fmt_vec(trace.v[i])}"
+            rf"q_{{{n}}} = a_{{{n}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad\allowbreak "  # a phone breaks here
+            rf"k_{{{n}}} = a_{{{n}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad\allowbreak "
+            rf"v_{{{n}}} = a_{{{n}}} W^V{bias['V']} = {fmt_vec(trace.v[i])}"
         )
-        st.markdown(t(f"steps.qkv_text_{lesson.projections.kind}", d_k=trace.d_k, d_v=trace.v.shape[-1]))
+        kind = lesson.projections.kind
+        st.markdown(
+            t(
+                f"steps.qkv_text_{kind}",
+                d_k=trace.d_k,
+                d_v=trace.v.shape[-1],
+                self_share=mean_self_weight(trace.weights) if kind == "identity" else 0.0,
+            )
+        )
     elif step == 3:
         st.latex(scores_row(i, e.scores))
         st.markdown(t("steps.scores_text"))
@@ -67,10 +105,10 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
             st.markdown(t("steps.scale_off"))
     elif step == 5:
         st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
-        st.markdown(t("steps.softmax_text", i=i, share=float(e.weights.max()), top=e.top_key))
+        st.markdown(t("steps.softmax_text", i=n, share=float(e.weights.max()), top=shown(e.top_key)))
     elif step == 6:
         st.latex(output_row(i, e.weights) + rf" = {fmt_vec(e.output)}")
-        st.markdown(t("steps.output_text", i=i))
+        st.markdown(t("steps.output_text", i=n))
 
 
 def show_embedding(lesson: Lesson, i: int) -> None:
@@ -86,16 +124,17 @@ def show_embedding(lesson: Lesson, i: int) -> None:
         )  # (5 or 6, d)
         names = ("word_trained", "position_trained", "segment", "sum_trained", "norm")
         labels = [t(f"steps.row_{name}") for name in names]
-        labels += [t("steps.row_input", layer=layer)] if layer > 0 else []
+        labels += [t("steps.row_input", layer=shown(layer), state=layer)] if layer > 0 else []
     else:
         rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
         labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
+    columns = component_labels("", d)  # "[1]" … "[d]"
     if d <= 16:
         fig = heatmap(
             rows,
             labels,
-            [f"[{c}]" for c in range(d)],
-            title=t("steps.embedding_title", i=i, d=d),
+            columns,
+            title=t("steps.embedding_title", i=shown(i), d=d),
             diverging=True,
             height=240,
             tr=t,
@@ -104,8 +143,8 @@ def show_embedding(lesson: Lesson, i: int) -> None:
         fig = heatmap(
             rows,
             labels,
-            [str(c) if c % 32 == 0 else "" for c in range(d)],
-            title=t("steps.embedding_strip_title", i=i, d=d),
+            [str(shown(c)) for c in range(d)],  # the heatmap ticks a few of them
+            title=t("steps.embedding_strip_title", i=shown(i), d=d),
             diverging=True,
             height=160 + 28 * len(rows),
             tr=t,
@@ -115,8 +154,8 @@ def show_embedding(lesson: Lesson, i: int) -> None:
         heatmap(
             lesson.inputs,
             numbered_labels(lesson.tokens),
-            [f"[{c}]" if d <= 16 else (str(c) if c % 32 == 0 else "") for c in range(d)],
-            title=t("steps.inputs_title_trained", layer=lesson.settings.layer)
+            columns if d <= 16 else [str(shown(c)) for c in range(d)],
+            title=t("steps.inputs_title_trained", layer=shown(lesson.settings.layer), state=lesson.settings.layer)
             if lesson.trained
             else t("steps.inputs_title"),
             diverging=True,

@@ -8,9 +8,10 @@ in three ways:
 * A choice among named options is kept by ``url_choice`` as a language-neutral id
   (``?w=random``, ``?match=cosine``). Binding such a widget would put its translated label in
   the URL (``?match=余弦``), and a link made in Chinese would not open in English.
-* A position (a token, a step, a layer) is kept by ``url_int``, ``url_picker`` and
-  ``token_picker`` as a number (``?token=3&step=5``); a hand-typed value out of range falls
-  back, and ``url_notes`` says so on the page.
+* A position (a token, a step, a layer, a head) is kept by ``url_int``, ``url_picker`` and
+  ``token_picker`` as the number the page shows, counted from 1 (``?token=3&step=5`` is the
+  third token and the fifth step: index 2 and 4 in Python, see ``notation.shown``); a
+  hand-typed value out of range falls back, and ``url_notes`` says so on the page.
 
 A value equal to its default is left out of the URL, so a link names only what differs.
 
@@ -26,8 +27,8 @@ draws. ``shell.page_start`` notices that run, declares the page list and reruns,
 opens its view and the sidebar's parameters keep working from page to page
 (tests/browser/test_app.py checks this in Chromium).
 
-Example: ``token_picker("Query token", ["the", "cat"])`` shows "0: the" and "1: cat" and keeps
-the chosen index in the URL as ``?token=1``.
+Example: ``token_picker("Query token", ["the", "cat"])`` shows "1: the" and "2: cat", returns
+the chosen index (1 for "cat") and keeps the number shown in the URL as ``?token=2``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_ui.i18n import current_lang, t
-from attention_ui.safe import escape_markdown
+from attention_ui.notation import FIRST, shown
+from attention_ui.safe import escape_markdown, numbered_labels
 
 OLD_LINKS = {"w": ("identity", "true", "identity")}
 """Links made before a choice had its id: ``name -> (old parameter, its value, the id it means)``.
@@ -200,12 +202,22 @@ def url_tabs(name: str, ids, label, default=None) -> dict:
 # --------------------------------------------------------------------------- positions
 
 
-def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
-    """Session value ``name`` (seeded once from the URL), kept in 0..count-1 and in the URL.
+def url_position(index: int) -> str:
+    """A position as the URL keeps it: the number shown on the page (from 1), not the index.
 
-    Hand-typed values (``?token=999``, ``?step=abc``) fall back to ``default`` silently; with
-    ``clamp`` a number out of range becomes the nearest end (``?layer=9`` → 5) and text the
-    default, and the page says so (``url_notes``).
+    >>> url_position(0)
+    '1'
+    """
+    return str(shown(index))
+
+
+def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
+    """Session value ``name``, an index in 0..count-1 (seeded once from the URL), kept in the
+    URL as the number shown (``url_position``): ``?step=1`` is index 0, the first step.
+
+    Hand-typed values (``?token=999``, ``?step=abc``, ``?token=0``) fall back to ``default``
+    silently; with ``clamp`` a number out of range becomes the nearest end (``?layer=9`` →
+    layer 6, index 5) and text the default, and the page says so (``url_notes``).
     """
     state = st.session_state
     seeded = f"_seeded_{name}"
@@ -213,7 +225,7 @@ def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> 
         state[seeded] = True
         raw = url_value(name)
         try:
-            state[name] = int(raw) if raw is not None else default
+            state[name] = int(raw) - FIRST if raw is not None else default
         except ValueError:
             state[name] = default
             if clamp:
@@ -222,19 +234,27 @@ def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> 
     if not isinstance(value, int) or not 0 <= value < count:
         fixed = min(max(value, 0), count - 1) if clamp and isinstance(value, int) else default
         if clamp:
-            _note(name, value, fixed, count)
+            _note(name, shown(value) if isinstance(value, int) else value, fixed, count)
         value = fixed
     state[name] = value
-    keep_in_url(name, value)
+    keep_in_url(name, url_position(value))
     return value
 
 
 _URL_NOTES = "_url_notes"
 
 
-def _note(name: str, got, shown: int, count: int) -> None:
+def _note(name: str, got, fixed: int, count: int) -> None:
+    """Remember to say that ``?name=got`` does not exist and index ``fixed`` is shown instead."""
     st.session_state.setdefault(_URL_NOTES, []).append(
-        t("shell.url_clamped", name=name, got=escape_markdown(str(got))[:40], shown=shown, last=count - 1)
+        t(
+            "shell.url_clamped",
+            name=name,
+            got=escape_markdown(str(got))[:40],
+            shown=shown(fixed),
+            first=shown(0),
+            last=shown(count - 1),
+        )
     )
 
 
@@ -245,36 +265,49 @@ def url_notes() -> None:
 
 
 def url_picker(
-    label: str, name: str, count: int, fmt, *, key: str | None = None, default: int = 0, clamp: bool = False
+    label: str,
+    name: str,
+    count: int,
+    fmt=None,
+    *,
+    key: str | None = None,
+    default: int = 0,
+    clamp: bool = False,
 ) -> int:
-    """A segmented control over 0..count-1 whose choice is session value ``name``, kept in the URL
-    as ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
+    """A segmented control over the indices 0..count-1, labelled by ``fmt(index)`` (by default
+    the number shown, from 1), whose choice is session value ``name``, kept in the URL as
+    ``?name=`` (seeded and clamped by ``url_int``); returns the chosen index.
 
-    Example: ``url_picker("Layer", "layer", 6, str)`` shows 0..5 and keeps ``?layer=``.
+    Example: ``url_picker("Layer", "layer", 6)`` shows 1..6, returns 0..5 and keeps ``?layer=1`` … ``6``.
     """
     value = url_int(name, count, default, clamp=clamp)
     chosen = st.segmented_control(
-        label, list(range(count)), format_func=fmt, key=key or f"{name}_picker", default=value, selection_mode="single"
+        label,
+        list(range(count)),
+        format_func=fmt or (lambda n: str(shown(n))),
+        key=key or f"{name}_picker",
+        default=value,
+        selection_mode="single",
     )
     if chosen is not None and chosen != value:
         st.session_state[name] = value = int(chosen)
-        keep_in_url(name, value)
+        keep_in_url(name, url_position(value))
     return value
 
 
 def token_picker(
     label: str, tokens: list[str], *, key: str | None = None, param: str = "token", default: int = 0
 ) -> int:
-    """``url_picker`` over the sentence's tokens, labelled "i: token" (escaped for Markdown),
-    kept in the URL as ``?param=``. Example: ``token_picker("Query token", ["the", "cat"])``.
+    """``url_picker`` over the sentence's tokens, labelled "i: token" from 1 (escaped for
+    Markdown), kept in the URL as ``?param=``; returns the index. Example:
+    ``token_picker("Query token", ["the", "cat"])`` shows "1: the" and "2: cat".
 
-    When the tokens change (a new sentence), the choice goes back to ``default``: index 7 of
+    When the tokens change (a new sentence), the choice goes back to ``default``: token 8 of
     the old sentence is a different word, or none, in the new one."""
     state, seen = st.session_state, f"_{param}_tokens"
     if state.get(seen) not in (None, tuple(tokens)):
         state[param] = default
         state.pop(key or f"{param}_picker", None)
     state[seen] = tuple(tokens)
-    return url_picker(
-        label, param, len(tokens), lambda n: f"{n}: {escape_markdown(tokens[n])}", key=key, default=default
-    )
+    labels = numbered_labels([escape_markdown(token) for token in tokens])
+    return url_picker(label, param, len(tokens), labels.__getitem__, key=key, default=default)

@@ -41,6 +41,7 @@ from attention_ui.after_figures import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
+from attention_ui.notation import component_labels, shown
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import DEFAULTS, page_start, pickers_in_sidebar, unknown_tokens_help
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
@@ -92,17 +93,17 @@ def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, 
     """The LayerNorm of one number, with the sidebar's-style token picker above it."""
     i = token_picker(t("after_attention.token_picker"), tokens, param="after_token", default=default_query(tokens))
     e = norm_example(norm, params, eps, i, COMPONENT)
-    c = COMPONENT
-    st.markdown(t("after_attention.example_text", i=i, token=escape_markdown(tokens[i]), c=c))
+    n, c = shown(i), shown(COMPONENT)  # token and component as the learner sees them, from 1
+    st.markdown(t("after_attention.example_text", i=n, token=escape_markdown(tokens[i]), c=c))
     d = norm.inputs.shape[1]
     st.latex(
         gathered(
-            rf"\mu_{{{i}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c {symbol}_{{{i},c}} = {e.mean:.4f}",
-            rf"\sigma^2_{{{i}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c ({symbol}_{{{i},c}} - \mu_{{{i}}})^2"
+            rf"\mu_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c {symbol}_{{{n},c}} = {e.mean:.4f}",
+            rf"\sigma^2_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c ({symbol}_{{{n},c}} - \mu_{{{n}}})^2"
             rf" = {e.var:.4f}",
-            rf"\sqrt{{\sigma^2_{{{i}}} + \varepsilon}} = {e.std:.4f},\quad \varepsilon = {power_of_ten(e.eps)}",
-            rf"{out}_{{{i},{c}}} = \frac{{{symbol}_{{{i},{c}}} - \mu_{{{i}}}}}"
-            rf"{{\sqrt{{\sigma^2_{{{i}}} + \varepsilon}}}}\,\gamma_{{{c}}} + \beta_{{{c}}}",
+            rf"\sqrt{{\sigma^2_{{{n}}} + \varepsilon}} = {e.std:.4f},\quad \varepsilon = {power_of_ten(e.eps)}",
+            rf"{out}_{{{n},{c}}} = \frac{{{symbol}_{{{n},{c}}} - \mu_{{{n}}}}}"
+            rf"{{\sqrt{{\sigma^2_{{{n}}} + \varepsilon}}}}\,\gamma_{{{c}}} + \beta_{{{c}}}",
             rf"= \frac{{{signed(e.x)} - {signed(e.mean)}}}{{{e.std:.4f}}} \cdot {signed(e.gamma)} + {signed(e.beta)}",
             rf"= {signed(e.standardized)} \cdot {signed(e.gamma)} + {signed(e.beta)} = {e.output:.4f}",
         )
@@ -116,7 +117,7 @@ def strip(matrix, tokens, title: str, symbol: str, key: str, filename: str, **kw
         key,
         matrix=matrix,
         row_labels=tokens,
-        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+        col_labels=component_labels(symbol, matrix.shape[1]),
         filename=filename,
         defer_csv=True,  # 384 or 1536 numbers a token: written on click, not on every rerun
     )
@@ -174,20 +175,23 @@ if encoded.unknown:
 # ---------------------------------------------------------------- ① one layer
 if pickers_in_sidebar(st.session_state.get("w"), PAGE):
     layer = lesson.settings.layer  # the sidebar's picker
-    st.subheader(t("after_attention.h_layer", layer=layer))
+    st.subheader(t("after_attention.h_layer", layer=shown(layer)))
 else:  # random or identity W: the sidebar shows no layer picker, so the page does
     heading = st.empty()
-    layer = url_picker(t("shell.layer"), "layer", n_layers, str, key="after_layer_picker", default=DEFAULTS["layer"])
-    heading.subheader(t("after_attention.h_layer", layer=layer))
+    layer = url_picker(t("shell.layer"), "layer", n_layers, key="after_layer_picker", default=DEFAULTS["layer"])
+    heading.subheader(t("after_attention.h_layer", layer=shown(layer)))
 url_notes()
+# ``layer`` is the 0-based index; the page shows layer ``number`` (from 1), which reads h^(layer),
+# the output of the layers before it (h^(0): the embeddings), and writes h^(number).
+number = shown(layer)
 last = layer == n_layers - 1
-source = t("after_attention.source_embeddings") if layer == 0 else t("after_attention.source_layer", layer=layer - 1)
-target = t("after_attention.target_pooling") if last else t("after_attention.target_layer", layer=layer + 1)
+source = t("after_attention.source_embeddings") if layer == 0 else t("after_attention.source_layer", layer=layer)
+target = t("after_attention.target_pooling") if last else t("after_attention.target_layer", layer=number + 1)
 st.markdown(
     t(
         "after_attention.layer_text",
-        layer=layer,
-        next=layer + 1,
+        layer=number,
+        state=layer,
         source=source,
         target=target,
         T=T,
@@ -198,7 +202,7 @@ st.markdown(
 st.caption(t("after_attention.chain"))
 st.latex(
     rf"\begin{{aligned}}"
-    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})\,W^O + b^O\\"
+    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + b^O\\"
     rf"u &= \mathrm{{LayerNorm}}\big(h^{{({layer})}} + o\big)\\"
     rf"f &= \mathrm{{GELU}}\big(u W_1 + b_1\big)\,W_2 + b_2\\"
     rf"h^{{({layer + 1})}} &= \mathrm{{LayerNorm}}\big(u + f\big)\\"
@@ -215,7 +219,7 @@ if step_tabs["heads"].open:
     with step_tabs["heads"]:
         st.latex(
             gathered(
-                rf"C = \mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})",
+                rf"C = \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})",
                 rf"C \in \mathbb{{R}}^{{{T} \times {d_model}}},\quad {n_heads} \times {d_v} = {d_model}",
                 rf"o = C\,W^O + b^O \in \mathbb{{R}}^{{{T} \times {d_model}}}",
                 rf"W^O \in \mathbb{{R}}^{{{d_model} \times {d_model}}},\quad b^O \in \mathbb{{R}}^{{{d_model}}}",
@@ -226,25 +230,25 @@ if step_tabs["heads"].open:
             token_strips(
                 trace.concat,
                 tokens,
-                title=t("after_attention.concat_title", last=n_heads - 1, layer=layer, T=T, d_model=d_model),
+                title=t("after_attention.concat_title", last=n_heads, layer=number, T=T, d_model=d_model),
                 symbol="C",
                 tr=t,
-                groups=[str(h) for h in range(n_heads)],  # the title names them: Concat(head 0 … head 11)
+                groups=[str(shown(h)) for h in range(n_heads)],  # the title names them: Concat(head 1 … head 12)
             ),
             "fig_concat",
             matrix=trace.concat,
             row_labels=tokens,
-            col_labels=[f"head{h}[{c}]" for h in range(n_heads) for c in range(d_v)],
-            filename=f"concat_layer{layer}",
+            col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
+            filename=f"concat_layer{number}",
             defer_csv=True,
         )
         strip(
             trace.attention_output,
             tokens,
-            t("after_attention.wo_title", layer=layer, T=T, d_model=d_model),
+            t("after_attention.wo_title", layer=number, T=T, d_model=d_model),
             "o",
             "fig_wo",
-            f"w_o_output_layer{layer}",
+            f"w_o_output_layer{number}",
         )
 
 if step_tabs["norm_1"].open:
@@ -252,38 +256,38 @@ if step_tabs["norm_1"].open:
         st.latex(
             gathered(
                 rf"x_i = h^{{({layer})}}_i + o_i",
-                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{c=0}}^{{{d_model - 1}}} x_{{i,c}}",
-                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{c=0}}^{{{d_model - 1}}} (x_{{i,c}} - \mu_i)^2",
+                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{c=1}}^{{{d_model}}} x_{{i,c}}",
+                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{c=1}}^{{{d_model}}} (x_{{i,c}} - \mu_i)^2",
                 r"u_{i,c} = \frac{x_{i,c} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}\,\gamma_c + \beta_c",
                 rf"\gamma, \beta \in \mathbb{{R}}^{{{d_model}}},\quad \varepsilon = {power_of_ten(norms.eps)},\quad "
                 rf"u \in \mathbb{{R}}^{{{T} \times {d_model}}}",
             )
         )
-        st.markdown(t("after_attention.norm_1_text", layer=layer, n_layers=n_layers, d_model=d_model))
+        st.markdown(t("after_attention.norm_1_text", state=layer, n_layers=n_layers, d_model=d_model))
         strip(
             trace.inputs,
             tokens,
-            t("after_attention.input_title", layer=layer, T=T, d_model=d_model),
+            t("after_attention.input_title", state=layer, T=T, d_model=d_model),
             "h",
             "fig_input",
-            f"input_layer{layer}",
+            f"input_layer{number}",
         )
         strip(
             trace.norm_1.inputs,
             tokens,
-            t("after_attention.sum_1_title", layer=layer, T=T, d_model=d_model),
+            t("after_attention.sum_1_title", state=layer, T=T, d_model=d_model),
             "x",
             "fig_sum_1",
-            f"residual_1_layer{layer}",
+            f"residual_1_layer{number}",
         )
         stats(trace.norm_1, tokens, t("after_attention.stats_1_title", d_model=d_model), "fig_stats_1", "norm_1_stats")
         strip(
             trace.norm_1.outputs,
             tokens,
-            t("after_attention.norm_1_title", layer=layer, T=T, d_model=d_model),
+            t("after_attention.norm_1_title", layer=number, T=T, d_model=d_model),
             "u",
             "fig_norm_1",
-            f"layernorm_1_layer{layer}",
+            f"layernorm_1_layer{number}",
         )
         st.markdown(t("after_attention.norm_after"))
         show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u")
@@ -305,10 +309,10 @@ if step_tabs["ffn"].open:
         strip(
             trace.ffn_hidden,
             tokens,
-            t("after_attention.hidden_title", layer=layer, T=T, d_ff=d_ff),
+            t("after_attention.hidden_title", layer=number, T=T, d_ff=d_ff),
             "z",
             "fig_ffn_hidden",
-            f"ffn_hidden_layer{layer}",
+            f"ffn_hidden_layer{number}",
         )
         strip(
             trace.ffn_activation,
@@ -316,16 +320,16 @@ if step_tabs["ffn"].open:
             t("after_attention.activation_title", T=T, d_ff=d_ff),
             "g",
             "fig_ffn_gelu",
-            f"ffn_gelu_layer{layer}",
+            f"ffn_gelu_layer{number}",
         )
         st.markdown(t("after_attention.gelu_text", share=effect.negative_share, T=T, d_ff=d_ff, lowest=effect.lowest))
         strip(
             trace.ffn_output,
             tokens,
-            t("after_attention.ffn_title", layer=layer, T=T, d_model=d_model),
+            t("after_attention.ffn_title", layer=number, T=T, d_model=d_model),
             "f",
             "fig_ffn_output",
-            f"ffn_output_layer{layer}",
+            f"ffn_output_layer{number}",
         )
 
 if step_tabs["norm_2"].open:
@@ -339,9 +343,9 @@ if step_tabs["norm_2"].open:
             )
         )
         st.markdown(
-            t("after_attention.norm_2_text", next=layer + 1, T=T, d_model=d_model)
+            t("after_attention.norm_2_text", layer=number, T=T, d_model=d_model)
             + " "
-            + (t("after_attention.next_pooling") if last else t("after_attention.next_layer", next=layer + 1))
+            + (t("after_attention.next_pooling") if last else t("after_attention.next_layer", next=number + 1))
         )
         strip(
             trace.norm_2.inputs,
@@ -349,16 +353,16 @@ if step_tabs["norm_2"].open:
             t("after_attention.sum_2_title", T=T, d_model=d_model),
             "y",
             "fig_sum_2",
-            f"residual_2_layer{layer}",
+            f"residual_2_layer{number}",
         )
         stats(trace.norm_2, tokens, t("after_attention.stats_2_title", d_model=d_model), "fig_stats_2", "norm_2_stats")
         strip(
             trace.outputs,
             tokens,
-            t("after_attention.norm_2_title", next=layer + 1, layer=layer, T=T, d_model=d_model),
+            t("after_attention.norm_2_title", layer=number, T=T, d_model=d_model),
             "h",
             "fig_output",
-            f"output_layer{layer}",
+            f"output_layer{number}",
         )
         show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", rf"h^{{({layer + 1})}}")
 
@@ -374,7 +378,7 @@ if view_tabs["change"].open:
             layer_change_map(change, tokens, title=t("after_attention.change_title"), tr=t),
             "fig_change",
             matrix=change,
-            row_labels=[t("figures.grid_layer", layer=n) for n in range(n_layers)],
+            row_labels=[t("figures.grid_layer", layer=shown(n)) for n in range(n_layers)],
             col_labels=tokens,
             filename="layer_change",
         )
@@ -409,7 +413,7 @@ if view_tabs["attention"].open:
             layers_grid(
                 averaged,
                 tokens,
-                panel_titles=[t("after_attention.attention_panel", layer=n) for n in range(n_layers)],
+                panel_titles=[t("after_attention.attention_panel", layer=shown(n)) for n in range(n_layers)],
                 title=t("after_attention.attention_title"),
                 tr=t,
                 columns=3,
@@ -418,7 +422,7 @@ if view_tabs["attention"].open:
             ),
             "fig_mean_attention",
             matrix=averaged.reshape(-1, T),
-            row_labels=[f"{t('figures.grid_layer', layer=n)}: {tok}" for n in range(n_layers) for tok in tokens],
+            row_labels=[f"{t('figures.grid_layer', layer=shown(n))}: {tok}" for n in range(n_layers) for tok in tokens],
             col_labels=tokens,
             filename="mean_attention_per_layer",
             defer_csv=True,
@@ -431,7 +435,7 @@ st.markdown(t("after_attention.vector_text", T=T_a))
 vector_notes(t("after_attention.name_a"), vector_a)
 st.latex(
     gathered(
-        rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=0}}^{{{T_a - 1}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
+        rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
         rf"m = {short_vec(vector_a.mean)}",
         rf"\lVert m \rVert = \sqrt{{\textstyle\sum_c m_c^2}} = {vector_a.norm:.4f}",
         r"e_A = \frac{m}{\lVert m \rVert},\quad \lVert e_A \rVert = 1",
@@ -449,7 +453,7 @@ show_figure(
     "fig_pooling",
     matrix=[*vector_a.last_hidden, vector_a.mean, vector_a.embedding],
     row_labels=[*vector_a.tokens, t("after_attention.csv_mean"), t("after_attention.csv_unit")],
-    col_labels=[f"h[{c}]" for c in range(d_model)],
+    col_labels=component_labels("h", d_model),
     filename="sentence_vector_a",
     defer_csv=True,
 )
@@ -481,7 +485,7 @@ if vector_b is not None:
     st.latex(
         gathered(
             r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
-            rf"= \sum_{{c=0}}^{{{d_model - 1}}} e_A[c]\,e_B[c]",
+            rf"= \sum_{{c=1}}^{{{d_model}}} e_A[c]\,e_B[c]",
             rf"= {' + '.join(terms)} + \dots",
             rf"= {pair.cosine:.4f}",
         )
@@ -497,7 +501,7 @@ if vector_b is not None:
         "fig_pair",
         matrix=[pair.a, pair.b, pair.products],
         row_labels=["e_A", "e_B", "e_A*e_B"],
-        col_labels=[f"e[{c}]" for c in range(d_model)],
+        col_labels=component_labels("e", d_model),
         filename="sentence_vectors_a_b",
         defer_csv=True,
     )

@@ -17,7 +17,7 @@ from attention_core import (
 from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.i18n import t
-from attention_ui.notation import SOFTMAX
+from attention_ui.notation import SOFTMAX, component_labels, shown
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.style import STACK_KEY
@@ -43,11 +43,12 @@ def torch_comparison(q, k, v, scale):
 
 
 def matrix(x, row_labels, symbol: str) -> None:
-    """A (rows, d) array as a table with columns symbol[0], symbol[1], ... (the first MAX_COLUMNS)."""
-    shown = min(x.shape[1], MAX_COLUMNS)
-    number_table({f"{symbol}[{c}]": x[:, c] for c in range(shown)}, index=row_labels)
-    if shown < x.shape[1]:
-        st.caption(t("code.columns_cut", shown=shown, total=x.shape[1]))
+    """A (rows, d) array as a table with columns symbol[1], symbol[2], ... (the first MAX_COLUMNS),
+    numbered as every page numbers them: column c − 1 of the array is symbol[c]."""
+    width = min(x.shape[1], MAX_COLUMNS)
+    number_table(dict(zip(component_labels(symbol, width), x[:, :width].T)), index=row_labels)
+    if width < x.shape[1]:
+        st.caption(t("code.columns_cut", shown=width, total=x.shape[1]))
 
 
 def shapes(arrays: dict) -> None:
@@ -88,6 +89,7 @@ T = len(tokens)
 labels = numbered_labels(tokens)
 trace = lesson.trace
 i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
+st.info(t("code.zero_based", n=shown(i), i=i), icon="🐍")
 scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 
 # --------------------------------------------------------------------------- where q, k, v come from
@@ -153,7 +155,7 @@ with section("explain"):
         index=labels,
     )
     st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
-    matrix(e.output[None, :], [f"b_{i}"], "b")
+    matrix(e.output[None, :], [f"b_{shown(i)}"], "b")
 
 # --------------------------------------------------------------------------- the similarity measures
 with section("similarity"):

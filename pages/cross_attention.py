@@ -14,7 +14,7 @@ from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
-from attention_ui.notation import SOFTMAX, scaled_qk
+from attention_ui.notation import SOFTMAX, component_labels, scaled_qk
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 
@@ -165,7 +165,7 @@ with c1:
         "fig_cross_outputs",
         matrix=trace.outputs,
         row_labels=queries.tokens,
-        col_labels=[f"b[{c}]" for c in range(d_v)],
+        col_labels=component_labels("b", d_v),
         filename="cross_outputs",
     )
 c2.markdown(t("cross_attention.outputs_text", asker=_name(asker), answerer=_name(answerer), t_q=t_q, d_v=d_v))

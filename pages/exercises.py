@@ -12,8 +12,8 @@ from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, key_bars
 from attention_ui.i18n import t
-from attention_ui.notation import SOFTMAX, alpha_hat
-from attention_ui.safe import escape_markdown
+from attention_ui.notation import SOFTMAX, alpha_hat, shown
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import page_start
 from attention_ui.url_state import url_choice
 
@@ -106,9 +106,9 @@ def attend_page() -> None:
         ex_id = ex.exercise_id("attend", seed, "generated")
         st.caption(t("exercises.generated_note"))
     i = exercise.query
-    labels = [f"{j}: {tok}" for j, tok in enumerate(tokens)]
-    st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=i))
-    fig = key_bars(exercise.scores, tokens, title=t("exercises.scores_title", i=i), tr=t, percent=False)
+    labels = numbered_labels(tokens)
+    st.markdown(t("exercises.attend_task", token=escape_markdown(tokens[i]), i=shown(i)))
+    fig = key_bars(exercise.scores, tokens, title=t("exercises.scores_title", i=shown(i)), tr=t, percent=False)
     show_figure(
         fig,
         f"ex_scores_{seed}",
@@ -136,7 +136,7 @@ def attend_page() -> None:
             t(
                 "exercises.attend_right",
                 token=escape_markdown(tokens[result.answer]),
-                j=result.answer,
+                j=shown(result.answer),
                 score=_num(result.chosen_score),
                 weight=_num(result.chosen_weight),
             )
@@ -146,17 +146,17 @@ def attend_page() -> None:
             t(
                 "exercises.attend_wrong",
                 chosen=escape_markdown(tokens[result.answer]),
-                j=result.answer,
+                j=shown(result.answer),
                 chosen_score=_num(result.chosen_score),
                 chosen_weight=_num(result.chosen_weight),
                 best=escape_markdown(tokens[best]),
-                best_j=best,
+                best_j=shown(best),
                 best_score=_num(result.best_score),
                 best_weight=_num(result.best_weight),
             )
         )
     st.info(t("exercises.attend_why"))
-    bar = key_bars(exercise.weights, tokens, title=t("exercises.weights_title", i=i), tr=t, highlight=best)
+    bar = key_bars(exercise.weights, tokens, title=t("exercises.weights_title", i=shown(i)), tr=t, highlight=best)
     show_figure(
         bar,
         f"ex_weights_{seed}",
@@ -173,7 +173,7 @@ def by_hand_page() -> None:
     ex_id = ex.exercise_id("by_hand", seed)
     n = len(exercise.weights)
     st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
-    keys = r",\quad ".join(rf"k_{j + 1} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
+    keys = r",\quad ".join(rf"k_{shown(j)} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
     st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
     st.latex(
         rf"{alpha_hat(1, 'j')} = {SOFTMAX}_j\!\left(\frac{{q\cdot k_j}}{{\sqrt{{d_k}}}}\right)"
@@ -183,7 +183,7 @@ def by_hand_page() -> None:
         cols = st.columns(n)
         entered = [
             cols[j].number_input(
-                f"${alpha_hat(1, j + 1)}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
+                f"${alpha_hat(1, shown(j))}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
             )
             for j in range(n)
         ]
@@ -198,7 +198,7 @@ def by_hand_page() -> None:
     _verdict(result.correct)
     for j in range(n):
         fields = {
-            "name": f"${alpha_hat(1, j + 1)}$",
+            "name": f"${alpha_hat(1, shown(j))}$",
             "answer": _num(result.answer[j]),
             "expected": _num(result.expected[j]),
         }
@@ -216,10 +216,10 @@ def by_hand_page() -> None:
         for j in range(n):
             k1, k2 = (int(c) for c in exercise.k[j])
             lines.append(
-                rf"q\cdot k_{j + 1} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
+                rf"q\cdot k_{shown(j)} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
                 rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
                 rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
-                rf",\quad {alpha_hat(1, j + 1)} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
+                rf",\quad {alpha_hat(1, shown(j))} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
                 rf" = {exercise.weights[j]:.3f}"
             )
         st.latex(r"\\".join(lines))
@@ -241,6 +241,7 @@ def order_page() -> None:
             format_func=lambda s: t(f"exercises.step_{s}"),
             key=f"ex_order_{seed}",
             placeholder=t("exercises.order_placeholder"),
+            select_all=False,  # "Select all" would put the steps in the shuffled order in one click
         )
         if st.form_submit_button(t("exercises.check"), type="primary"):
             if not chosen:
@@ -309,7 +310,7 @@ def no_scaling_page() -> None:
         )
     )
     rows = [t("exercises.with_scaling"), t("exercises.without_scaling")]
-    cols = [t("exercises.key_label", j=j) for j in range(exercise.n_keys)]
+    cols = [t("exercises.key_label", j=shown(j)) for j in range(exercise.n_keys)]
     matrix = np.stack([exercise.example_scaled, exercise.example_raw])  # (2, n_keys)
     fig = heatmap(matrix, rows, cols, title=t("exercises.example_title"), tr=t, zmin=0.0, zmax=1.0, height=230)
     show_figure(

@@ -110,7 +110,7 @@ with right:
     )
 st.latex(
     r"\text{share}_j = " + f"{BUDGET:.0f}" + rf"\cdot{alpha_hat('j')},\qquad "
-    rf"{alpha_hat('j')} = {SOFTMAX}_j(\beta\, s_j) = \frac{{e^{{\beta s_j}}}}{{\sum_{{k}} e^{{\beta s_k}}}}"
+    rf"{alpha_hat('j')} = {SOFTMAX}_j(\beta\, r_j) = \frac{{e^{{\beta r_j}}}}{{\sum_{{j'}} e^{{\beta r_{{j'}}}}}}"
 )
 st.success(t("intuition.budget_softmax"))
 st.page_link("pages/tailor_shop.py", label=t("intuition.next_tailor"), icon="🧵")

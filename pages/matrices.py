@@ -11,7 +11,7 @@ import streamlit as st
 from attention_ui.exports import show_figure
 from attention_ui.figures import token_matrix, vectors_matrix
 from attention_ui.i18n import t
-from attention_ui.notation import attention_formula
+from attention_ui.notation import attention_formula, component_labels
 from attention_ui.presentation import explained_around
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
@@ -42,7 +42,7 @@ if lesson is not None:
                         f"fig_{name}",
                         matrix=matrix,
                         row_labels=tokens,
-                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                        col_labels=component_labels(symbol, matrix.shape[1]),
                         filename=name.upper(),
                     )
     if tabs["scores"].open:
@@ -92,6 +92,6 @@ if lesson is not None:
                 "fig_outputs",
                 matrix=trace.outputs,
                 row_labels=tokens,
-                col_labels=[f"b[{c}]" for c in range(trace.outputs.shape[1])],
+                col_labels=component_labels("b", trace.outputs.shape[1]),
                 filename="outputs",
             )

@@ -10,7 +10,7 @@ from attention_ui.figures import vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
-from attention_ui.notation import SOFTMAX, alpha, alpha_hat, scaled_qk
+from attention_ui.notation import SOFTMAX, alpha, alpha_hat, component_labels, scaled_qk, shown
 from attention_ui.shell import honesty_banner, page_start
 
 HEAD_CHOICES = [1, 2, 3, 4]
@@ -35,16 +35,18 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     n_heads, d_k = heads.weights.shape[0], heads.d_k
     st.latex(
         rf"\mathrm{{head}}_h = {SOFTMAX}\!\left({scaled_qk('Q_h', 'K_h')}\right) V_h,"
-        rf"\qquad h = 0, \dots, {n_heads - 1},\qquad d_k = \frac{{d_{{model}}}}{{H}} = \frac{{{d_model}}}{{{n_heads}}}"
+        rf"\qquad h = 1, \dots, {n_heads},\qquad d_k = \frac{{d_{{model}}}}{{H}} = \frac{{{d_model}}}{{{n_heads}}}"
         rf" = {d_k}"
     )
-    st.markdown(t("multi_head.trained_heads_text", layer=settings.layer, n_heads=n_heads, d_k=d_k, d_model=d_model))
+    st.markdown(
+        t("multi_head.trained_heads_text", layer=shown(settings.layer), n_heads=n_heads, d_k=d_k, d_model=d_model)
+    )
     show_figure(
         heads_grid(
             heads.weights[None],
             selected=(settings.layer, settings.head),
             first_layer=settings.layer,
-            title=t("multi_head.trained_grid_title", layer=settings.layer, n_heads=n_heads),
+            title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
             tr=t,
         ),
         "fig_trained_heads",
@@ -53,7 +55,7 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     width = layer_trace.concat.shape[1]
     st.latex(
         rf"\mathrm{{MultiHead}}(X) = "
-        rf"\mathrm{{Concat}}(\mathrm{{head}}_0, \dots, \mathrm{{head}}_{{{n_heads - 1}}})\,W^O + b^O,"
+        rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + b^O,"
         rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
     )
     st.markdown(t("multi_head.trained_concat_text", n_heads=n_heads, d_v=d_k, width=width, d_model=d_model))
@@ -64,15 +66,20 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
             n_heads,
             tr=t,
             y_title=t("multi_head.token_axis"),
-            head_labels=[str(h) for h in range(n_heads)],
-            first_head=0,
-            title=t("multi_head.trained_concat_title", t=len(tokens), width=width, layer=settings.layer),
+            head_labels=[str(shown(h)) for h in range(n_heads)],
+            title=t(
+                "multi_head.trained_concat_title",
+                t=len(tokens),
+                width=width,
+                layer=shown(settings.layer),
+                last=n_heads,
+            ),
         ),
         "fig_concat",
         matrix=layer_trace.concat,
         row_labels=tokens,
-        col_labels=[f"head{h}[{c}]" for h in range(n_heads) for c in range(d_k)],
-        filename=f"concat_layer{settings.layer}",
+        col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_k)],
+        filename=f"concat_layer{shown(settings.layer)}",
     )
     show_figure(
         vectors_matrix(
@@ -80,13 +87,13 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
             tokens,
             symbol="o",
             tr=t,
-            title=t("multi_head.w_o_title", t=len(tokens), d_model=d_model, layer=settings.layer),
+            title=t("multi_head.w_o_title", t=len(tokens), d_model=d_model, layer=shown(settings.layer)),
         ),
         "fig_w_o",
         matrix=layer_trace.attention_output,
         row_labels=tokens,
-        col_labels=[f"o[{c}]" for c in range(d_model)],
-        filename=f"w_o_output_layer{settings.layer}",
+        col_labels=component_labels("o", d_model),
+        filename=f"w_o_output_layer{shown(settings.layer)}",
     )
     st.caption(t("multi_head.trained_w_o_text", d_model=d_model))
 else:
@@ -107,7 +114,7 @@ else:
         rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
         rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
     )
-    st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed))
+    st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed, d_model=d_model))
     per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
     for start in range(0, n_heads, per_row):
         columns = st.columns(per_row)
@@ -121,7 +128,7 @@ else:
                         tr=t,
                         zmin=0.0,
                         zmax=1.0,
-                        title=t("multi_head.head_title", h=h + 1, seed=settings.seed + h),
+                        title=t("multi_head.head_title", h=shown(h), seed=settings.seed + h),
                         y_title=query_axis,
                         x_title=key_axis,
                     ),
@@ -131,9 +138,9 @@ else:
     # ---------------------------------------------------------------- 2 · concatenation
     st.subheader(t("multi_head.step2"))
     width = result.outputs.shape[1]
-    heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{h + 1}" for h in range(n_heads))
+    heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{{{shown(h)}}}" for h in range(n_heads))
     st.latex(
-        rf"\mathrm{{MultiHead}}(X) = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
+        rf"C = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
         rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}"
     )
     st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
@@ -144,30 +151,52 @@ else:
             n_heads,
             tr=t,
             y_title=t("multi_head.token_axis"),
-            head_labels=[t("multi_head.head_label", h=h + 1) for h in range(n_heads)],
+            head_labels=[t("multi_head.head_label", h=shown(h)) for h in range(n_heads)],
             title=t("multi_head.concat_title", h=n_heads, t=len(tokens), width=width),
         ),
         "fig_concat",
         matrix=result.outputs,
         row_labels=tokens,
-        col_labels=[f"head{h + 1}[{c}]" for h in range(n_heads) for c in range(d_v)],
+        col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
         filename="multi_head_outputs",
     )
-    st.caption(t("multi_head.w_o_text", width=width, d_model=d_model))
+    st.latex(
+        rf"\mathrm{{MultiHead}}(X) = C\,W^O \in \mathbb{{R}}^{{{len(tokens)} \times {d_model}}},"
+        rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
+    )
+    st.markdown(t("multi_head.w_o_text", width=width, d_model=d_model, seed=settings.seed))
+    show_figure(
+        vectors_matrix(
+            result.attention_output,
+            tokens,
+            symbol="o",
+            tr=t,
+            title=t("multi_head.w_o_random_title", t=len(tokens), d_model=d_model),
+        ),
+        "fig_w_o",
+        matrix=result.attention_output,
+        row_labels=tokens,
+        col_labels=component_labels("o", d_model),
+        filename="multi_head_w_o_output",
+    )
 
 # ---------------------------------------------------------------- 3 · the causal mask
 st.subheader(t("multi_head.step3"))
 masked = st.toggle(t("multi_head.causal_toggle"), value=True, key="causal", bind="query-params")
 mask = causal_mask(len(tokens))  # (T, T)
 trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
-s_tex = rf"s = 1/\sqrt{{d_k}} = {trace.scale:.3f}" if settings.scaled else r"s = 1"
+if settings.scaled:  # the scaled score, written out: s means only that on every page (notation.softmax_row)
+    score_tex = rf"\frac{{{alpha('i', 'j')}}}{{\sqrt{{d_k}}}}"
+    d_k_tex = rf",\qquad \sqrt{{d_k}} = {1 / trace.scale:.3f}"
+else:
+    score_tex, d_k_tex = alpha("i", "j"), ""
 if masked:
     st.latex(
-        rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({alpha('i', 'j')} \cdot s + M_{{ij}}\right),\qquad "
-        r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases},\qquad " + s_tex + r",\quad e^{-\infty} = 0"
+        rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({score_tex} + M_{{ij}}\right),\qquad "
+        r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}" + d_k_tex + r",\quad e^{-\infty} = 0"
     )
 else:
-    st.latex(rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({alpha('i', 'j')} \cdot s\right),\qquad " + s_tex)
+    st.latex(rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({score_tex}\right)" + d_k_tex)
 if lesson.trained and masked:
     st.caption(t("multi_head.trained_mask_note"))
 c1, c2 = st.columns(2, vertical_alignment="center")

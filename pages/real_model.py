@@ -12,7 +12,17 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import key_bars, token_matrix, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
-from attention_ui.notation import attention_formula, b, fmt_vec, output_row, scaled_row, scores_row, softmax_row
+from attention_ui.notation import (
+    attention_formula,
+    b,
+    component_labels,
+    fmt_vec,
+    output_row,
+    scaled_row,
+    scores_row,
+    shown,
+    softmax_row,
+)
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start, unknown_tokens_help
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
@@ -91,9 +101,9 @@ st.caption(t("real_model.grid_caption"))
 st.subheader(t("real_model.h_head"))
 c_layer, c_head = st.columns([1, 2])
 with c_layer:
-    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, str, default=TRAINED_HEAD[0], clamp=True)
+    layer = url_picker(t("real_model.layer"), "layer", info.n_layers, default=TRAINED_HEAD[0], clamp=True)
 with c_head:
-    head = url_picker(t("real_model.head"), "head", info.n_heads, str, default=TRAINED_HEAD[1], clamp=True)
+    head = url_picker(t("real_model.head"), "head", info.n_heads, default=TRAINED_HEAD[1], clamp=True)
 url_notes()
 with grid:
     show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
@@ -102,18 +112,19 @@ trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)
 d_model, d_k = p.w_q.shape
 d_v = p.w_v.shape[1]
-source = t("real_model.source_embeddings") if layer == 0 else t("real_model.source_layer", layer=layer - 1)
-where = t("real_model.where", layer=layer, head=head)
+source = t("real_model.source_embeddings") if layer == 0 else t("real_model.source_layer", layer=shown(layer - 1))
+where = t("real_model.where", layer=shown(layer), head=shown(head))
+named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
     st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
-        {"i": list(range(T)), t("real_model.col_token"): [escape_markdown(token) for token in tokens]},
+        {"i": [shown(n) for n in range(T)], t("real_model.col_token"): [escape_markdown(token) for token in tokens]},
         hide_index=True,
         height=min(38 + 35 * T, 420),
     )
 with c_formulas:
-    st.markdown(t("real_model.inputs_text", layer=layer, head=head, source=source, T=T, d_model=d_model))
+    st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")
     st.latex(
         rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
@@ -137,8 +148,8 @@ if qkv.open:  # closed, its three matrices are neither built nor sent
                         f"fig_{symbol}",
                         matrix=matrix,
                         row_labels=tokens,
-                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
-                        filename=f"{symbol.upper()}_layer{layer}_head{head}",
+                        col_labels=component_labels(symbol, matrix.shape[1]),
+                        filename=f"{symbol.upper()}_{named}",
                     )
 
 st.caption(t("real_model.tabs_caption"))
@@ -163,7 +174,7 @@ for name, (matrix, colours, chart_title) in token_matrices.items():
                 row_labels=tokens,
                 col_labels=tokens,
                 corner=corner,
-                filename=f"{name}_layer{layer}_head{head}",
+                filename=f"{name}_{named}",
             )
 if tabs["outputs"].open:
     with tabs["outputs"]:
@@ -174,8 +185,8 @@ if tabs["outputs"].open:
             "fig_outputs",
             matrix=trace.outputs,
             row_labels=tokens,
-            col_labels=[f"b[{c}]" for c in range(d_v)],
-            filename=f"outputs_layer{layer}_head{head}",
+            col_labels=component_labels("b", d_v),
+            filename=f"outputs_{named}",
         )
 
 st.subheader(t("real_model.h_row"))
@@ -184,21 +195,28 @@ e = explain(trace, i)
 pick = head_looking_most(weights, tokens, i)
 if pick is not None and (pick.layer, pick.head) != (layer, head):
     st.button(
-        t("real_model.jump", i=i, layer=pick.layer, head=pick.head, j=pick.key, share=pick.weight),
+        t(
+            "real_model.jump",
+            i=shown(i),
+            layer=shown(pick.layer),
+            head=shown(pick.head),
+            j=shown(pick.key),
+            share=pick.weight,
+        ),
         icon="🎯",
         key="jump_head",
         on_click=jump_to,
         args=(pick.layer, pick.head),
     )
 elif pick is not None:
-    st.caption(t("real_model.jump_here", i=i, j=pick.key, share=pick.weight))
+    st.caption(t("real_model.jump_here", i=shown(i), j=shown(pick.key), share=pick.weight))
 st.latex(scores_row(i, e.scores, digits=2))
 st.latex(scaled_row(i, e.scaled, d_k, symbolic=False))
 st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
 st.latex(output_row(i, e.weights))
-st.latex(rf"{b(i)} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
-st.markdown(t("real_model.row_text", i=i, share=float(e.weights[e.top_key]), top=e.top_key, d_v=d_v, T=T))
+st.latex(rf"{b(shown(i))} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
+st.markdown(t("real_model.row_text", i=shown(i), share=float(e.weights[e.top_key]), top=shown(e.top_key), d_v=d_v, T=T))
 show_figure(
-    key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=i, where=where)),
+    key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=shown(i), where=where)),
     "fig_weights_row",
 )

@@ -6,6 +6,7 @@ from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
+from attention_ui.notation import shown
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.similarity_figures import grouped_bars, matrix_heatmap, row_bars, vectors_2d
@@ -72,7 +73,7 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
         row_bars(
             [(name, t(f"similarity.name_{name}"), comp.measure(name)[i]) for name in ORDER],
             labels,
-            title=t("similarity.rows_title", i=i, token=escape_label(tokens[i])),
+            title=t("similarity.rows_title", i=shown(i), token=escape_label(tokens[i])),
             x_title=t("similarity.key_axis"),
         ),
         "fig_rows",
@@ -81,13 +82,11 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
     st.markdown(
         t(
             "similarity.best_keys",
-            i=i,
+            i=shown(i),
             token=token_i,
             norm=f"{comp.norms_a[i]:.3f}",
             vec="a" if vectors == "inputs" else "q",
-            cosine=f"{best['cosine']}: {escape_markdown(tokens[best['cosine']])}",
-            dot=f"{best['dot']}: {escape_markdown(tokens[best['dot']])}",
-            scaled_dot=f"{best['scaled_dot']}: {escape_markdown(tokens[best['scaled_dot']])}",
+            **{name: f"{shown(best[name])}: {escape_markdown(tokens[best[name]])}" for name in ORDER},
         )
     )
     st.markdown(t("similarity.best_same") if best["cosine"] == best["dot"] else t("similarity.best_differ"))
@@ -95,13 +94,13 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
         grouped_bars(
             [(name, t(f"similarity.name_{name}"), weights[name][i]) for name in ORDER],
             labels,
-            title=t("similarity.softmax_row_title", i=i, token=escape_label(tokens[i])),
+            title=t("similarity.softmax_row_title", i=shown(i), token=escape_label(tokens[i])),
             x_title=t("similarity.key_axis"),
             y_title=t("similarity.weight_axis"),
         ),
         "fig_softmax_rows",
     )
-    table = st.expander(t("similarity.table_header", i=i), key="sim_table_open", on_change="rerun")
+    table = st.expander(t("similarity.table_header", i=shown(i)), key="sim_table_open", on_change="rerun")
     if table.open:  # closed, the table is not sent (a data grid costs the browser more than a chart)
         table.dataframe(
             {
@@ -121,7 +120,7 @@ lesson, _ = page_start("similarity")
 st.markdown(t("similarity.intro"))
 st.latex(
     r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
-    r"\qquad q \cdot k = \sum_{c=1}^{d_k} q_c k_c = \lVert q\rVert\,\lVert k\rVert \cos\theta"
+    r"\qquad q \cdot k = \sum_{m=1}^{d_k} q_m k_m = \lVert q\rVert\,\lVert k\rVert \cos\theta"
     r"\qquad \frac{q \cdot k}{\sqrt{d_k}}"
 )
 for column, name in zip(st.columns(3), ORDER):

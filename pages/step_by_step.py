@@ -8,7 +8,7 @@ from attention_core.lesson import STEPS, default_query
 from attention_ui.exports import show_figure
 from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_matrix
 from attention_ui.i18n import t
-from attention_ui.notation import alpha, fmt_vec
+from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
@@ -16,6 +16,7 @@ from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
+st.title(t("step_by_step.title"))
 if lesson is not None:
     honesty_banner(lesson)
     tokens = lesson.tokens
@@ -37,15 +38,16 @@ if lesson is not None:
         st.button(t("step_by_step.next"), on_click=go, args=(1,), disabled=step == len(STEPS) - 1, key="step_next")
 
     e = explain(trace, i)
+    n = shown(i)  # token i as the learner sees it, from 1
     with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
         if step == 0:
             st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
                 {
-                    "i": list(range(T)),
+                    "i": [shown(j) for j in range(T)],
                     t("step_by_step.col_token"): [escape_markdown(token) for token in tokens],
                     t("step_by_step.col_known"): [
-                        t("step_by_step.known_no") if n in lesson.unknown else t("step_by_step.known_yes")
-                        for n in range(T)
+                        t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
+                        for k in range(T)
                     ],
                 },
                 hide_index=True,
@@ -60,8 +62,8 @@ if lesson is not None:
                     show_figure(
                         heatmap(
                             p.w_q,
-                            [f"a[{r}]" for r in range(p.d_model)],
-                            [f"q[{c}]" for c in range(p.d_k)],
+                            component_labels("a", p.d_model),
+                            component_labels("q", p.d_k),
                             title="W^Q",
                             diverging=True,
                             tr=t,
@@ -72,8 +74,8 @@ if lesson is not None:
                     show_figure(
                         heatmap(
                             p.w_k,
-                            [f"a[{r}]" for r in range(p.d_model)],
-                            [f"k[{c}]" for c in range(p.d_k)],
+                            component_labels("a", p.d_model),
+                            component_labels("k", p.d_k),
                             title="W^K",
                             diverging=True,
                             tr=t,
@@ -84,8 +86,8 @@ if lesson is not None:
                     show_figure(
                         heatmap(
                             p.w_v,
-                            [f"a[{r}]" for r in range(p.d_model)],
-                            [f"v[{c}]" for c in range(p.d_v)],
+                            component_labels("a", p.d_model),
+                            component_labels("v", p.d_v),
                             title="W^V",
                             diverging=True,
                             tr=t,
@@ -104,23 +106,22 @@ if lesson is not None:
                         f"fig_{symbol}",
                         matrix=matrix,
                         row_labels=tokens,
-                        col_labels=[f"{symbol}[{c}]" for c in range(matrix.shape[1])],
+                        col_labels=component_labels(symbol, matrix.shape[1]),
                         filename=symbol.upper(),
                     )
         elif step == 3:
-            j = st.selectbox(
-                t("step_by_step.key_picker"), list(range(T)), format_func=lambda n: f"{n}: {tokens[n]}", key="key_j"
-            )
+            labels = numbered_labels(tokens)
+            j = st.selectbox(t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j")
             st.latex(
-                rf"q_{{{i}}} \odot k_{{{j}}} = {fmt_vec(e.products[j])}"
-                rf"\quad\Rightarrow\quad {alpha(i, j)} = \textstyle\sum = {e.scores[j]:.4f}"
+                rf"q_{{{n}}} \odot k_{{{shown(j)}}} = {fmt_vec(e.products[j])}"
+                rf"\quad\Rightarrow\quad {alpha(n, shown(j))} = \textstyle\sum = {e.scores[j]:.4f}"
             )
             show_figure(
                 heatmap(
                     e.products,
-                    numbered_labels(tokens),
-                    [f"d={c}" for c in range(trace.d_k)],
-                    title=t("step_by_step.products_title", i=i),
+                    labels,
+                    component_labels("", trace.d_k),
+                    title=t("step_by_step.products_title", i=n),
                     diverging=True,
                     y_title=t("figures.key_axis_short"),
                     tr=t,
@@ -128,12 +129,19 @@ if lesson is not None:
                 "fig_products",
             )
             show_figure(
-                key_bars(e.scores, tokens, title=t("step_by_step.scores_title", i=i), highlight=j, percent=False, tr=t),
+                key_bars(
+                    e.scores,
+                    tokens,
+                    title=t("step_by_step.scores_title", i=n, j=shown(j)),
+                    highlight=j,
+                    percent=False,
+                    tr=t,
+                ),
                 "fig_scores_row",
                 matrix=e.scores,
                 row_labels=[tokens[i]],
                 col_labels=tokens,
-                filename=f"scores_row_{i}",
+                filename=f"scores_row_{n}",
             )
         elif step == 4:
             show_figure(
@@ -141,29 +149,29 @@ if lesson is not None:
                     np.where(np.isfinite(e.scaled), e.scaled, 0.0),
                     tokens,
                     percent=False,
-                    title=t("step_by_step.scaled_title", i=i, scale=e.scale),
+                    title=t("step_by_step.scaled_title", i=n, scale=e.scale),
                     tr=t,
                 ),
                 "fig_scaled_row",
             )
         elif step == 5:
             show_figure(
-                key_bars(e.weights, tokens, title=t("step_by_step.weights_title", i=i), highlight=e.top_key, tr=t),
+                key_bars(e.weights, tokens, title=t("step_by_step.weights_title", i=n), highlight=e.top_key, tr=t),
                 "fig_weights_row",
                 matrix=e.weights,
                 row_labels=[tokens[i]],
                 col_labels=tokens,
-                filename=f"weights_row_{i}",
+                filename=f"weights_row_{n}",
             )
             st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
         elif step == 6:
             show_figure(
                 contributions_bar(
-                    e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=i), tr=t
+                    e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=n), tr=t
                 ),
                 "fig_contributions",
                 matrix=e.contributions,
                 row_labels=tokens,
-                col_labels=[f"v[{c}]" for c in range(e.contributions.shape[1])],
-                filename=f"contributions_{i}",
+                col_labels=component_labels("v", e.contributions.shape[1]),
+                filename=f"contributions_{n}",
             )

@@ -15,10 +15,11 @@ from attention_core.tailor import (
     SIMILARITY_MEASURES,
     Request,
     fit,
+    transformer_sharpness,
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b
+from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b, shown
 from attention_ui.shell import page_start
 from attention_ui.style import PAIRS_KEY, SAMPLES_KEY
 from attention_ui.tables import number_table
@@ -80,6 +81,7 @@ with measure_col:
         help=t("tailor.match_help"),
     )
 with sharp_col:
+    own_beta, below, above = transformer_sharpness()  # 1/√d_k, which the slider's steps surround
     beta = url_choice(
         t("tailor.sharpness"),
         "sharpness",
@@ -87,7 +89,7 @@ with sharp_col:
         DEFAULT_SHARPNESS,
         sharpness_label,
         widget=st.select_slider,
-        help=t("tailor.sharpness_help"),
+        help=t("tailor.sharpness_help", beta=own_beta, below=below, above=above),
     )
 
 request = Request(**choices, importance=importance)
@@ -105,12 +107,12 @@ best = int(weights.argmax())
 for column, j in zip(st.container(key=SAMPLES_KEY).columns(len(SAMPLES)), range(len(SAMPLES))):
     with column:
         st.image(shirt_svg(SAMPLES[j].value), width="stretch", alt=t(f"tailor.sample_{SAMPLES[j].id}"))
-        st.markdown(f"**{j + 1}** · **{100 * weights[j]:.1f} %**")  # sample number and weight α̂_j
+        st.markdown(f"**{shown(j)}** · **{100 * weights[j]:.1f} %**")  # sample number and weight α̂_j
         st.caption(label_text(SAMPLES[j].label))
 
 # 3 · Step by step: match -> weights -> blend.
 st.subheader(t("tailor.steps_header"))
-labels = [f"{j + 1} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
+labels = [f"{shown(j)} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
     st.latex(
@@ -150,7 +152,7 @@ order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by wei
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
 st.latex(
     rf"{b()} = \sum_j {alpha_hat('j')}\, v_j = "
-    + " + ".join(rf"{weights[j]:.2f}\,v_{{{j + 1}}}" for j in order[:SHOWN])
+    + " + ".join(rf"{weights[j]:.2f}\,v_{{{shown(j)}}}" for j in order[:SHOWN])
     + (r" + \dots" if len(SAMPLES) > SHOWN else "")
 )
 st.markdown(t("tailor.result_text"))
@@ -183,7 +185,7 @@ with st.expander(t("tailor.vectors_expander")):
     keys = np.array([fitted.query] + [s.key() for s in SAMPLES])  # (1 + samples, features)
     number_table(
         {name: keys[:, c] for c, name in enumerate(names)},
-        index=[t("tailor.row_request")] + [f"k_{j + 1}" for j in range(len(SAMPLES))],
+        index=[t("tailor.row_request")] + [f"k_{shown(j)}" for j in range(len(SAMPLES))],
         number="{:g}",
     )
     attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
@@ -191,7 +193,7 @@ with st.expander(t("tailor.vectors_expander")):
     st.markdown(t("tailor.values_table_title"))
     number_table(
         {"α̂": np.append(weights, weights.sum()), **{name: values[:, c] for c, name in enumerate(attr_names)}},
-        index=[f"v_{j + 1}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
+        index=[f"v_{shown(j)}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
         number="{:.3f}",
     )
 

@@ -25,7 +25,12 @@ def experiment() -> None:
     """Random queries and keys at the chosen d_k, and the sweep over every d_k. Its slider reruns
     only this function: the learner's own sentence below does not depend on it."""
     d_k = st.select_slider(
-        t("why_scaling.d_k_slider"), options=list(D_KS), value=64, key="exp_d_k", bind="query-params"
+        t("why_scaling.d_k_slider"),
+        options=list(D_KS),
+        value=64,
+        key="exp_d_k",
+        bind="query-params",
+        help=t("why_scaling.d_k_help"),  # the sidebar's d_k is another setting: say which one this is
     )
     result = scaling_experiment(d_k)
     sweep = scaling_sweep()
@@ -34,7 +39,7 @@ def experiment() -> None:
     st.subheader(t("why_scaling.h_spread"))
     measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
     st.latex(
-        rf"\mathrm{{Var}}(q \cdot k) = \sum_{{i=1}}^{{d_k}} \mathrm{{Var}}(q_i k_i) = d_k = {d_k}"
+        rf"\mathrm{{Var}}(q \cdot k) = \sum_{{m=1}}^{{d_k}} \mathrm{{Var}}(q_m k_m) = d_k = {d_k}"
         rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}"
     )
     st.latex(
@@ -134,7 +139,8 @@ else:
     embedder, _ = get_embedder(source)
     other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))
     with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
-    st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k))
+    source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
+    st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k, d_k_source=source_of_d_k))
     columns = st.columns(2)
     for column, variant, name, key in (
         (columns[0], with_scaling, "own_with", "fig_own_scaled"),

@@ -118,7 +118,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 ENGLISH_PROSE = re.compile(r"[A-Za-z]{3,}[,.;:]?\s+[A-Za-z]{3,}")
 NOT_PROSE = re.compile(
     r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
-    r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b"
+    r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b|"
+    r"（(?:scaled dot-product attention|unknown token)）"  # the standard English term after the Chinese one
 )
 
 

@@ -213,7 +213,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     layer = trace.layer(5)  # the sidebar's default layer
     assert_strip(figs["fig_concat"], layer.concat)
     assert_strip(figs["fig_wo"], layer.attention_output)
-    assert figs["fig_concat"]["layout"]["yaxis"]["ticktext"][0] == "0: [CLS]"
+    assert figs["fig_concat"]["layout"]["yaxis"]["ticktext"][0] == "1: [CLS]"
     np.testing.assert_allclose(z_of(figs["fig_change"]), aa.layer_change(trace), rtol=0, atol=1e-12)
     vector = aa.sentence_vector(SENTENCE)
     assert_strip(figs["fig_pooling"], np.vstack([vector.last_hidden, vector.mean]))
@@ -237,7 +237,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     ],
 )
 def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
-    at = run(layer="2", layer_step=step, layers_view="attention")
+    at = run(layer="3", layer_step=step, layers_view="attention")  # layer 3 on the page: index 2
     figs = figures_by_key(at)
     assert [k for k in figs if k not in ("fig_mean_attention", "fig_pooling", "fig_pair", "fig_table")] == keys
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
@@ -274,7 +274,7 @@ def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
         rtol=0,
         atol=1e-12,
     )
-    assert at.query_params["layer_step"] == step and at.query_params["layer"] == "2"
+    assert at.query_params["layer_step"] == step and at.query_params["layer"] == "3"
 
 
 def test_the_wide_csv_exports_hold_every_number_when_clicked(monkeypatch):
@@ -293,11 +293,11 @@ def test_the_wide_csv_exports_hold_every_number_when_clicked(monkeypatch):
         return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
-    run(layer="4", layer_step="ffn")
-    assert {"ffn_hidden_layer4.csv", "ffn_gelu_layer4.csv", "sentence_vector_a.csv"} <= set(deferred)
-    rows = list(csv.reader(io.StringIO(deferred["ffn_hidden_layer4.csv"]().decode("utf-8-sig"))))
+    run(layer="5", layer_step="ffn")  # layer 5 on the page: index 4
+    assert {"ffn_hidden_layer5.csv", "ffn_gelu_layer5.csv", "sentence_vector_a.csv"} <= set(deferred)
+    rows = list(csv.reader(io.StringIO(deferred["ffn_hidden_layer5.csv"]().decode("utf-8-sig"))))
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
-    assert rows[0][1:] == [f"z[{c}]" for c in range(1536)] and [r[0] for r in rows[1:]] == list(trace.tokens)
+    assert rows[0][1:] == [f"z[{c}]" for c in range(1, 1537)] and [r[0] for r in rows[1:]] == list(trace.tokens)
     np.testing.assert_array_equal(np.array([[float(x) for x in r[1:]] for r in rows[1:]]), trace.layer(4).ffn_hidden)
 
 
@@ -310,8 +310,8 @@ def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
     picker.set_value(1).run()
     assert not at.exception
     assert_strip(figures_by_key(at)["fig_concat"], trace.layer(1).concat)
-    assert at.query_params["layer"] == "1"
-    assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=1)
+    assert at.query_params["layer"] == "2"  # index 1 is layer 2 on the page and in the link
+    assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=2)
 
 
 def test_the_second_sentence_and_the_table_come_from_the_url(st_model):

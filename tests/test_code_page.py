@@ -158,7 +158,7 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     np.testing.assert_allclose(shown["table_weights"].to_numpy(), weights, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(shown["table_outputs"].to_numpy(), outputs, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(shown["table_row_sums"].to_numpy().ravel(), 1.0, atol=1e-12)
-    assert list(shown["table_weights"].index) == [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens)]
+    assert list(shown["table_weights"].index) == [f"{n}: {tok}" for n, tok in enumerate(lesson.tokens, start=1)]
     shapes = dict(zip(*shown["shapes_attention"].to_numpy().T))
     T = len(lesson.tokens)
     assert shapes["scores"] == f"({T}, {T})" and shapes["outputs"] == f"({T}, {v.shape[1]})"

@@ -314,6 +314,27 @@ def test_multi_head_each_head_is_a_seeded_single_head(n_heads, d_k, seed):
     np.testing.assert_array_equal(split_heads(r.outputs, n_heads), r.heads.outputs)
 
 
+def test_multi_head_mixes_the_heads_with_a_seeded_w_o():
+    """MultiHead(a) = Concat(head_1 … head_H) W^O, summed by hand; W^O is seeded and N(0, 1/width)."""
+    from attention_core.multihead import random_output_projection
+
+    rng = np.random.default_rng(10)
+    a = rng.normal(size=(5, 6))
+    r = multi_head_attention(a, n_heads=3, d_k=2, seed=4)
+    width = 3 * 2
+    assert r.w_o.shape == (width, 6) and r.attention_output.shape == (5, 6)
+    np.testing.assert_array_equal(r.w_o, random_output_projection(width, 6, seed=4))
+    assert not np.array_equal(r.w_o, random_output_projection(width, 6, seed=5))
+    for i in range(5):
+        for c in range(6):
+            by_hand = sum(r.outputs[i, m] * r.w_o[m, c] for m in range(width))
+            assert r.attention_output[i, c] == pytest.approx(by_hand, abs=1e-12)
+    big = random_output_projection(400, 300, seed=0)
+    assert big.std() == pytest.approx(1 / np.sqrt(400), rel=0.02) and abs(big.mean()) < 0.002
+    with pytest.raises(ValueError, match="W\\^O needs"):
+        random_output_projection(0, 3)
+
+
 def test_multi_head_with_mask():
     rng = np.random.default_rng(9)
     a, mem = rng.normal(size=(3, 8)), rng.normal(size=(7, 8))
@@ -476,3 +497,44 @@ def test_toy_embedder_bad_dim_and_embedding_validation():
         Embedding(tokens=["a", "b"], vectors=np.zeros((3, 4)))
     with pytest.raises(ValueError, match=r"\(4,\)"):
         Embedding(tokens=["a"], vectors=np.zeros(4))
+
+
+# --------------------------------------------------------------------------- the lesson's inputs, measured
+
+
+def test_input_scales_and_the_self_weight_by_hand():
+    """input_scales: the root mean square of x, √d·x and PE, summed in loops; mean_self_weight:
+    the diagonal of the weights, averaged in a loop."""
+    from attention_core import LessonSettings, ToyEmbedder, build_lesson
+    from attention_core.lesson import input_scales, mean_self_weight
+
+    for positional in (True, False):
+        lesson = build_lesson("the cat sat on the mat", ToyEmbedder(dim=8), LessonSettings(positional=positional))
+        x, pe = lesson.word_vectors, lesson.positional
+        T, d = x.shape
+        squares = [x[i, c] ** 2 for i in range(T) for c in range(d)]
+        pe_squares = [pe[i, c] ** 2 for i in range(T) for c in range(d)]
+        sizes = input_scales(lesson)
+        assert sizes.word == pytest.approx(math.sqrt(sum(squares) / (T * d)), rel=1e-12)
+        assert sizes.scaled_word == pytest.approx(math.sqrt(d) * sizes.word, rel=1e-12)
+        assert sizes.position == pytest.approx(math.sqrt(sum(pe_squares) / (T * d)), abs=1e-12)
+        assert (sizes.position > 0) == positional
+        w = lesson.trace.weights
+        assert mean_self_weight(w) == pytest.approx(sum(w[i, i] for i in range(T)) / T, rel=1e-12)
+    with pytest.raises(ValueError, match="square"):
+        mean_self_weight(np.ones((2, 3)))
+
+
+def test_identity_w_keeps_each_token_on_itself():
+    """What the identity lesson says, measured: with W = I on the bundled model's word vectors,
+    the default sentence's tokens give themselves almost all their attention (q_i·k_i = |a_i|²),
+    and far more than seeded random W does."""
+    from attention_core import LessonSettings, build_lesson
+    from attention_core.lesson import mean_self_weight
+    from attention_core.model import ModelEmbedder
+
+    sentence = "The cat sat on the mat because it was tired"
+    identity = build_lesson(sentence, ModelEmbedder(), LessonSettings(projection="identity"))
+    random_w = build_lesson(sentence, ModelEmbedder(), LessonSettings(projection="random"))
+    assert mean_self_weight(identity.trace.weights) > 0.95
+    assert mean_self_weight(random_w.trace.weights) < 0.5

@@ -65,7 +65,8 @@ def lessons(sentence_a: str, sentence_b: str, settings: LessonSettings = LessonS
 
 
 def labels(tokens) -> list[str]:
-    return [f"{i}: {tok}" for i, tok in enumerate(tokens)]
+    """The axis labels, written here: tokens counted from 1."""
+    return [f"{i}: {tok}" for i, tok in enumerate(tokens, start=1)]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -170,7 +171,7 @@ def test_example_pills_fill_sentence_b():
     at.run()
     assert not at.exception, at.exception
     assert at.text_input(key="sentence_b").value == "猫坐在垫子上，因为它累了"
-    assert figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "0: 猫"
+    assert figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "1: 猫"
     assert at.pills(key="b_example").value is None  # a one-shot button, ready for the next click
 
 
@@ -208,7 +209,7 @@ def test_hand_typed_url_parameters_are_safe(params):
 def test_sentence_b_comes_from_the_url():
     at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
     layout = figures_by_key(at)["fig_cross_weights"]["layout"]
-    assert layout["yaxis"]["ticktext"] == ["0: hello", "1: world"]  # B asks: B's tokens are the rows
+    assert layout["yaxis"]["ticktext"] == ["1: hello", "2: world"]  # B asks: B's tokens are the rows
 
 
 def test_the_chinese_page_is_chinese_throughout():

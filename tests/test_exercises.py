@@ -198,6 +198,74 @@ def test_by_hand_no_exponential_is_recognised():
     assert not r.correct and "no_exp" in r.mistakes
 
 
+MANY_SEEDS = range(2000)
+
+
+def loop_slips(q_row, keys) -> dict[str, list[float]]:
+    """What each slip gives, written here with loops and math.exp (d_k = 2): the reference."""
+    scores, unscaled = loop_weights(q_row, keys, 1.0)  # softmax(q·k): √d_k forgotten
+    _, by_d_k = loop_weights(q_row, keys, 1 / 2)  # softmax(q·k / d_k)
+    slips = {
+        "forgot_scale": unscaled,
+        "scaled_by_d_k": by_d_k,
+        "no_normalise": [math.exp(s / math.sqrt(2)) for s in scores],
+    }
+    if sum(scores) != 0:
+        slips["no_exp"] = [s / sum(scores) for s in scores]
+    return slips
+
+
+def test_no_slip_passes_as_right_on_2000_seeds():
+    """On every one of 2 000 seeds, each slip's answer (exact, or rounded to two decimals as a
+    learner writes it) is wrong and named as exactly that slip, while the right weights rounded
+    to two decimals pass. Before the seeds were screened, the forgotten √d_k passed on 260 of
+    these seeds and the missing exponential on 27."""
+    named = dict.fromkeys(ex.SLIPS, 0)
+    for seed in MANY_SEEDS:
+        e = ex.by_hand_exercise(seed)
+        _, weights = loop_weights(e.q, e.k, 1 / math.sqrt(2))
+        assert ex.check_by_hand(e, [round(w, 2) for w in weights]).correct, seed
+        for name, answer in loop_slips(e.q, e.k).items():
+            for given in (answer, [round(x, 2) for x in answer]):
+                r = ex.check_by_hand(e, given)
+                assert not r.correct and r.mistakes == (name,), (seed, name, given, r.mistakes)
+            named[name] += 1
+    assert named["forgot_scale"] == named["scaled_by_d_k"] == named["no_normalise"] == len(MANY_SEEDS)
+    assert named["no_exp"] > 0.8 * len(MANY_SEEDS)  # missing only where the scores sum to 0
+
+
+def test_the_old_draw_let_slips_pass():
+    """The screening matters: among unscreened draws (the old rule), the forgotten √d_k lands
+    within the tolerance of the right weights on a good share of them."""
+    rng = np.random.default_rng(0)
+    passed = 0
+    for _ in range(2000):
+        q, k = rng.integers(-2, 3, size=2), rng.integers(-2, 3, size=(3, 2))
+        if not q.any():
+            continue
+        _, weights = loop_weights(q, k, 1 / math.sqrt(2))
+        _, unscaled = loop_weights(q, k, 1.0)
+        passed += max(abs(a - b) for a, b in zip(weights, unscaled)) <= ex.BY_HAND_TOLERANCE
+    assert passed > 100
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_right_choice_cannot_be_guessed_by_its_length(lang):
+    """On 2 000 seeds, the right answer to "without √d_k" is never the longest nor the shortest
+    of the four options shown."""
+    length = {c: len(translate(lang, f"exercises.choice_{c}")) for c in ex.CHOICES}
+    for seed in MANY_SEEDS:
+        _, options = ex.no_scaling_options(seed)
+        lengths = sorted(length[o] for o in options)
+        assert lengths[0] < length[ex.CORRECT_CHOICE] < lengths[-1], (seed, options)
+
+
+def test_every_slip_has_its_message():
+    for lang in ("en", "zh"):
+        for name in ex.SLIPS:
+            assert translate(lang, f"exercises.mistake_{name}").strip()
+
+
 @pytest.mark.parametrize(
     "bad",
     [[], [0.5], [0.2, 0.3], [None, 0.5, 0.5], ["abc", 1, 0], [float("nan")] * 3, [0.3, 0.3, 0.4, 0.0], None, "0.3"],

@@ -170,7 +170,7 @@ def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
 def test_without_a_fault_the_same_pages_use_the_real_model():
     """The contrast that makes the tests above mean something: normally no warning, and the
     banner says every number is the trained model's own."""
-    real = translate("en", "shell.honest_trained", layer=5, head=11, d_k=32)
+    real = translate("en", "shell.honest_trained", layer=6, head=12, d_k=32)  # TRAINED_HEAD, counted from 1
     for page in LESSON_PAGES:
         at = run(page)
         assert not at.exception, error_text(at)
@@ -316,7 +316,7 @@ def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(mon
     from attention_core import model_reference
 
     model_reference.clear_cache()
-    real = translate("en", "shell.honest_trained", layer=5, head=11, d_k=32)
+    real = translate("en", "shell.honest_trained", layer=6, head=12, d_k=32)  # TRAINED_HEAD, counted from 1
     for page in PAGES:
         at = run(page)
         assert not at.exception, f"{page} without torch:\n{error_text(at)}"

@@ -110,3 +110,28 @@ def test_invalid_lang_in_url_falls_back():
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["lang"] == "en"
+
+
+GLOSSES = {
+    "查询（query）": "query",
+    "键（key）": "key",
+    "值（value）": "value",
+    "词元（token）": "token",
+    "缩放点积注意力（scaled dot-product attention）": "scaled dot-product attention",
+}
+"""The standard Chinese terms with the English in brackets, and the English term itself."""
+
+
+def test_both_catalogs_have_the_standard_terms_glossed_at_first_use():
+    """The home page, where a learner starts, glosses every term in Chinese and uses the same
+    standard terms in English; the bundled model has one Chinese name."""
+    en, zh = catalog("en"), catalog("zh")
+    for gloss, english in GLOSSES.items():
+        assert gloss in zh["home.intro"], gloss
+        assert english in en["home.intro"].lower(), english
+    assert "内置模型" in zh["shell.toy_help"]
+    for other_name in ("随附", "随应用打包", "已随应用"):
+        assert not [key for key, text in zh.items() if other_name in text], other_name
+    # 词元 where a token is meant, 词 only for words
+    assert "每个词元的向量" in zh["matrices.outputs_text"]
+    assert "一个词元（token）的查询" in zh["intuition.budget_softmax"]

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_core.multihead import random_output_projection
 from attention_ui.i18n import translate
 from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, grid_thumbnails, page_texts, z_of
 
@@ -82,7 +83,10 @@ def test_heads_and_concatenation_equal_torch(lang, n_heads):
         translate(lang, "multi_head.head_label", h=h + 1) for h in range(n_heads)
     ]
     boundaries = sorted(shape["x0"] for shape in layout.get("shapes", []))
-    assert boundaries == [4 * h - 0.5 for h in range(1, n_heads)]  # a line between neighbouring heads
+    assert boundaries == [4 * h + 0.5 for h in range(1, n_heads)]  # between neighbouring heads; columns count from 1
+    # MultiHead(X) = Concat · W^O: the torch heads' concatenation times the seeded W^O
+    w_o = random_output_projection(4 * n_heads, 8, seed=0)  # (H·d_v, d_model)
+    np.testing.assert_allclose(z_of(figs["fig_w_o"]), outputs @ w_o, rtol=0, atol=1e-12)
     assert at.title[0].value == translate(lang, "multi_head.title")
 
 
@@ -191,7 +195,7 @@ def test_trained_heads_are_the_models_own_in_chinese():
     np.testing.assert_allclose(z_of(figs["fig_w_o"]), layer.attention_output, atol=1e-12)
     assert z_of(figs["fig_concat"]).shape == (8, 384)
     assert not at.get("button_group") or all(g.key != "heads" for g in at.get("button_group"))
-    assert figs["fig_mask"]["layout"]["title"]["text"].replace("<br>", "") == translate("zh", "multi_head.mask_title")
+    assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")  # its own <br>: kept
 
 
 @pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])

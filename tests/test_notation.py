@@ -60,15 +60,40 @@ def test_symbols(written, latex):
 
 
 def test_step_formulas_carry_the_numbers():
+    """The row formulas take the token's Python index and write it, and every key, counted from 1."""
     scores, weights = np.array([1.0, -2.5]), np.array([0.75, 0.25])
-    assert scores_row(3, scores) == r"\alpha_{3,j} = q_{3} \cdot k_j:\quad \alpha_{3,0} = 1.000,\ \alpha_{3,1} = -2.500"
+    assert scores_row(3, scores) == r"\alpha_{4,j} = q_{4} \cdot k_j:\quad \alpha_{4,1} = 1.000,\ \alpha_{4,2} = -2.500"
     assert scaled_row(3, scores / 2, 4) == (
-        r"\frac{\alpha_{3,j}}{\sqrt{d_k}} = \frac{\alpha_{3,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
+        r"\frac{\alpha_{4,j}}{\sqrt{d_k}} = \frac{\alpha_{4,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
     )
-    assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{3,j}}{\sqrt{4}}:\quad")
-    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{3,j} = \frac{e^{s_j - m}}")
+    assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{4,j}}{\sqrt{4}}:\quad")
+    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{4,j} = \frac{e^{s_j - m}}")
     assert r"m = 0.500,\ \sum_j e^{s_j - m} = 1.3333:\quad 0.750,\ 0.250" in softmax_row(3, weights, 0.5, 1.3333)
-    assert output_row(3, weights) == r"b_{3} = \sum_j \hat\alpha_{3,j} v_j = 0.75\,v_{0} + 0.25\,v_{1}"
+    assert output_row(3, weights) == r"b_{4} = \sum_j \hat\alpha_{4,j} v_j = 0.75\,v_{1} + 0.25\,v_{2}"
+
+
+def test_positions_count_from_one():
+    """One conversion from Python's 0-based index to the number a learner sees."""
+    assert [notation.shown(i) for i in (0, 1, np.int64(11))] == [1, 2, 12]
+    assert notation.component_labels("q", 2) == ["q[1]", "q[2]"]
+    assert terms([5.0, 6.0], lambda j, v: f"{j}:{v:g}") == r"1:5,\ 2:6"
+
+
+def test_the_positional_encoding_formula_is_the_one_the_core_adds():
+    """notation.POSITIONAL_ENCODING, read literally (token i and component c from 1, p = i − 1),
+    gives attention_core.positional's table; a loop, not the core's vectorised code."""
+    from attention_core.positional import sinusoidal_encoding
+
+    tex = notation.POSITIONAL_ENCODING
+    assert r"\sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m-1}" in tex
+    assert r"\cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m}" in tex
+    d, T = 10, 7
+    table = sinusoidal_encoding(T, d)
+    for i in range(1, T + 1):
+        for m in range(1, d // 2 + 1):
+            angle = (i - 1) / 10000 ** (2 * (m - 1) / d)
+            assert table[i - 1, 2 * m - 2] == pytest.approx(np.sin(angle), abs=1e-12)  # component 2m − 1
+            assert table[i - 1, 2 * m - 1] == pytest.approx(np.cos(angle), abs=1e-12)  # component 2m
 
 
 def test_long_rows_are_shortened_in_the_middle():
@@ -88,3 +113,62 @@ def test_no_page_writes_the_notation_itself():
         if spelled.search(line)
     ]
     assert not found, found
+
+
+# --------------------------------------------------------------------------- one index convention
+
+ZERO_BASED = re.compile(
+    r"\(from 0\)|count(?:s|ed|ing)? from 0|从 ?0 ?(?:开始|数起)"  # "counted from 0" (not a seed "from 0 to 9")
+    r"|(?:(?<![\w\\])[xaqkvbα]\u0302?|\\(?:hat\\)?alpha)(?:_\{?0(?![.\d])|₀)"  # x_0, a₀, q_{0}, α̂_0j, \alpha_{0,j}
+    r"|\b(?:token|row|column|head|layer|key|query|step) 0(?![.\d])"  # "token 0", "layer 0"
+    r"|第 ?0 ?(?:层|个|行|列|步)|(?:词元|头|行|列|键|查询) ?0(?![.\d])"
+)
+"""A position counted from 0, as a learner would read it in a catalog or a formula."""
+EXPLAINS_PYTHON = {"code.zero_based"}  # the one sentence that says Python counts from 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_catalog_counts_from_zero(lang):
+    """Every position a catalog names counts from 1: no "token 0", no x₀ or α_{0,j}, no "from 0"
+    (only the code page says that Python counts from 0)."""
+    from attention_ui.i18n import catalog
+
+    found = {
+        key: match.group(0)
+        for key, text in catalog(lang).items()
+        if key not in EXPLAINS_PYTHON
+        for match in [ZERO_BASED.search(text)]
+        if match
+    }
+    assert not found, found
+
+
+def test_the_zero_based_pattern_finds_what_it_should():
+    """The pattern above is not blind: it finds each way of counting from 0 and leaves alone
+    what is not a position (h⁽⁰⁾ the embeddings, weights between 0 and 1, m = 0)."""
+    zero_based = ("x₀ … x_T", r"\alpha_{0,j}", "α̂_0j", "token 0", "Layer (from 0)", "counted from 0", "第 0 层", "头 0")
+    for text in (*zero_based, "q_0 · k"):
+        assert ZERO_BASED.search(text), text
+    for text in ("h⁽⁰⁾_i", "between 0 and 1", "token 10", "0.5", "m = 0", "x_10", "(0 to 3)", "β = 0"):
+        assert not ZERO_BASED.search(text), text
+
+
+def test_formulas_and_labels_count_alike():
+    """The same token, Python index 0, is "1: …" in a label and carries subscript 1 in every
+    formula: labels and formulas cannot disagree on the convention."""
+    from attention_ui.safe import numbered_labels, token_labels
+
+    scores, weights = np.array([0.5, -1.0, 2.0]), np.array([0.2, 0.3, 0.5])
+    labels = numbered_labels(["the", "cat", "sat"])
+    assert labels[0].split(":")[0] == "1" and token_labels(["the"])[0].startswith("1:")
+    subscripts = set()
+    for formula in (
+        scores_row(0, scores),
+        scaled_row(0, scores, 4),
+        softmax_row(0, weights, 2.0, 1.5),
+        output_row(0, weights),
+    ):
+        subscripts |= {int(n) for n in re.findall(r"_\{(\d+)", formula)}
+        assert not ZERO_BASED.search(formula), formula
+    assert min(subscripts) == 1 and max(subscripts) == len(labels), subscripts
+    assert {int(label.split(":")[0]) for label in labels} == {1, 2, 3}

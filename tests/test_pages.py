@@ -28,7 +28,7 @@ def test_default_page_uses_real_model_and_says_so():
     at = run_page("pages/matrices.py")
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert translate("en", "shell.honest_trained", layer=5, head=11, d_k=32) in captions
+    assert translate("en", "shell.honest_trained", layer=6, head=12, d_k=32) in captions  # TRAINED_HEAD, from 1
     assert "seeded random" not in captions
 
 
@@ -47,7 +47,7 @@ def test_matrices_numbers_equal_the_core():
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
     assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
     assert (
-        weights["layout"]["yaxis"]["ticktext"][0] == "0: the" and weights["layout"]["yaxis"]["ticktext"][3] == "3: the"
+        weights["layout"]["yaxis"]["ticktext"][0] == "1: the" and weights["layout"]["yaxis"]["ticktext"][3] == "4: the"
     )
     for tab, keys in [
         ("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
@@ -95,7 +95,7 @@ def test_step_page_walks_to_the_end_with_core_numbers():
         at.run()
     assert not at.exception
     figs = charts(at)
-    contrib = figs[translate("en", "step_by_step.contributions_title", i=0)]
+    contrib = figs[translate("en", "step_by_step.contributions_title", i=1)]  # token 1: index 0
     bars = np.stack([_decode(trace["y"]) for trace in contrib["data"][:-1]])  # (T, d_v)
     np.testing.assert_allclose(bars, e.contributions, atol=1e-12)
     np.testing.assert_allclose(_decode(contrib["data"][-1]["y"]), e.output, atol=1e-12)
@@ -249,6 +249,17 @@ def test_chinese_on_the_real_model_names_the_unknown_tokens_and_offers_the_toy(l
     assert len(weights["layout"]["yaxis"]["ticktext"]) == len(sentence)  # one token per character
 
 
+def test_an_emoji_in_an_english_sentence_gets_no_hint_about_chinese_text():
+    """The emoji is an [UNK] and is named, and the toy is offered, but the multilingual-model
+    hint is for Chinese text only."""
+    at = run_page("pages/matrices.py", "I love pizza 🍕 so much")
+    assert not at.exception, at.exception
+    warning = next(w.value for w in at.warning if "[UNK]" in w.value)
+    assert "🍕" in warning and "unknown token" in warning
+    assert not any("ATTENTION_LAB_MODEL" in c.value for c in at.caption)
+    assert at.button(key="use_toy")
+
+
 def test_real_model_page_lists_unknown_chinese_tokens():
     sentence = "注意力机制很重要"
     at = run_page("pages/real_model.py", sentence, lang="zh")
@@ -308,5 +319,31 @@ def test_chinese_key_labels_stay_horizontal():
     sentence = "注意力机制很重要" * 2  # 16 characters
     at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
     xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
-    assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence)]
+    assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence, start=1)]
     assert xaxis.get("tickangle", 0) == 0
+
+
+@pytest.mark.parametrize("step", ["4", "7"])
+def test_the_step_page_counts_tokens_from_1_in_labels_formulas_and_url(step):
+    """A link ?token=2&step=… opens the second token (Python index 1) at that step: the picker,
+    the chart labels and every subscript of the formulas count from 1, and agree."""
+    from tests.helpers import open_link
+
+    sentence = "attention mixes every word"
+    at = open_link("pages/step_by_step.py", sentence=sentence, token="2", step=step)
+    lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    T = len(lesson.tokens)
+    picker = at.button_group(key="token_picker")
+    assert picker.value == 1 and at.query_params["token"] in ("2", ["2"])
+    assert picker.options == [f"{n}: {token}" for n, token in enumerate(lesson.tokens, start=1)]
+    formulas = " ".join(x.value for x in at.latex)
+    numbers = {int(n) for n in re.findall(r"_\{(\d+)", formulas)}
+    assert numbers and numbers <= set(range(1, T + 1)), (numbers, formulas)
+    assert 2 in numbers and "_{0" not in formulas and "_0" not in formulas  # token 2, never a token 0
+    for spec in charts(at).values():
+        ticks = spec["layout"].get("yaxis", {}).get("ticktext") or []
+        numbered = [int(tick.split(":")[0]) for tick in ticks if re.match(r"\d+: ", str(tick))]
+        assert not numbered or numbered == list(range(1, len(numbered) + 1)), ticks
+    e = explain(lesson.trace, 1)
+    if step == "7":  # the output b_2 is token 2's row, index 1
+        assert r"b_{2}" in formulas and f"{e.weights[0]:.2f}" in formulas

@@ -34,10 +34,10 @@ def difference_shown(at, lang: str = "en") -> float | None:
 
 
 def title(lang: str, name: str, layer: int, head: int, **fields) -> str:
-    """A chart title of one head as the catalog writes it, e.g. the weights of layer 3 head 5."""
-    return translate(
-        lang, f"real_model.{name}", where=translate(lang, "real_model.where", layer=layer, head=head), **fields
-    )
+    """A chart title of one head as the catalog writes it, for the 0-based ``layer`` and ``head``:
+    the page counts from 1, so title(…, 3, 5) names "layer 4, head 6"."""
+    where = translate(lang, "real_model.where", layer=layer + 1, head=head + 1)
+    return translate(lang, f"real_model.{name}", where=where, **fields)
 
 
 def test_page_is_registered_in_app_and_sidebar():
@@ -68,13 +68,13 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_layer_and_head_from_the_url_show_that_head(lang):
-    at = run_page(PAGE, SENTENCE, layer="3", head="5", lang=lang)
+    at = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang)  # as shown: index 3 and 5
     assert not at.exception, at.exception
     tokens, trace = model_attention(SENTENCE, 3, 5)
     weights = figure(at, title(lang, "weights_title", 3, 5))
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     ticks = weights["layout"]["yaxis"]["ticktext"]
-    assert len(ticks) == len(tokens) and ticks[0] == "0: [CLS]" and ticks[-1] == f"{len(tokens) - 1}: [SEP]"
+    assert len(ticks) == len(tokens) and ticks[0] == "1: [CLS]" and ticks[-1] == f"{len(tokens)}: [SEP]"
     scores_title = title(lang, "scores_title", 3, 5)
     assert not any(shown.startswith(scores_title) for shown in charts(at))  # a closed tab is not built
     for tab, expected, fields in [  # each tab opened by its link
@@ -82,13 +82,13 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
         ("scaled", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
         ("outputs", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
     ]:
-        opened = run_page(PAGE, SENTENCE, layer="3", head="5", lang=lang, model_matrix=tab)
+        opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, model_matrix=tab)  # index 3 and 5
         shown = _decode(figure(opened, title(lang, f"{tab}_title", 3, 5, **fields))["data"][0]["z"])
         np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
-    row = figure(at, title(lang, "row_title", 3, 5, i=1))  # the default query token is 1, the first word after [CLS]
+    row = figure(at, title(lang, "row_title", 3, 5, i=2))  # default query: token 2 (index 1), the word after [CLS]
     np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
     assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
-    assert at.query_params["layer"] == "3" and at.query_params["head"] == "5"
+    assert at.query_params["layer"] == "4" and at.query_params["head"] == "6"
 
     at.button_group(key="head_picker").set_value(7)  # the learner picks another head
     at.run()
@@ -96,7 +96,7 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     _, trace7 = model_attention(SENTENCE, 3, 7)
     weights7 = figure(at, title(lang, "weights_title", 3, 7))
     np.testing.assert_allclose(_decode(weights7["data"][0]["z"]), trace7.weights, rtol=0, atol=1e-12)
-    assert at.query_params["head"] == "7"
+    assert at.query_params["head"] == "8"  # index 7, shown as head 8
 
 
 @pytest.mark.parametrize(
@@ -114,9 +114,10 @@ def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head
     _, trace = model_attention(SENTENCE, layer, head)
     weights = figure(at, title("en", "weights_title", layer, head))
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
-    assert at.query_params["layer"] == str(layer) and at.query_params["head"] == str(head)
+    assert at.query_params["layer"] == str(layer + 1) and at.query_params["head"] == str(head + 1)
     notes = [box.value for box in at.info if "does not exist" in box.value]
-    assert len(notes) == 2 and f"showing {layer}" in notes[0] and f"showing {head}" in notes[1], notes
+    assert len(notes) == 2 and f"showing {layer + 1}" in notes[0] and f"showing {head + 1}" in notes[1], notes
+    assert "(1 to 6)" in notes[0] and "(1 to 12)" in notes[1], notes
 
 
 def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
@@ -135,7 +136,7 @@ def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
     _, layer, head = best
     at.button(key="jump_head").click().run()
     assert not at.exception, at.exception
-    assert at.query_params["layer"] == str(layer) and at.query_params["head"] == str(head)
+    assert at.query_params["layer"] == str(layer + 1) and at.query_params["head"] == str(head + 1)
     _, trace = model_attention(sentence, layer, head)
     np.testing.assert_allclose(
         _decode(figure(at, title("en", "weights_title", layer, head))["data"][0]["z"]), trace.weights, atol=1e-12
@@ -162,7 +163,7 @@ def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
 
 def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
     """A closed expander and closed tabs cost nothing: their figures are neither built nor sent."""
-    at = run_page(PAGE, SENTENCE, layer="2", head="4", model_qkv="v")
+    at = run_page(PAGE, SENTENCE, layer="3", head="5", model_qkv="v")  # layer 3, head 5: index 2, 4
     assert not at.exception, at.exception
     assert not {"fig_q", "fig_k", "fig_v"} & set(figures_by_key(at))
     at.session_state["model_qkv_open"] = True  # the learner opens the expander: its V tab, from the link

@@ -113,7 +113,7 @@ def test_heatmaps_equal_independent_computation():
     np.testing.assert_allclose(want["dot"], lesson.trace.scores, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(softmax_ref(want["scaled_dot"]), lesson.trace.weights, rtol=1e-12, atol=1e-14)
     ticks = figs["fig_dot"]["layout"]["yaxis"]["ticktext"]
-    assert ticks[0] == "0: the" and ticks[3] == "3: the"  # repeated words stay separate rows
+    assert ticks[0] == "1: the" and ticks[3] == "4: the"  # repeated words stay separate rows, counted from 1
     assert figs["fig_cosine"]["data"][0]["zmin"] == -1 and figs["fig_cosine"]["data"][0]["zmax"] == 1
 
 
@@ -154,7 +154,7 @@ def test_one_query_token_rows_and_their_softmax():
     text = " ".join(m.value for m in at.markdown)
     for name in ORDER:
         j = int(np.argmax(want[name][i]))
-        assert f"**{j}: " in text
+        assert f"**{j + 1}: " in text  # token j + 1 on the page is row j
     assert np.argmax(want["dot"][i]) == np.argmax(want["scaled_dot"][i])  # ÷√d_k keeps the ranking
     norm = math.sqrt(math.fsum(x * x for x in lesson.trace.q[i]))
     assert f"{norm:.3f}" in text

@@ -61,7 +61,7 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
 
         download = download_first_csv(page)  # a deferred CSV: written when clicked
         text = Path(download.path()).read_text(encoding="utf-8-sig")
-        assert download.suggested_filename == "concat_layer5.csv"
+        assert download.suggested_filename == "concat_layer6.csv"  # the default layer, counted from 1
         assert text.splitlines()[1].startswith("[CLS],") and len(text.splitlines()[0].split(",")) == 1 + 384
 
         page.goto(page.url)  # the link, opened again, shows the same view

@@ -108,7 +108,7 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
     assert len(z) == 7 and all(len(row) == 7 for row in z)
     assert_rows_sum_to_one(z)
     ticks = fig["layout"]["yaxis"]
-    assert ticks["tickvals"] == list(range(7)), ticks  # integer positions, not categories
+    assert ticks["tickvals"] == list(range(1, 8)), ticks  # integer positions from 1, not categories
     labels = ticks["ticktext"]
     assert labels[0].endswith("[CLS]") and labels[-1].endswith("[SEP]"), labels
     the_rows = [t for t in labels if t.split(": ", 1)[-1] == "the"]
@@ -120,11 +120,11 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
 def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):
     page = open_app(f"step_by_step?sentence=the+dog+chased+the+cat&{TOY}")
     no_exception(page)
-    choice = token_choice(page, "2: chased")
+    choice = token_choice(page, "3: chased")  # tokens count from 1
     choice.click()
     wait_for_app(page)
     assert choice.get_attribute("aria-checked") == "true"
-    assert query(page).get("token") == ["2"]
+    assert query(page).get("token") == ["3"]  # the number shown, not the index
     step, total = step_indicator(page)
     assert step == 1 and total > 1
     next_button = page.get_by_role("button", name=re.compile("Next"))
@@ -136,11 +136,11 @@ def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):
         step, _ = step_indicator(page)
         assert step == seen[-1] + 1, f"Next went from step {seen[-1]} to {step}"
         seen.append(step)
-        assert query(page).get("step") == [str(step - 1)]  # 0-based in the URL
-        assert query(page).get("token") == ["2"], "the picked token is kept"
+        assert query(page).get("step") == [str(step)]  # the step shown, from 1
+        assert query(page).get("token") == ["3"], "the picked token is kept"
     assert next_button.is_disabled()
     titles = [f["title"] for f in plotly_data(page)]
-    assert any(t.startswith("b_2") for t in titles), f"the last step charts b_2 for the picked token: {titles}"
+    assert any(t.startswith("b_3") for t in titles), f"the last step charts b_3 for the picked token: {titles}"
 
 
 def test_html_sentence_is_shown_as_literal_text(open_app):
@@ -187,7 +187,7 @@ def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
         z = fig["data"][0]["z"]
         assert len(z) == 3
         assert_rows_sum_to_one(z)
-        assert fig["layout"]["yaxis"]["ticktext"] == ["0: hello", "1: world", "2: hello"]
+        assert fig["layout"]["yaxis"]["ticktext"] == ["1: hello", "2: world", "3: hello"]
         sidebar_link(page, "Step by step").click()  # and the app around it works
         wait_for_app(page)
         no_exception(page)
@@ -210,7 +210,7 @@ def test_bad_url_parameters_give_a_working_page(open_app, path):
     if path == "step_by_step":
         step, total = step_indicator(page)
         assert 1 <= step <= total
-        assert int(query(page)["token"][0]) >= 0
+        assert int(query(page)["token"][0]) >= 1  # positions in the URL count from 1
     if path == "matrices":
         assert_rows_sum_to_one(weights_figure(page)["data"][0]["z"])
 

@@ -67,7 +67,7 @@ def test_keyboard_only_reaches_the_sentence_and_operates_next(open_app):
     wait_for_app(page)
     no_exception(page)
     labels = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').all_inner_texts()
-    assert [lab.strip() for lab in labels] == ["0: keys", "1: only", "2: please"], labels
+    assert [lab.strip() for lab in labels] == ["1: keys", "2: only", "3: please"], labels
 
     tab_until(page, is_next)
     before = step_number(page)
@@ -91,10 +91,10 @@ def test_keyboard_reaches_the_token_picker(open_app):
         lambda f: (
             f["tag"] == "BUTTON"
             and f["main"]
-            and f["text"].startswith("1: cat")
+            and f["text"].startswith("2: cat")
             or f["tag"] == "BUTTON"
             and f["main"]
-            and f["text"].startswith("0: the")
+            and f["text"].startswith("1: the")
         ),
     )
     assert path

@@ -91,4 +91,4 @@ def test_fresh_server_first_request_is_a_shared_similarity_link(app_page):
         assert heading(page) == "📐 相似度度量"
         assert float(metrics(page)["余弦相似度"]) == 0.0  # a right angle, as the link says
         heatmap = next(f for f in plotly_data(page) if f["title"].startswith("余弦相似度"))
-        assert heatmap["layout"]["yaxis"]["ticktext"] == ["0: hello", "1: world", "2: hello"]
+        assert heatmap["layout"]["yaxis"]["ticktext"] == ["1: hello", "2: world", "3: hello"]
