@@ -35,13 +35,13 @@ PRESENTATION_CSS = f"""<style>
 html {{ font-size: {FONT_PX}px; }}
 [data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 4rem 2.5rem 3rem 2.5rem; }}
 /* a smaller page title, so that the page's chart starts on a 1024 × 768 projector's first screen */
-[data-testid="stMain"] h1 {{ font-size: 2rem; padding: 0 0 0.25rem 0; }}
+[data-testid="stMain"] h1 {{ font-size: 1.75rem; padding: 0 0 0.25rem 0; }}
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{ line-height: 1.5; }}
 [data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
 .katex {{ font-size: 1.2em; }}
 .katex-display {{ margin: 0.3em 0; }}
-[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.75rem; }}
-[data-testid="stButtonGroup"] button {{ font-size: 0.85rem; min-height: 2rem; padding: 0.1rem 0.6rem; }}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.6rem; }}
+[data-testid="stButtonGroup"] button {{ font-size: 0.8rem; min-height: 1.75rem; padding: 0 0.5rem; }}
 </style>"""
 """The style sheet of presentation mode: a constant, never built from user input."""
 

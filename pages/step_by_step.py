@@ -16,7 +16,6 @@ from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
-st.title(t("step_by_step.title"))
 if lesson is not None:
     honesty_banner(lesson)
     tokens = lesson.tokens

@@ -13,6 +13,9 @@
     if (el && el.scrollWidth > el.clientWidth + 1) problems.push(`${id} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth} px`);
   }
   if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the document scrolls sideways');
+  // 1b. One page title.
+  const titles = document.querySelectorAll('[data-testid="stMain"] h1');
+  if (titles.length !== 1) problems.push(`${titles.length} page titles`);
   // 2. No button label is cut with an ellipsis.
   for (const button of document.querySelectorAll('button, [data-testid="stPageLink"] a')) {
     if (!shown(button)) continue;
