@@ -123,3 +123,18 @@ def test_contributions_bar_colours_each_token_or_groups_the_smallest(t_k):
         rest = sorted(set(range(t_k)) - largest)
         np.testing.assert_allclose(bars[-1].y, c[rest].sum(axis=0), atol=1e-12)
         assert bars[-1].name == f"{len(rest)} others"
+
+
+def test_long_vectors_label_every_8th_component_and_keep_every_column():
+    """32 components (a trained head's d_k): ticks at 1, 8, 16, 24, 32; every column is still
+    drawn at its own position, so the hover names each one."""
+    from attention_ui.figures import vectors_matrix
+
+    z = np.arange(3 * 32, dtype=float).reshape(3, 32)  # (T, d_k)
+    fig = vectors_matrix(z, ["a", "b", "c"], title="q", symbol="q")
+    assert list(fig.layout.xaxis.tickvals) == [1, 8, 16, 24, 32]
+    assert list(fig.layout.xaxis.ticktext) == ["q[1]", "q[8]", "q[16]", "q[24]", "q[32]"]
+    assert list(fig.data[0].x) == list(range(1, 33))
+    np.testing.assert_array_equal(fig.data[0].z, z)
+    short = vectors_matrix(z[:, :16], ["a", "b", "c"], title="q", symbol="q")
+    assert list(short.layout.xaxis.tickvals) == list(range(1, 17))
