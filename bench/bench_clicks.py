@@ -387,7 +387,7 @@ def groups(o: Ours, runner) -> list[Group]:
             if where == "step_by_step":
                 out.append(Step("(to step 3)", None, prepare="to_step2"))
             at = f"@{where}"
-            w = lambda n: lambda: opt(sb("w_choice"), n).click()  # noqa: E731 - trained, random, identity
+            w = lambda n: lambda: opt(sb("w"), n).click()  # noqa: E731 - trained, random, identity
             slider = lambda key: sb(key).locator('input[type="range"]')  # noqa: E731
             out += [
                 Step(f"W: Trained → Random {at}", w(1)),
