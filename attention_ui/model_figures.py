@@ -53,9 +53,9 @@ def heads_grid(
     of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T`` (``layout.meta``
     holds T and the gap). Chromium drew the 72 heads as 72 subplots in 0.92 s and as one
     heatmap in 0.13 s (bench/bench_draw.py), and every pick on the page draws the grid again.
-    One Cividis scale from 0 to 1, so colours compare across heads. Heads are named along the
-    top edge ("head 1", then the numbers alone, which fit a phone) and layers along the left
-    edge; the hover names the layer, head, query i, key j and the weight. The thumbnails carry
+    One Cividis scale from 0 to 1, so colours compare across heads. Heads are numbered along
+    the top edge (the word "head" sits above the layer names: numbers alone fit a phone) and
+    layers along the left edge; the hover names the layer, head, query i, key j and the weight. The thumbnails carry
     float32 (a colour needs no more); the single-head matrices carry full precision.
     """
     w = np.asarray(weights, dtype=np.float64)  # (L, H, T, T)
@@ -90,9 +90,19 @@ def heads_grid(
         "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01},
     }
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
-    labels = [
+    heads_word = {  # "head" above the layer names; the heads' numbers alone above their columns (a phone fits them)
+        "text": tr("figures.grid_heads_word"),
+        "xref": "paper",
+        "x": 0.0,
+        "xanchor": "right",
+        "yref": "paper",
+        "y": 1.0,
+        "yanchor": "bottom",
+    }
+    labels = [heads_word]
+    labels += [
         {
-            "text": tr("figures.grid_head", head=shown(h)) if h == 0 else str(shown(h)),
+            "text": str(shown(h)),
             "xref": "x",
             "x": h * step + middle,
             "yref": "paper",
