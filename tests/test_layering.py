@@ -138,3 +138,17 @@ def test_one_list_of_steps():
     assert exercises.STEPS is STEPS
     for path in (ROOT / "attention_ui" / "steps.py", CORE / "exercises.py"):
         assert not any(line.startswith("STEPS =") for line in path.read_text(encoding="utf-8").splitlines())
+
+
+def test_only_url_state_touches_the_query_params():
+    """One module owns URL state: no page or other UI module reads or writes st.query_params."""
+    offenders = []
+    for path in sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "attention_ui").glob("*.py"), ROOT / "app.py"]):
+        if path.name == "url_state.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "query_params":
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not offenders, offenders
+    url_state = ast.parse((ROOT / "attention_ui" / "url_state.py").read_text(encoding="utf-8"))
+    assert any(isinstance(n, ast.Attribute) and n.attr == "query_params" for n in ast.walk(url_state))  # it can see one
