@@ -2,7 +2,7 @@
 
 ``st.table`` rather than ``st.dataframe``: a data grid is a canvas widget that Chromium takes
 far longer to draw, and a switch to the code page drew eleven of them (bench/bench_clicks.py).
-``st.table`` renders its cells and headers as Markdown, so every label is escaped here.
+``st.table`` renders its cells and headers as Markdown, so every label and text cell is escaped here.
 """
 
 from __future__ import annotations
@@ -13,12 +13,17 @@ import streamlit as st
 from .safe import escape_markdown
 
 
-def number_table(columns: dict, *, index=None, number: str = "{:.4f}") -> None:
+def number_table(columns: dict, *, index=None, number: str = "{:.4f}", height: int | str = "content") -> None:
     """Show ``{header: column}`` as a table; float columns formatted with ``number`` (the data
-    keep every digit: AppTest and copy-paste read the full values). ``index``: row labels, or
-    none shown. Example: ``number_table({"α̂": weights}, index=["0: the", "1: cat"])``.
+    keep every digit: AppTest and copy-paste read the full values), text cells and labels
+    escaped (tokens are the learner's text). ``index``: row labels, or none shown; ``height``
+    in px scrolls a long table. Example: ``number_table({"α̂": weights}, index=["1: the", "2: cat"])``.
     """
     escaped = lambda labels: [escape_markdown(str(label)) for label in labels]  # noqa: E731
-    frame = pd.DataFrame(dict(zip(escaped(columns), columns.values())), index=None if index is None else escaped(index))
+    cells = {
+        header: escaped(column) if any(isinstance(cell, str) for cell in column) else column
+        for header, column in zip(escaped(columns), columns.values())
+    }
+    frame = pd.DataFrame(cells, index=None if index is None else escaped(index))
     floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
-    st.table(frame.style.format(number, subset=floats), hide_index=index is None)
+    st.table(frame.style.format(number, subset=floats), hide_index=index is None, height=height)

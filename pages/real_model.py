@@ -25,6 +25,7 @@ from attention_ui.notation import (
 )
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start, unknown_tokens_help
+from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
 MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, by id
@@ -118,11 +119,7 @@ named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
-    st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
-        {"i": [shown(n) for n in range(T)], t("real_model.col_token"): [escape_markdown(token) for token in tokens]},
-        hide_index=True,
-        height=min(38 + 35 * T, 420),
-    )
+    number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=min(38 + 35 * T, 420))
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")

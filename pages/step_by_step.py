@@ -10,9 +10,10 @@ from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_m
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around
-from attention_ui.safe import escape_markdown, numbered_labels
+from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
+from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int
 
 lesson, _ = page_start("step_by_step")
@@ -40,16 +41,15 @@ if lesson is not None:
     n = shown(i)  # token i as the learner sees it, from 1
     with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
         if step == 0:
-            st.table(  # static HTML, cheaper to draw than a data grid; its cells are Markdown, so escaped
+            number_table(
                 {
                     "i": [shown(j) for j in range(T)],
-                    t("step_by_step.col_token"): [escape_markdown(token) for token in tokens],
+                    t("step_by_step.col_token"): list(tokens),
                     t("step_by_step.col_known"): [
                         t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
                         for k in range(T)
                     ],
-                },
-                hide_index=True,
+                }
             )
         elif step == 1:
             show_embedding(lesson, i)
@@ -57,42 +57,24 @@ if lesson is not None:
             p = lesson.projections
             c1, c2, c3 = st.columns(3)
             if p.d_model <= 16:
-                with c1:
-                    show_figure(
-                        heatmap(
-                            p.w_q,
-                            component_labels("a", p.d_model),
-                            component_labels("q", p.d_k),
-                            title="W^Q",
-                            diverging=True,
-                            tr=t,
-                        ),
-                        "fig_wq",
-                    )
-                with c2:
-                    show_figure(
-                        heatmap(
-                            p.w_k,
-                            component_labels("a", p.d_model),
-                            component_labels("k", p.d_k),
-                            title="W^K",
-                            diverging=True,
-                            tr=t,
-                        ),
-                        "fig_wk",
-                    )
-                with c3:
-                    show_figure(
-                        heatmap(
-                            p.w_v,
-                            component_labels("a", p.d_model),
-                            component_labels("v", p.d_v),
-                            title="W^V",
-                            diverging=True,
-                            tr=t,
-                        ),
-                        "fig_wv",
-                    )
+                for column, w, symbol, width in (
+                    (c1, p.w_q, "q", p.d_k),
+                    (c2, p.w_k, "k", p.d_k),
+                    (c3, p.w_v, "v", p.d_v),
+                ):
+                    name = f"W^{symbol.upper()}"
+                    with column:
+                        show_figure(
+                            heatmap(
+                                w,
+                                component_labels("a", p.d_model),
+                                component_labels(symbol, width),
+                                title=f"W^{symbol.upper()}",
+                                diverging=True,
+                                tr=t,
+                            ),
+                            f"fig_w{symbol}",
+                        )
             else:
                 st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
             c1, c2, c3 = st.columns(3)
