@@ -163,13 +163,14 @@ def axis_suffix(n: int) -> str:
     return "" if n == 1 else str(n)
 
 
-def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int = 16) -> dict:
+def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int = 16, shared_y: bool = False) -> dict:
     """Layout entries for ``n`` panels in one row (``across``) or one column, like
     ``plotly.subplots.make_subplots`` draws them: axis k+1 is ``xaxis{k+1}``/``yaxis{k+1}``
     (the first without a number), each panel's ``titles[k]`` centred above it.
 
     make_subplots takes 10–12 ms per figure, longer than the figure itself; this is a few
-    dict entries. Panels of a column share the x axis (the upper ones hide their tick labels).
+    dict entries. Panels of a column share the x axis (the upper ones hide their tick labels);
+    panels in a row share the y axis with ``shared_y`` (labelled once, on the left).
 
     >>> sorted(panel_axes(2, across=False, gap=0.1))
     ['annotations', 'xaxis', 'xaxis2', 'yaxis', 'yaxis2']
@@ -178,7 +179,12 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
     for k, (low, high) in enumerate(domains(n, gap)):
         suffix = axis_suffix(k + 1)
         x, y = (f"x{suffix}", f"y{suffix}")
-        if across:
+        if across and shared_y:
+            layout[f"xaxis{suffix}"] = {"anchor": "y", "domain": [low, high]}
+            if k == 0:
+                layout["yaxis"] = {"anchor": "x", "domain": [0.0, 1.0]}
+            centre, top = (low + high) / 2, 1.0
+        elif across:
             layout[f"xaxis{suffix}"] = {"anchor": y, "domain": [low, high]}
             layout[f"yaxis{suffix}"] = {"anchor": x, "domain": [0.0, 1.0]}
             centre, top = (low + high) / 2, 1.0
@@ -265,6 +271,82 @@ def heatmap(
     instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
     """
+    trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
+    n_rows = len(trace["y"])
+    return figure(
+        [trace],
+        title=title,
+        height=height or max(260, 48 + 34 * n_rows),
+        meta={"cell_numbers_width": width},
+        xaxis=_x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk),
+        yaxis=_y_axis(row_labels, y_title),
+    )
+
+
+ROW_GAP = 0.04
+"""The space between the panels of ``heatmap_row``, as a share of its width."""
+
+
+def heatmap_row(
+    panels,
+    row_labels,
+    *,
+    title: str,
+    tr: Translate = ENGLISH,
+    y_title: str = "",
+    digits: int = 2,
+    height: int | None = None,
+) -> go.Figure:
+    """Several heatmaps of the same rows side by side in one chart, on one diverging colour
+    scale (0 in the middle) with one colour bar: q | k | v of every token, or W^Q | W^K | W^V.
+
+    ``panels``: a list of (panel title, z (rows, cols_k)); labels are raw text, escaped here.
+    The rows are labelled once, on the left; each panel's columns by their number alone (its
+    title names the vector), beyond 8 columns only the first and the last: three narrow panels
+    on a phone have no room for more. One chart draws in about half the time of three charts
+    of the same traces (``python bench/bench_draw.py --only sim3``: 0.21 s against 0.43 s in
+    Chromium), and every click on a page redraws its charts. Cell numbers and hovers are
+    those of ``heatmap``.
+
+    >>> fig = heatmap_row([("q", np.ones((2, 3))), ("k", -np.ones((2, 32)))], ["x", "y"], title="t")
+    >>> [trace.xaxis for trace in fig.data], fig.layout.xaxis2.anchor, fig.layout.coloraxis.cmin
+    (['x', 'x2'], 'y', -1.0)
+    >>> fig.layout.xaxis.ticktext, fig.layout.xaxis2.ticktext
+    (('1', '2', '3'), ('1', '32'))
+    """
+    n = len(panels)
+    layout = panel_axes(n, across=True, gap=ROW_GAP, titles=[escape_label(name) for name, _ in panels], shared_y=True)
+    bound = max(float(np.nanmax(np.abs(np.where(np.isfinite(z), z, np.nan)))) for _, z in panels) or 1.0
+    traces, widths = [], []
+    for k, (_, z) in enumerate(panels, start=1):
+        trace, width = _heatmap_trace(z, tr=tr, diverging=False, digits=digits)
+        for own in ("colorscale", "zmin", "zmax"):  # the row's one colour axis instead
+            trace.pop(own)
+        suffix = axis_suffix(k)
+        trace.update(xaxis=f"x{suffix}", yaxis="y", coloraxis="coloraxis")
+        traces.append(trace)
+        widths.append(width)
+        n_cols = np.shape(z)[1]
+        columns = positions(n_cols) if n_cols <= 8 else [shown(0), n_cols]
+        layout[f"xaxis{suffix}"].update(tickvals=columns, ticktext=[str(c) for c in columns], tickangle=0)
+    layout["yaxis"].update(_y_axis(row_labels, y_title))
+    share = layout["xaxis"]["domain"][1] - layout["xaxis"]["domain"][0]  # of the chart's width, per panel
+    needed = max(widths) if all(widths) else 0  # what the widest panel's cells need in a chart of their own
+    n_rows = len(traces[0]["y"])
+    return figure(
+        traces,
+        title=title,
+        height=height or max(280, 78 + 30 * n_rows),
+        margin={**MARGIN, "t": MARGIN["t"] + 24},  # the panel titles sit under the chart's
+        meta={"cell_numbers_width": round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0},
+        coloraxis={"colorscale": DIVERGING, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
+        **layout,
+    )
+
+
+def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, digits: int = 2) -> tuple[dict, int]:
+    """The trace of ``heatmap`` and of each panel of ``heatmap_row``, and how wide (px) a chart
+    of it alone must be for its cell numbers (0: it prints none)."""
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
     drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
@@ -281,36 +363,34 @@ def heatmap(
         "zmax": zmax,
         "hovertemplate": tr("figures.hover_cell", row="%{y}", column="%{x}") + ": %{z:.4f}<extra></extra>",
     }
-    meta = {"cell_numbers_width": 0}  # 0: no numbers in the cells, the hover has them
-    if n_rows <= MAX_CELL_ROWS and n_cols <= MAX_CELL_COLS:
-        text, size = _finite_text(z, digits), cell_font_size(n_cols)
-        trace.update(text=text, texttemplate="%{text}", textfont={"size": size})
-        longest = max(len(cell) for row in text for cell in row)
-        meta = {"cell_numbers_width": cell_numbers_width(n_cols, longest, size)}
+    if n_rows > MAX_CELL_ROWS or n_cols > MAX_CELL_COLS:
+        return trace, 0  # no numbers in the cells, the hover has them
+    text, size = _finite_text(z, digits), cell_font_size(n_cols)
+    trace.update(text=text, texttemplate="%{text}", textfont={"size": size})
+    longest = max(len(cell) for row in text for cell in row)
+    return trace, cell_numbers_width(n_cols, longest, size)
+
+
+def _x_axis(col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False) -> dict:
+    """The column axis of a heatmap: every column labelled, or beyond ``max_ticked`` the first
+    and every 8th/16th/… (a label on each of 384 columns is a grey smear)."""
+    n_cols = len(col_labels)
     columns = positions(n_cols)
-    if n_cols > max_ticked:  # a label on every one of 384 columns is a grey smear: every step-th
+    if n_cols > max_ticked:
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
         columns = ticked(n_cols, step)
     ticks, angle = _x_ticks([escape_label(col_labels[c - shown(0)]) for c in columns], stack_cjk=stack_cjk)
-    return figure(
-        [trace],
-        title=title,
-        height=height or max(260, 48 + 34 * n_rows),
-        meta=meta,
-        xaxis={
-            "tickvals": columns,
-            "ticktext": ticks,
-            "title": {"text": x_title},
-            "side": "bottom",
-            "tickangle": angle,
-        },
-        yaxis={
-            "tickvals": positions(n_rows),
-            "ticktext": [escape_label(r) for r in row_labels],
-            "title": {"text": y_title},
-            "autorange": "reversed",
-        },
-    )
+    return {"tickvals": columns, "ticktext": ticks, "title": {"text": x_title}, "side": "bottom", "tickangle": angle}
+
+
+def _y_axis(row_labels, y_title: str) -> dict:
+    """The row axis of a heatmap: every row labelled, the first at the top."""
+    return {
+        "tickvals": positions(len(row_labels)),
+        "ticktext": [escape_label(r) for r in row_labels],
+        "title": {"text": y_title},
+        "autorange": "reversed",
+    }
 
 
 def _width(line: str) -> int:
@@ -372,6 +452,29 @@ def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLIS
         max_ticked=VECTOR_TICKED_COLS,
         **kw,
     )
+
+
+def qkv_row(q, k, v, tokens, *, title: str, names=("q_j", "k_j", "v_j"), tr: Translate = ENGLISH) -> go.Figure:
+    """The queries, keys and values of every token in one chart: three panels (``heatmap_row``),
+    one row per token, each panel with its own colour scale. ``names``: the panels' titles.
+
+    >>> import numpy as np
+    >>> fig = qkv_row(np.ones((2, 4)), np.zeros((2, 4)), np.ones((2, 3)), ["a", "b"], title="q, k, v")
+    >>> [a.text for a in fig.layout.annotations], len(fig.data)
+    (['q_j', 'k_j', 'v_j'], 3)
+    """
+    return heatmap_row(
+        list(zip(names, (q, k, v))), numbered_labels(tokens), title=title, tr=tr, y_title=tr("figures.token_axis")
+    )
+
+
+def qkv_columns(d_k: int, d_v: int) -> list[str]:
+    """The column names of q | k | v side by side, as ``qkv_row`` exports them to CSV.
+
+    >>> qkv_columns(2, 1)
+    ['q[1]', 'q[2]', 'k[1]', 'k[2]', 'v[1]']
+    """
+    return component_labels("q", d_k) + component_labels("k", d_k) + component_labels("v", d_v)
 
 
 def key_bars(

@@ -36,6 +36,13 @@ VARIANTS = [
     "vectors32 compact",
     "grid72 now",
     "grid72 one heatmap",
+    "matrix12 numbers",
+    "matrix12 plain",
+    "matrix12 bare numbers",
+    "matrix12 bare plain",
+    "matrix12 bare numbers unstyled",
+    "sim3 figures",
+    "sim3 one figure",
 ]
 
 
@@ -85,6 +92,50 @@ def app() -> None:
             if variant.endswith("compact"):
                 fig = compact_vectors(z, symbol, 32 if d > 64 else 8)
             column.plotly_chart(fig, key=f"fig_{symbol}")
+    elif variant.startswith("matrix12"):
+        from attention_ui.exports import show_figure
+        from attention_ui.figures import token_matrix
+        from attention_ui.style import apply_style
+
+        if not variant.endswith("unstyled"):
+            apply_style()  # the container queries that show or hide the cell numbers
+
+        w = rng.dirichlet(np.ones(len(TOKENS)), size=len(TOKENS))  # (T, T)
+        fig = token_matrix(w, TOKENS, TOKENS, title="weights")
+        if variant.endswith("plain"):  # the same figure without numbers in its cells
+            fig.update_traces(text=None, texttemplate=None)
+            fig.update_layout(meta={"cell_numbers_width": 0})
+        if " bare " in variant:
+            st.plotly_chart(fig, key="fig_matrix")
+        else:
+            show_figure(fig, "fig_matrix")
+    elif variant.startswith("sim3"):
+        from attention_ui.exports import show_figure
+        from attention_ui.figures import panel_axes
+        from attention_ui.similarity_figures import matrix_heatmap
+        from attention_ui.style import apply_style
+
+        apply_style()
+        z = rng.normal(size=(3, len(TOKENS), len(TOKENS)))  # (3, T, T)
+        kw = {"x_title": "key", "y_title": "query", "hover": "%{z}"}
+        figs = [matrix_heatmap(z[n], TOKENS, TOKENS, title=f"m{n}", first=n == 0, **kw) for n in range(3)]
+        if variant.endswith("figures"):
+            for n, column in enumerate(st.columns(3)):
+                with column:
+                    show_figure(figs[n], f"fig_sim{n}")
+        else:  # the same three traces as panels of one figure
+            import plotly.graph_objects as go
+
+            layout = panel_axes(3, across=True, gap=0.08, titles=["m0", "m1", "m2"])
+            traces = []
+            for n, f in enumerate(figs):
+                trace = f.data[0].to_plotly_json()
+                suffix = "" if n == 0 else str(n + 1)
+                lo, hi = layout[f"xaxis{suffix}"]["domain"]
+                trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", colorbar={"x": hi + 0.005, "thickness": 8, "len": 0.9})
+                traces.append(trace)
+                layout[f"yaxis{suffix}"].update(autorange="reversed")
+            show_figure(go.Figure(data=traces, layout={**layout, "height": 450}), "fig_sim_all")
     elif variant.startswith("grid"):
         w = rng.dirichlet(np.ones(len(TOKENS)), size=(6, 12, len(TOKENS)))  # (L, H, T, T)
         fig = heads_grid(w, title="grid", selected=(5, 11)) if variant.endswith("now") else one_heatmap_grid(w)
@@ -105,6 +156,7 @@ def drive() -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default="", help="time only the variants whose name contains this")
     args = ap.parse_args()
     print(f"bench_draw: {args.reps} rep(s), load average {os.getloadavg()[0]:.2f} at the start", flush=True)
     results: dict[str, list] = {v: [] for v in VARIANTS[1:]}
@@ -124,6 +176,8 @@ def drive() -> int:
             options = page_app.page.locator('.st-key-variant [role="radiogroup"] label')
             for rep in range(1, args.reps + 1):
                 for n, variant in enumerate(VARIANTS[1:], start=1):
+                    if args.only not in variant:
+                        continue
                     page_app.measure(lambda: options.nth(0).click())  # the empty page first
                     s = page_app.measure(lambda n=n: options.nth(n).click())
                     results[variant].append(s)
@@ -134,6 +188,8 @@ def drive() -> int:
             browser.close()
     print(f"\n{'variant':<20} {'total':>8} {'browser':>8} {'KB':>6}   (medians; empty page → variant)")
     for variant, samples in results.items():
+        if not samples:
+            continue
         total = statistics.median(s.total for s in samples)
         busy = statistics.median(s.browser for s in samples)
         print(f"{variant:<20} {total:7.3f}s {busy:7.3f}s {statistics.median(s.kb for s in samples):6.0f}")

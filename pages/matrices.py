@@ -6,10 +6,11 @@ so a new sentence redraws one matrix, not seven (bench/bench_app.py). The open t
 the URL as ``?matrix=<id>`` (an id, not the translated label, so a link works in both languages).
 """
 
+import numpy as np
 import streamlit as st
 
 from attention_ui.exports import show_figure
-from attention_ui.figures import token_matrix, vectors_matrix
+from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import attention_formula, component_labels
 from attention_ui.presentation import explained_around
@@ -35,16 +36,15 @@ if lesson is not None:
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
         with tabs["qkv"], explained_around(lambda: st.markdown(t("matrices.qkv_text"))):
-            for column, matrix, name, symbol in zip(st.columns(3), (trace.q, trace.k, trace.v), ("q", "k", "v"), "qkv"):
-                with column:
-                    show_figure(
-                        vectors_matrix(matrix, tokens, title=t(f"matrices.{name}_title"), symbol=symbol, tr=t),
-                        f"fig_{name}",
-                        matrix=matrix,
-                        row_labels=tokens,
-                        col_labels=component_labels(symbol, matrix.shape[1]),
-                        filename=name.upper(),
-                    )
+            names = [t(f"matrices.{name}_title") for name in ("q", "k", "v")]
+            show_figure(
+                qkv_row(trace.q, trace.k, trace.v, tokens, title=t("matrices.qkv_title"), names=names, tr=t),
+                "fig_qkv",
+                matrix=np.hstack([trace.q, trace.k, trace.v]),  # (T, 2 d_k + d_v)
+                row_labels=tokens,
+                col_labels=qkv_columns(trace.d_k, trace.v.shape[1]),
+                filename="Q_K_V",
+            )
     if tabs["scores"].open:
         with tabs["scores"], explained_around(lambda: st.markdown(t("matrices.scores_text"))):
             show_figure(

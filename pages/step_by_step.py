@@ -6,7 +6,14 @@ import streamlit as st
 from attention_core import explain
 from attention_core.lesson import STEPS, default_query
 from attention_ui.exports import show_figure
-from attention_ui.figures import contributions_bar, heatmap, key_bars, vectors_matrix
+from attention_ui.figures import (
+    contributions_bar,
+    heatmap,
+    heatmap_row,
+    key_bars,
+    qkv_columns,
+    qkv_row,
+)
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around
@@ -55,41 +62,30 @@ if lesson is not None:
             show_embedding(lesson, i)
         elif step == 2:
             p = lesson.projections
-            c1, c2, c3 = st.columns(3)
             if p.d_model <= 16:
-                for column, w, symbol, width in (
-                    (c1, p.w_q, "q", p.d_k),
-                    (c2, p.w_k, "k", p.d_k),
-                    (c3, p.w_v, "v", p.d_v),
-                ):
-                    name = f"W^{symbol.upper()}"
-                    with column:
-                        show_figure(
-                            heatmap(
-                                w,
-                                component_labels("a", p.d_model),
-                                component_labels(symbol, width),
-                                title=f"W^{symbol.upper()}",
-                                diverging=True,
-                                tr=t,
-                            ),
-                            f"fig_w{symbol}",
-                        )
+                show_figure(
+                    heatmap_row(
+                        [("W^Q", p.w_q), ("W^K", p.w_k), ("W^V", p.w_v)],
+                        component_labels("a", p.d_model),
+                        title=t("step_by_step.w_title", d_model=p.d_model),
+                        tr=t,
+                    ),
+                    "fig_w",
+                    matrix=np.hstack([p.w_q, p.w_k, p.w_v]),  # (d_model, 2 d_k + d_v)
+                    row_labels=component_labels("a", p.d_model),
+                    col_labels=qkv_columns(p.d_k, p.d_v),
+                    filename="W_Q_K_V",
+                )
             else:
                 st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
-            c1, c2, c3 = st.columns(3)
-            for column, matrix, symbol in ((c1, trace.q, "q"), (c2, trace.k, "k"), (c3, trace.v, "v")):
-                with column:
-                    show_figure(
-                        vectors_matrix(
-                            matrix, tokens, title=t("step_by_step.vectors_title", symbol=symbol), symbol=symbol, tr=t
-                        ),
-                        f"fig_{symbol}",
-                        matrix=matrix,
-                        row_labels=tokens,
-                        col_labels=component_labels(symbol, matrix.shape[1]),
-                        filename=symbol.upper(),
-                    )
+            show_figure(
+                qkv_row(trace.q, trace.k, trace.v, tokens, title=t("step_by_step.qkv_title"), tr=t),
+                "fig_qkv",
+                matrix=np.hstack([trace.q, trace.k, trace.v]),  # (T, 2 d_k + d_v)
+                row_labels=tokens,
+                col_labels=qkv_columns(trace.d_k, trace.v.shape[1]),
+                filename="Q_K_V",
+            )
         elif step == 3:
             labels = numbered_labels(tokens)
             j = st.selectbox(t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j")

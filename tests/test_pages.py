@@ -10,7 +10,7 @@ import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_ui.i18n import LANGS, translate
-from tests.helpers import CJK, _decode, chart_words, charts, english_prose, page_texts, run_page
+from tests.helpers import CJK, _decode, chart_words, charts, english_prose, figures_by_key, page_texts, run_page
 from tests.helpers import tables as page_tables
 
 PAGES = ["pages/home.py", "pages/step_by_step.py", "pages/matrices.py"]
@@ -50,7 +50,7 @@ def test_matrices_numbers_equal_the_core():
         weights["layout"]["yaxis"]["ticktext"][0] == "1: the" and weights["layout"]["yaxis"]["ticktext"][3] == "4: the"
     )
     for tab, keys in [
-        ("qkv", [("q_title", lesson.trace.q), ("k_title", lesson.trace.k), ("v_title", lesson.trace.v)]),
+        ("qkv", [("qkv_title", (lesson.trace.q, lesson.trace.k, lesson.trace.v))]),  # one chart, three panels
         ("scores", [("scores_title", lesson.trace.scores)]),
         ("outputs", [("outputs_title", lesson.trace.outputs)]),
     ]:
@@ -60,7 +60,45 @@ def test_matrices_numbers_equal_the_core():
         assert len(figs) == len(keys), (tab, list(figs))
         for key, expected in keys:
             fig = figs[translate("en", f"matrices.{key}")]
-            np.testing.assert_allclose(_decode(fig["data"][0]["z"]), expected, atol=1e-12)
+            expected = expected if isinstance(expected, tuple) else (expected,)
+            assert len(fig["data"]) == len(expected)
+            for trace, matrix in zip(fig["data"], expected, strict=True):
+                np.testing.assert_allclose(_decode(trace["z"]), matrix, atol=1e-12)
+
+
+@pytest.mark.parametrize("w", ["random", "trained"])
+def test_step_qkv_panels_and_their_csv_hold_the_core_numbers(w, captured_files):
+    """Step 3 draws W^Q | W^K | W^V (when small enough) and q | k | v of every token as one chart
+    each; every panel and the CSV of all three are the lesson's numbers."""
+    import csv
+    import io
+
+    sentence = "the dog chased the cat"
+    toy = {"toy": "true"} if w == "random" else {}
+    at = run_page("pages/step_by_step.py", sentence, step="3", w=w, **toy)
+    assert not at.exception, at.exception
+    figs = figures_by_key(at)
+    if w == "random":
+        lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+        p = lesson.projections
+        for trace, matrix in zip(figs["fig_w"]["data"], (p.w_q, p.w_k, p.w_v), strict=True):
+            np.testing.assert_allclose(_decode(trace["z"]), matrix, atol=1e-12)
+    else:
+        from attention_core.lesson import TRAINED_HEAD
+        from attention_core.model import model_attention
+
+        lesson = None
+        assert "fig_w" not in figs  # 384 × 32: too large, said in words
+    trace_qkv = lesson.trace if lesson else model_attention(sentence, *TRAINED_HEAD)[1]
+    panels = figs["fig_qkv"]["data"]
+    for trace, matrix in zip(panels, (trace_qkv.q, trace_qkv.k, trace_qkv.v), strict=True):
+        np.testing.assert_allclose(_decode(trace["z"]), matrix, atol=1e-6 if lesson is None else 1e-12)
+    file = [f for f in captured_files if f["filename"] == "Q_K_V.csv"][-1]  # the last run's
+    rows = list(csv.reader(io.StringIO(file["data"].decode("utf-8-sig"))))
+    d_k = trace_qkv.q.shape[1]
+    assert rows[0][1] == "q[1]" and rows[0][1 + d_k] == "k[1]" and rows[0][-1] == f"v[{trace_qkv.v.shape[1]}]"
+    numbers = np.array([[float(x) for x in r[1:]] for r in rows[1:]])  # (T, 2 d_k + d_v)
+    np.testing.assert_allclose(numbers, np.hstack([trace_qkv.q, trace_qkv.k, trace_qkv.v]), atol=1e-12)
 
 
 def test_matrices_weights_csv_download_holds_the_core_numbers(captured_files):
