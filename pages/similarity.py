@@ -9,7 +9,7 @@ from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
-from attention_ui.similarity_figures import grouped_bars, matrix_heatmap, row_bars, vectors_2d
+from attention_ui.similarity_figures import grouped_bars, matrix_row, row_bars, vectors_2d
 from attention_ui.url_state import token_picker, url_choice
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
@@ -19,7 +19,7 @@ DEMO = {"q_angle": 20, "q_length": 1.0, "k_angle": 60, "k_length": 1.5}  # the 2
 
 @st.fragment
 def demo() -> None:
-    """The 2-D demo. Its sliders rerun only this function, not the sentence's nine charts below."""
+    """The 2-D demo. Its sliders rerun only this function, not the sentence's charts below."""
     controls, plot, numbers = st.columns([1.1, 1.5, 1.0], gap="large")
     with controls:
         q_angle = st.slider(
@@ -156,42 +156,35 @@ axis = {
     "hover": t("similarity.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
     + ": %{z:.4f}<extra></extra>",
 }
-for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
-    bounds = {"zmin": -1.0, "zmax": 1.0} if name == "cosine" else {}
-    with column:
-        show_figure(
-            matrix_heatmap(
-                comp.measure(name),
-                labels,
-                labels,
-                **axis,
-                **bounds,
-                first=n == 0,
-                title=t(f"similarity.heatmap_{name}", d=comp.d, d_name=d_name),
-            ),
-            f"fig_{name}",
-        )
+show_figure(
+    matrix_row(
+        [
+            (t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name), (-1.0, 1.0) if name == "cosine" else None)
+            for name in ORDER
+        ],
+        labels,
+        labels,
+        **axis,
+        title=t("similarity.heatmaps_title", d=comp.d, d_name=d_name),
+    ),
+    "fig_measures",
+)
 st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d**0.5:.3f}"))
 
 st.subheader(t("similarity.weights_header"))
 st.markdown(t("similarity.weights_intro"))
 weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
-for n, (column, name) in enumerate(zip(st.columns(3), ORDER)):
-    with column:
-        show_figure(
-            matrix_heatmap(
-                weights[name],
-                labels,
-                labels,
-                **axis,
-                zmin=0.0,
-                zmax=1.0,
-                diverging=False,
-                first=n == 0,
-                title=t(f"similarity.weights_{name}"),
-            ),
-            f"fig_weights_{name}",
-        )
+show_figure(
+    matrix_row(
+        [(t(f"similarity.name_{name}"), weights[name], None) for name in ORDER],
+        labels,
+        labels,
+        **axis,
+        one_scale=(0.0, 1.0),
+        title=t("similarity.weights_row_title"),
+    ),
+    "fig_weights",
+)
 st.caption(t("similarity.weights_caption"))
 
 # --------------------------------------------------------------------------- one query token

@@ -87,10 +87,14 @@ def test_page_renders_in_each_language(lang):
     labels = {m.label for m in at.metric}
     assert labels == {translate(lang, f"similarity.name_{name}") for name in ORDER}
     figs = figures(at)
-    assert figs["fig_cosine"]["layout"]["title"]["text"] == translate(
-        lang, "similarity.heatmap_cosine", d=4, d_name="d_k"
+    measures = figs["fig_measures"]["layout"]
+    assert measures["title"]["text"].replace("<br>", "") == translate(
+        lang, "similarity.heatmaps_title", d=4, d_name="d_k"
     )
-    assert figs["fig_cosine"]["layout"]["xaxis"]["title"]["text"] == translate(lang, "similarity.key_axis")
+    assert [note["text"].replace("<br>", "") for note in measures["annotations"]] == [
+        translate(lang, f"similarity.heatmap_{name}", d=4) for name in ORDER
+    ]
+    assert measures["xaxis2"]["title"]["text"] == translate(lang, "similarity.key_axis")  # under the middle panel
 
 
 # --------------------------------------------------------------------------- the sentence's numbers
@@ -103,18 +107,25 @@ def test_heatmaps_equal_independent_computation():
     q, k = lesson.trace.q, lesson.trace.k  # (T, d_k)
     want = references(q, k)
     figs = figures(at)
-    for name in ORDER:
-        got = _decode(figs[f"fig_{name}"]["data"][0]["z"])
+    for n, name in enumerate(ORDER):  # one chart of three panels for the measures, one for their weights
+        got = _decode(figs["fig_measures"]["data"][n]["z"])
         np.testing.assert_allclose(got, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
-        weights = _decode(figs[f"fig_weights_{name}"]["data"][0]["z"])
+        weights = _decode(figs["fig_weights"]["data"][n]["z"])
         np.testing.assert_allclose(weights, softmax_ref(want[name]), rtol=1e-12, atol=1e-14, err_msg=name)
         np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
     # the dot-product map is the attention score matrix, the scaled one what goes into its softmax
     np.testing.assert_allclose(want["dot"], lesson.trace.scores, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(softmax_ref(want["scaled_dot"]), lesson.trace.weights, rtol=1e-12, atol=1e-14)
-    ticks = figs["fig_dot"]["layout"]["yaxis"]["ticktext"]
+    ticks = figs["fig_measures"]["layout"]["yaxis"]["ticktext"]
     assert ticks[0] == "1: the" and ticks[3] == "4: the"  # repeated words stay separate rows, counted from 1
-    assert figs["fig_cosine"]["data"][0]["zmin"] == -1 and figs["fig_cosine"]["data"][0]["zmax"] == 1
+    cosine, dot, scaled = figs["fig_measures"]["data"]
+    assert cosine["zmin"] == -1 and cosine["zmax"] == 1
+    assert dot["zmax"] == pytest.approx(np.abs(want["dot"]).max())  # each measure on its own symmetric scale
+    assert scaled["zmax"] == pytest.approx(np.abs(want["scaled_dot"]).max())
+    assert (
+        figs["fig_weights"]["layout"]["coloraxis"]["cmin"] == 0
+        and figs["fig_weights"]["layout"]["coloraxis"]["cmax"] == 1
+    )
 
 
 @pytest.mark.parametrize("how", ["click", "url"])
@@ -129,8 +140,8 @@ def test_inputs_choice_compares_the_inputs(how):
     lesson = lesson_for(SENTENCE)
     want = references(lesson.inputs, lesson.inputs)  # (T, T), d = d_model
     figs = figures(at)
-    for name in ORDER:
-        np.testing.assert_allclose(_decode(figs[f"fig_{name}"]["data"][0]["z"]), want[name], rtol=1e-12, atol=1e-11)
+    for n, name in enumerate(ORDER):
+        np.testing.assert_allclose(_decode(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-11)
     np.testing.assert_allclose(np.diag(want["cosine"]), 1.0, atol=1e-12)
 
 
@@ -294,5 +305,5 @@ def test_with_the_real_model_the_heatmaps_are_its_queries_and_keys():
     assert lesson.trained and lesson.trace.d_k == 32
     want = references(lesson.trace.q, lesson.trace.k)
     figs = figures(at)
-    for name in ORDER:
-        np.testing.assert_allclose(_decode(figs[f"fig_{name}"]["data"][0]["z"]), want[name], rtol=1e-12, atol=1e-12)
+    for n, name in enumerate(ORDER):
+        np.testing.assert_allclose(_decode(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-12)
