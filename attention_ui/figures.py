@@ -285,6 +285,9 @@ def heatmap(
 
 ROW_GAP = 0.04
 """The space between the panels of ``heatmap_row``, as a share of its width."""
+ROW_TICKS = 24
+"""``heatmap_row`` labels every column while its panels have this many in all, else each
+panel's first and last: three panels share a phone's 330 px."""
 
 
 def heatmap_row(
@@ -294,16 +297,19 @@ def heatmap_row(
     title: str,
     tr: Translate = ENGLISH,
     y_title: str = "",
+    scale: tuple[float, float] | None = None,
     digits: int = 2,
     height: int | None = None,
 ) -> go.Figure:
-    """Several heatmaps of the same rows side by side in one chart, on one diverging colour
-    scale (0 in the middle) with one colour bar: q | k | v of every token, or W^Q | W^K | W^V.
+    """Several heatmaps of the same rows side by side in one chart, on one colour scale with
+    one colour bar: q | k | v of every token, W^Q | W^K | W^V, or a sentence's weights with and
+    without ÷√d_k. ``scale`` = (zmin, zmax): the weights' Cividis on that range; None: a
+    diverging scale symmetric about 0.
 
     ``panels``: a list of (panel title, z (rows, cols_k)); labels are raw text, escaped here.
     The rows are labelled once, on the left; each panel's columns by their number alone (its
-    title names the vector), beyond 8 columns only the first and the last: three narrow panels
-    on a phone have no room for more. One chart draws in about half the time of three charts
+    title names the vector), and beyond ``ROW_TICKS`` columns in all, only each panel's first
+    and last. One chart draws in about half the time of three charts
     of the same traces (``python bench/bench_draw.py --only sim3``: 0.21 s against 0.43 s in
     Chromium), and every click on a page redraws its charts. Cell numbers and hovers are
     those of ``heatmap``.
@@ -315,8 +321,11 @@ def heatmap_row(
     (('1', '2', '3'), ('1', '32'))
     """
     n = len(panels)
-    layout = panel_axes(n, across=True, gap=ROW_GAP, titles=[escape_label(name) for name, _ in panels], shared_y=True)
-    bound = max(float(np.nanmax(np.abs(np.where(np.isfinite(z), z, np.nan)))) for _, z in panels) or 1.0
+    titles = [wrap_title(escape_label(name), TITLE_WIDTH // (n + 1)) for name, _ in panels]  # a panel of a phone
+    layout = panel_axes(n, across=True, gap=ROW_GAP, titles=titles, shared_y=True)
+    if scale is None:
+        bound = max(float(np.nanmax(np.abs(np.where(np.isfinite(z), z, np.nan)))) for _, z in panels) or 1.0
+        scale = (-bound, bound)
     traces, widths = [], []
     for k, (_, z) in enumerate(panels, start=1):
         trace, width = _heatmap_trace(z, tr=tr, diverging=False, digits=digits)
@@ -327,19 +336,25 @@ def heatmap_row(
         traces.append(trace)
         widths.append(width)
         n_cols = np.shape(z)[1]
-        columns = positions(n_cols) if n_cols <= 8 else [shown(0), n_cols]
+        columns = positions(n_cols) if n_cols * n <= ROW_TICKS else [shown(0), n_cols]
         layout[f"xaxis{suffix}"].update(tickvals=columns, ticktext=[str(c) for c in columns], tickangle=0)
     layout["yaxis"].update(_y_axis(row_labels, y_title))
     share = layout["xaxis"]["domain"][1] - layout["xaxis"]["domain"][0]  # of the chart's width, per panel
     needed = max(widths) if all(widths) else 0  # what the widest panel's cells need in a chart of their own
     n_rows = len(traces[0]["y"])
+    more = TITLE_LINE_PX * max(note["text"].count("<br>") for note in layout["annotations"])  # wrapped panel titles
     return figure(
         traces,
         title=title,
-        height=height or max(280, 78 + 30 * n_rows),
-        margin={**MARGIN, "t": MARGIN["t"] + 24},  # the panel titles sit under the chart's
+        height=(height or max(280, 78 + 30 * n_rows)) + more,
+        margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
         meta={"cell_numbers_width": round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0},
-        coloraxis={"colorscale": DIVERGING, "cmin": -bound, "cmax": bound, "colorbar": {"thickness": 12}},
+        coloraxis={
+            "colorscale": DIVERGING if scale[0] < 0 else COLORSCALE,
+            "cmin": scale[0],
+            "cmax": scale[1],
+            "colorbar": {"thickness": 12},
+        },
         **layout,
     )
 

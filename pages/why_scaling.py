@@ -7,8 +7,9 @@ import streamlit as st
 from attention_core import build_lesson
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep
 from attention_ui.exports import show_figure
-from attention_ui.figures import token_matrix
+from attention_ui.figures import heatmap_row
 from attention_ui.i18n import t
+from attention_ui.safe import numbered_labels
 from attention_ui.scaling_figures import (
     entropy_sweep,
     example_row_weights,
@@ -18,6 +19,9 @@ from attention_ui.scaling_figures import (
     variance_sweep,
 )
 from attention_ui.shell import get_embedder, honesty_banner, page_start
+from attention_ui.url_state import url_tabs
+
+SWEEPS = ("variance", "max_weight", "entropy", "jacobian")  # the tabs of section 3, one sweep each
 
 
 @st.fragment
@@ -93,37 +97,51 @@ def experiment() -> None:
     st.markdown(t("why_scaling.softmax_text"))
 
     st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
-    c1, c2 = st.columns(2)
-    with c1:
-        show_figure(
-            variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t), "fig_variance"
-        )
-    with c2:
-        show_figure(
-            max_weight_sweep(
-                sweep.d_ks,
-                sweep.raw_max_weight,
-                sweep.scaled_max_weight,
-                uniform_weight=sweep.uniform_weight,
-                highlight=d_k,
-                tr=t,
-            ),
-            "fig_max_weight",
-        )
-    c1, c2 = st.columns(2)
-    with c1:
-        show_figure(
-            entropy_sweep(
-                sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy, max_entropy=sweep.max_entropy, highlight=d_k, tr=t
-            ),
-            "fig_entropy",
-        )
-    with c2:
-        show_figure(
-            jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
-            "fig_jacobian",
-        )
+    tabs = url_tabs("sweep", SWEEPS, lambda sweep_id: t(f"why_scaling.tab_{sweep_id}"))  # only the open one is drawn
+    if tabs["variance"].open:
+        with tabs["variance"]:
+            show_figure(
+                variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t),
+                "fig_variance",
+            )
+    if tabs["max_weight"].open:
+        with tabs["max_weight"]:
+            show_figure(
+                max_weight_sweep(
+                    sweep.d_ks,
+                    sweep.raw_max_weight,
+                    sweep.scaled_max_weight,
+                    uniform_weight=sweep.uniform_weight,
+                    highlight=d_k,
+                    tr=t,
+                ),
+                "fig_max_weight",
+            )
+    if tabs["entropy"].open:
+        with tabs["entropy"]:
+            show_figure(
+                entropy_sweep(
+                    sweep.d_ks,
+                    sweep.raw_entropy,
+                    sweep.scaled_entropy,
+                    max_entropy=sweep.max_entropy,
+                    highlight=d_k,
+                    tr=t,
+                ),
+                "fig_entropy",
+            )
+    if tabs["jacobian"].open:
+        with tabs["jacobian"]:
+            show_figure(
+                jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
+                "fig_jacobian",
+            )
     st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
+
+
+def own_name(name: str, current: bool) -> str:
+    """A panel's title: with or without ÷√d_k, and which of the two the sidebar has chosen."""
+    return t(f"why_scaling.{name}") + (t("why_scaling.own_current") if current else "")
 
 
 lesson, source = page_start("why_scaling")
@@ -141,22 +159,29 @@ else:
     with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
     source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
     st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k, d_k_source=source_of_d_k))
-    columns = st.columns(2)
-    for column, variant, name, key in (
-        (columns[0], with_scaling, "own_with", "fig_own_scaled"),
-        (columns[1], without_scaling, "own_without", "fig_own_raw"),
-    ):
+    variants = ((with_scaling, "own_with"), (without_scaling, "own_without"))
+    show_figure(
+        heatmap_row(
+            [
+                (
+                    t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else ""),
+                    variant.trace.weights,
+                )
+                for variant, name in variants
+            ],
+            numbered_labels(lesson.tokens),
+            title=t("why_scaling.own_title"),
+            y_title=t("figures.query_axis"),
+            scale=(0.0, 1.0),
+            tr=t,
+        ),
+        "fig_own",
+    )
+    for column, (variant, name) in zip(st.columns(2), variants):  # on a phone one under the other: named
         stats = row_statistics(variant.trace.weights)
-        title = t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else "")
-        with column:
-            show_figure(
-                token_matrix(
-                    variant.trace.weights, variant.tokens, variant.tokens, title=title, zmin=0.0, zmax=1.0, tr=t
-                ),
-                key,
-            )
         column.markdown(
-            t(
+            f"**{own_name(name, variant is lesson)}** — "
+            + t(
                 "why_scaling.own_stats",
                 peak=stats.peak_weight,
                 max_weight=stats.max_weight,

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, softmax
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep, softmax_jacobian
+from attention_ui.i18n import translate
 from tests.helpers import APP, _decode, charts, run_page
 
 
@@ -201,23 +202,29 @@ def test_page_numbers_equal_the_experiment(d_k):
     row = next(v for k, v in figs.items() if k.startswith("One query"))
     np.testing.assert_allclose(_decode(row["data"][0]["y"]), r.raw_weights[0], atol=0)
     np.testing.assert_allclose(_decode(row["data"][1]["y"]), r.scaled_weights[0], atol=0)
-    variance = next(v for k, v in figs.items() if k.startswith("Variance"))
+    variance = next(v for k, v in figs.items() if k.startswith("Variance"))  # the sweep's tab open by default
     by_name = {t["name"]: t for t in variance["data"]}
     np.testing.assert_allclose(_decode(by_name["without ÷√d_k"]["y"]), s.raw_variance, atol=0)
     np.testing.assert_allclose(_decode(by_name["with ÷√d_k"]["y"]), s.scaled_variance, atol=0)
     assert variance["layout"]["xaxis"]["type"] == "log" and variance["layout"]["yaxis"]["type"] == "log"
-    entropy = next(v for k, v in figs.items() if k.startswith("Entropy"))
+    assert not any(k.startswith("Entropy") for k in figs), "closed tabs are not drawn"
+    entropy = next(
+        v
+        for k, v in charts(open_page(sentence, toy="true", exp_d_k=str(d_k), sweep="entropy")).items()
+        if k.startswith("Entropy")
+    )
     by_name = {t["name"]: t for t in entropy["data"]}
     np.testing.assert_allclose(_decode(by_name["without ÷√d_k"]["y"]), s.raw_entropy, atol=0)
     np.testing.assert_allclose(_decode(by_name["with ÷√d_k"]["y"]), s.scaled_entropy, atol=0)
 
-    # the learner's sentence, with and without the division
+    # the learner's sentence, with and without the division: one chart, two panels
     scaled = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings(scaled=True))
     unscaled = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings(scaled=False))
-    own_scaled = next(v for k, v in figs.items() if k.startswith("With ÷√d_k"))
-    own_raw = next(v for k, v in figs.items() if k.startswith("Without ÷√d_k"))
-    np.testing.assert_allclose(_decode(own_scaled["data"][0]["z"]), scaled.trace.weights, atol=1e-12)
-    np.testing.assert_allclose(_decode(own_raw["data"][0]["z"]), unscaled.trace.weights, atol=1e-12)
+    own = figs[translate("en", "why_scaling.own_title")]
+    panels = [note["text"].replace("<br>", "") for note in own["layout"]["annotations"]]
+    assert panels == ["With ÷√d_k (sidebar)", "Without ÷√d_k"]
+    np.testing.assert_allclose(_decode(own["data"][0]["z"]), scaled.trace.weights, atol=1e-12)
+    np.testing.assert_allclose(_decode(own["data"][1]["z"]), unscaled.trace.weights, atol=1e-12)
     assert f"**{row_statistics(unscaled.trace.weights).peak_weight:.3f}**" in text
 
 
@@ -226,7 +233,7 @@ def test_page_with_the_real_model_through_the_navigation():
     assert not at.exception, at.exception
     assert at.title[0].value.startswith("📏")
     assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.caption)
-    assert len(charts(at)) == 8
+    assert len(charts(at)) == 4  # histograms, one row, the open sweep, the sentence with and without ÷√d_k
 
 
 def test_page_slider_and_sidebar_toggle():
@@ -238,9 +245,9 @@ def test_page_slider_and_sidebar_toggle():
     assert f"measured: }} {scaling_experiment(2).raw_variance:.2f}" in at.latex[0].value
     at.toggle(key="scaled").set_value(False).run()  # the sidebar's lesson is now the unscaled one
     assert not at.exception
-    titles = list(charts(at))
-    assert "Without ÷√d_k: weights α̂ (the sidebar's setting)" in titles
-    assert "With ÷√d_k: weights α̂" in titles
+    own = charts(at)[translate("en", "why_scaling.own_title")]
+    panels = [note["text"].replace("<br>", "") for note in own["layout"]["annotations"]]
+    assert panels == ["With ÷√d_k", "Without ÷√d_k (sidebar)"]
 
 
 @pytest.mark.parametrize("params", [{"exp_d_k": "7"}, {"exp_d_k": "abc"}, {"identity": "true"}])
@@ -253,4 +260,4 @@ def test_page_odd_settings_work(params):
 def test_page_without_a_sentence_still_shows_the_experiment():
     at = open_page("   ", toy="true")
     assert not at.exception
-    assert len(charts(at)) == 6 and any("Type a sentence" in i.value for i in at.info)
+    assert len(charts(at)) == 3 and any("Type a sentence" in i.value for i in at.info)
