@@ -108,13 +108,11 @@ def matrix_row(
                 textfont={"size": 12 if n_cols <= 6 else 10},
             )
         traces.append(trace)
-        layout[f"xaxis{suffix}"].update(
-            tickvals=ticks,
-            ticktext=[str(j) for j in ticks],
-            title={"text": x_title if k == (n + 1) // 2 else ""},
-            side="bottom",
-        )
-    layout["yaxis"].update(tickvals=positions(n_rows), ticktext=rows, title={"text": y_title}, autorange="reversed")
+        middle = k == (n + 1) // 2  # the key axis is named once, under the middle panel
+        columns = {"tickvals": ticks, "ticktext": [str(j) for j in ticks], "side": "bottom"}
+        layout[f"xaxis{suffix}"] |= {**columns, "title": {"text": x_title if middle else ""}}
+    layout["yaxis"] |= {"tickvals": positions(n_rows), "ticktext": rows, "title": {"text": y_title}}
+    layout["yaxis"]["autorange"] = "reversed"
     if one_scale is not None:
         layout["coloraxis"] = {
             "colorscale": COLORSCALE,

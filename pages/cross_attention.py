@@ -17,6 +17,7 @@ from attention_ui.multihead_figures import attention_map, vectors_map
 from attention_ui.notation import SOFTMAX, component_labels, scaled_qk
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
+from attention_ui.url_state import url_tabs
 
 # Sentence B's default: the French translation of the sidebar's default sentence. (Comments, not
 # docstrings: Streamlit's "magic" would print a bare string on the page.)
@@ -172,10 +173,12 @@ c2.markdown(t("cross_attention.outputs_text", asker=_name(asker), answerer=_name
 
 st.subheader(t("cross_attention.step2"))
 st.markdown(t("cross_attention.self_text", t_q=t_q, t_k=t_k))
-c1, c2 = st.columns(2)
-for column, which, variant in ((c1, "a", lesson), (c2, "b", lesson_b)):
+tabs = url_tabs("self_of", ("a", "b"), _name)  # one sentence at a time: only the open tab is drawn
+for which, variant in (("a", lesson), ("b", lesson_b)):
+    if not tabs[which].open:
+        continue
     n = len(variant.tokens)
-    with column:
+    with tabs[which]:
         show_figure(
             attention_map(
                 variant.trace.weights,

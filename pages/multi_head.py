@@ -81,20 +81,25 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
         col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_k)],
         filename=f"concat_layer{shown(settings.layer)}",
     )
-    show_figure(
-        vectors_matrix(
-            layer_trace.attention_output,
-            tokens,
-            symbol="o",
-            tr=t,
-            title=t("multi_head.w_o_title", t=len(tokens), d_model=d_model, layer=shown(settings.layer)),
-        ),
-        "fig_w_o",
-        matrix=layer_trace.attention_output,
-        row_labels=tokens,
-        col_labels=component_labels("o", d_model),
-        filename=f"w_o_output_layer{shown(settings.layer)}",
+    after_w_o = st.expander(
+        t("multi_head.w_o_expander", t=len(tokens), d_model=d_model), key="mh_w_o_open", on_change="rerun"
     )
+    if after_w_o.open:  # closed, its 12 × 384 numbers are neither built nor sent
+        with after_w_o:
+            show_figure(
+                vectors_matrix(
+                    layer_trace.attention_output,
+                    tokens,
+                    symbol="o",
+                    tr=t,
+                    title=t("multi_head.w_o_title", t=len(tokens), d_model=d_model, layer=shown(settings.layer)),
+                ),
+                "fig_w_o",
+                matrix=layer_trace.attention_output,
+                row_labels=tokens,
+                col_labels=component_labels("o", d_model),
+                filename=f"w_o_output_layer{shown(settings.layer)}",
+            )
     st.caption(t("multi_head.trained_w_o_text", d_model=d_model))
 else:
     n_heads = st.segmented_control(

@@ -97,9 +97,11 @@ def test_cross_attention_numbers_equal_torch(lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_self_attention_squares_equal_torch(lang):
-    at = open_page(lang=lang, toy="true")
-    figs = figures_by_key(at)
-    for key, lesson in zip(("fig_self_a", "fig_self_b"), lessons(SENTENCE_A, DEFAULT_B)):
+    for which, lesson in zip("ab", lessons(SENTENCE_A, DEFAULT_B)):  # a tab each: only the open one is drawn
+        at = open_page(lang=lang, toy="true", self_of=which)
+        figs = figures_by_key(at)
+        key = f"fig_self_{which}"
+        assert not {"fig_self_a", "fig_self_b"} - {key} & set(figs), "the closed tab is not drawn"
         p = lesson.projections
         _, weights, _ = torch_attention(lesson.inputs, lesson.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
         z = z_of(figs[key])

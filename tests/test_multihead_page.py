@@ -192,8 +192,12 @@ def test_trained_heads_are_the_models_own_in_chinese():
     thumbnails = grid_thumbnails(figs["fig_trained_heads"], 1, 12)  # (1, 12, T, T)
     np.testing.assert_allclose(thumbnails[0], layer.attention.weights, atol=1e-6)  # float32 thumbnails
     np.testing.assert_allclose(z_of(figs["fig_concat"]), layer.concat, atol=1e-12)
-    np.testing.assert_allclose(z_of(figs["fig_w_o"]), layer.attention_output, atol=1e-12)
     assert z_of(figs["fig_concat"]).shape == (8, 384)
+    assert "fig_w_o" not in figs  # its expander is closed: not built, not sent
+    at.session_state["mh_w_o_open"] = True  # the learner opens it
+    at.run()
+    assert not at.exception, at.exception
+    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_w_o"]), layer.attention_output, atol=1e-12)
     assert not at.get("button_group") or all(g.key != "heads" for g in at.get("button_group"))
     assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")  # its own <br>: kept
 
