@@ -234,7 +234,7 @@ def show_figure(
 
     from attention_ui.i18n import t
     from attention_ui.presentation import is_presenting, projector_figure
-    from attention_ui.style import NOTE_KEY
+    from attention_ui.style import NO_PHONE_TICKS_KEY, NOTE_KEY
 
     stem = safe_filename(filename or key)
     fmt_key = f"{key}_format"
@@ -243,7 +243,12 @@ def show_figure(
     presenting = is_presenting()
     shown = projector_figure(fig) if presenting else fig
     cells = cell_numbers_width(shown)
-    box = st.container(key=cells_key(cells, key)) if cells else st.container()
+    meta = getattr(fig.layout, "meta", None)
+    if isinstance(meta, dict) and meta.get("phone_ticks") is False:  # too many column labels for a phone
+        box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
+        box = box.container(key=cells_key(cells, key)) if cells else box
+    else:
+        box = st.container(key=cells_key(cells, key)) if cells else st.container()
     # The browser merges a new figure into the one it shows, so a font size that disappears
     # from the layout would stay, and so would the camera's tooltip: another key draws afresh.
     chart_key = key + ("_present" if presenting else "") + ("" if fmt == IMAGE_FORMATS[0] else f"_{fmt}")

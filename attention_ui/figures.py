@@ -284,10 +284,17 @@ def heatmap(
 
 
 ROW_GAP = 0.04
-"""The space between the panels of ``heatmap_row``, as a share of its width."""
+"""The space between the panels of ``heatmap_row`` on one colour scale, as a share of its width."""
+ROW_GAP_BARS = 0.1
+"""... and between panels that each carry their own colour bar."""
 ROW_TICKS = 24
-"""``heatmap_row`` labels every column while its panels have this many in all, else each
+"""``heatmap_row`` numbers every column while its panels have this many in all, else each
 panel's first and last: three panels share a phone's 330 px."""
+PHONE_ROW_TICKS = 12
+"""The most column labels a row of panels keeps on a phone (~330 px for all its panels)."""
+ROW_LABELS = 40
+"""... and names the columns by their tokens, tilted where needed, while they have this many:
+the tokens of the other sentence are what a cross-attention map is about."""
 
 
 def heatmap_row(
@@ -297,66 +304,118 @@ def heatmap_row(
     title: str,
     tr: Translate = ENGLISH,
     y_title: str = "",
+    x_title: str = "",
+    col_labels=None,
     scale: tuple[float, float] | None = None,
+    scales=None,
     digits: int = 2,
     height: int | None = None,
 ) -> go.Figure:
-    """Several heatmaps of the same rows side by side in one chart, on one colour scale with
-    one colour bar: q | k | v of every token, W^Q | W^K | W^V, or a sentence's weights with and
-    without ÷√d_k. ``scale`` = (zmin, zmax): the weights' Cividis on that range; None: a
-    diverging scale symmetric about 0.
+    """Several heatmaps of the same rows side by side in one chart: q | k | v of every token,
+    W^Q | W^K | W^V, a sentence's weights with and without ÷√d_k, or scores | weights.
 
     ``panels``: a list of (panel title, z (rows, cols_k)); labels are raw text, escaped here.
-    The rows are labelled once, on the left; each panel's columns by their number alone (its
-    title names the vector), and beyond ``ROW_TICKS`` columns in all, only each panel's first
-    and last. One chart draws in about half the time of three charts
-    of the same traces (``python bench/bench_draw.py --only sim3``: 0.21 s against 0.43 s in
-    Chromium), and every click on a page redraws its charts. Cell numbers and hovers are
-    those of ``heatmap``.
+    Colours: by default one scale and one colour bar for the row, ``scale`` = (zmin, zmax)
+    (the weights' Cividis on that range) or None (diverging, symmetric about 0). ``scales``,
+    one (zmin, zmax) or None per panel, gives each panel its own scale and colour bar instead
+    (scores beside weights).
+
+    The rows are labelled once, on the left. The columns by ``col_labels`` (tokens, when the
+    panels share them; the hover then names the row's and the column's token) while
+    ``ROW_LABELS`` fit in the row, or by their number while ``ROW_TICKS`` fit; beyond, each
+    panel labels its first and last column only. On a phone, more than ``PHONE_ROW_TICKS``
+    labels in the row run into each other: ``layout.meta["phone_ticks"]`` is then False and
+    ``exports.show_figure`` hides them there (the hover still names every cell). ``x_title``
+    goes once, under the middle panel (the second of two).
+    One chart draws in about half the time of three charts of the same traces (``python
+    bench/bench_draw.py --only sim3``: 0.21 s against 0.43 s in Chromium), and every click on
+    a page redraws its charts. Cell numbers are those of ``heatmap``.
 
     >>> fig = heatmap_row([("q", np.ones((2, 3))), ("k", -np.ones((2, 32)))], ["x", "y"], title="t")
     >>> [trace.xaxis for trace in fig.data], fig.layout.xaxis2.anchor, fig.layout.coloraxis.cmin
     (['x', 'x2'], 'y', -1.0)
     >>> fig.layout.xaxis.ticktext, fig.layout.xaxis2.ticktext
     (('1', '2', '3'), ('1', '32'))
+    >>> fig = heatmap_row([("s", 3 * np.eye(2)), ("w", np.eye(2))], ["x", "y"], title="t", scales=[None, (0, 1)])
+    >>> [(trace.zmin, trace.zmax, trace.colorscale[0][1]) for trace in fig.data]
+    [(-3.0, 3.0, 'rgb(5,48,97)'), (0, 1, '#00224e')]
     """
     n = len(panels)
+    own_bars = scales is not None
     titles = [wrap_title(escape_label(name), TITLE_WIDTH // (n + 1)) for name, _ in panels]  # a panel of a phone
-    layout = panel_axes(n, across=True, gap=ROW_GAP, titles=titles, shared_y=True)
-    if scale is None:
-        bound = max(float(np.nanmax(np.abs(np.where(np.isfinite(z), z, np.nan)))) for _, z in panels) or 1.0
+    layout = panel_axes(n, across=True, gap=ROW_GAP_BARS if own_bars else ROW_GAP, titles=titles, shared_y=True)
+    if not own_bars and scale is None:
+        bound = max(_bound(z) for _, z in panels)
         scale = (-bound, bound)
-    traces, widths = [], []
+    traces, widths, labelled = [], [], 0
+    if col_labels is not None:
+        cells = [[[escape_label(r), escape_label(c)] for c in col_labels] for r in row_labels]  # (rows, cols, 2)
     for k, (_, z) in enumerate(panels, start=1):
-        trace, width = _heatmap_trace(z, tr=tr, diverging=False, digits=digits)
-        for own in ("colorscale", "zmin", "zmax"):  # the row's one colour axis instead
-            trace.pop(own)
         suffix = axis_suffix(k)
-        trace.update(xaxis=f"x{suffix}", yaxis="y", coloraxis="coloraxis")
+        if own_bars:
+            bounds = scales[k - 1] or (-_bound(z), _bound(z))
+            trace, width = _heatmap_trace(
+                z, tr=tr, diverging=bounds[0] < 0, zmin=bounds[0], zmax=bounds[1], digits=digits
+            )
+            high = layout[f"xaxis{suffix}"]["domain"][1]
+            trace["colorbar"] = {"x": high + 0.005, "xanchor": "left", "thickness": 8, "xpad": 0, "nticks": 4}
+        else:
+            trace, width = _heatmap_trace(z, tr=tr, diverging=False, digits=digits)
+            for own in ("colorscale", "zmin", "zmax"):  # the row's one colour axis instead
+                trace.pop(own)
+            trace["coloraxis"] = "coloraxis"
+        trace.update(xaxis=f"x{suffix}", yaxis="y")
+        if col_labels is not None:  # the hover names both tokens, whatever the ticks show
+            trace["customdata"] = cells
+            names = tr("figures.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
+            trace["hovertemplate"] = names + ": %{z:.4f}<extra></extra>"
         traces.append(trace)
         widths.append(width)
         n_cols = np.shape(z)[1]
-        columns = positions(n_cols) if n_cols * n <= ROW_TICKS else [shown(0), n_cols]
-        layout[f"xaxis{suffix}"].update(tickvals=columns, ticktext=[str(c) for c in columns], tickangle=0)
+        if col_labels is not None and n_cols * n <= ROW_LABELS:
+            axis = _x_axis(col_labels, "")
+        else:
+            columns = positions(n_cols) if n_cols * n <= ROW_TICKS else [shown(0), n_cols]
+            axis = {"tickvals": columns, "ticktext": [str(c) for c in columns], "tickangle": 0}
+        axis["title"] = {"text": x_title if k == (n + 2) // 2 else ""}  # once: under the middle or the 2nd of 2
+        labelled += len(axis["tickvals"])
+        layout[f"xaxis{suffix}"].update(axis)
     layout["yaxis"].update(_y_axis(row_labels, y_title))
     share = layout["xaxis"]["domain"][1] - layout["xaxis"]["domain"][0]  # of the chart's width, per panel
     needed = max(widths) if all(widths) else 0  # what the widest panel's cells need in a chart of their own
     n_rows = len(traces[0]["y"])
     more = TITLE_LINE_PX * max(note["text"].count("<br>") for note in layout["annotations"])  # wrapped panel titles
-    return figure(
-        traces,
-        title=title,
-        height=(height or max(280, 78 + 30 * n_rows)) + more,
-        margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
-        meta={"cell_numbers_width": round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0},
-        coloraxis={
+    if not own_bars:
+        layout["coloraxis"] = {
             "colorscale": DIVERGING if scale[0] < 0 else COLORSCALE,
             "cmin": scale[0],
             "cmax": scale[1],
             "colorbar": {"thickness": 12},
+        }
+    fig = figure(
+        traces,
+        title=title,
+        height=(height or max(280, 78 + 30 * n_rows)) + more,
+        margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
+        meta={
+            "cell_numbers_width": round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0,
+            "phone_ticks": labelled <= PHONE_ROW_TICKS,
         },
         **layout,
     )
+    fig.layout.title.update(ROW_TITLE)  # at the top: a wrapped title would run into the panels' titles
+    return fig
+
+
+ROW_TITLE = {"y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 12}}
+"""Where ``heatmap_row`` puts its title: the top of the chart, above the panels' own titles."""
+
+
+def _bound(z) -> float:
+    """The largest |value| of the finite cells of z (1 when there is none): a symmetric scale's end."""
+    drawn = np.abs(np.asarray(z, dtype=np.float64))
+    drawn = drawn[np.isfinite(drawn)]
+    return float(drawn.max()) if drawn.size and drawn.max() > 0 else 1.0
 
 
 def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, digits: int = 2) -> tuple[dict, int]:

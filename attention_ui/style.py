@@ -45,6 +45,9 @@ CELLS_KEY = "cells{width}_{key}"
 """Key of the container around a chart with cell numbers (Streamlit adds class st-key-<key>)."""
 NOTE_KEY = "cellnote_{key}"
 """Key of the "hover for the values" note under such a chart."""
+NO_PHONE_TICKS_KEY = "noticks_{key}"
+"""Key of a container whose chart's column labels a phone hides (``figures.heatmap_row`` says
+when: too many for three narrow panels; the hover still names every cell)."""
 SAMPLES_KEY = "sample_grid"
 """Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
 PAIRS_KEY = "pair_grid"
@@ -98,6 +101,10 @@ APP_CSS = f"""<style>
 [class*="st-key-cells"] {{ container-name: cells; container-type: inline-size; }}
 [class*="st-key-cellnote_"] {{ display: none; }}
 {cell_rules()}
+/* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
+@media (max-width: {PHONE_PX - 0.02}px) {{
+  [class*="st-key-noticks_"] .xaxislayer-above text {{ display: none; }}
+}}
 /* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
 @media (hover: none) {{
   .js-plotly-plot .modebar-group:not(:first-child) {{ display: none !important; }}

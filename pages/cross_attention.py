@@ -8,14 +8,16 @@ attention_core.cross_attention.
 
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
 from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
 from attention_ui.notation import SOFTMAX, component_labels, scaled_qk
-from attention_ui.safe import escape_markdown
+from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
@@ -111,47 +113,31 @@ st.markdown(t("cross_attention.shapes", t_q=t_q, t_k=t_k, asker=_name(asker), an
 
 y_title = t("cross_attention.query_axis", name=_name(asker))
 x_title = t("cross_attention.key_axis", name=_name(answerer))
-c1, c2 = st.columns(2)
-with c1:
-    show_figure(
-        attention_map(
-            trace.scores,
-            queries.tokens,
-            memory.tokens,
-            y_title=y_title,
-            x_title=x_title,
-            tr=t,
-            title=t("cross_attention.scores_title", t_q=t_q, t_k=t_k),
-            diverging=True,
-        ),
-        "fig_cross_scores",
-        matrix=trace.scores,
-        row_labels=queries.tokens,
-        col_labels=memory.tokens,
-        filename="cross_scores",
-        corner=t("matrices.csv_corner"),
-    )
 scale = f"{trace.scale:.3f}"
-with c2:
-    show_figure(
-        attention_map(
-            trace.weights,
-            queries.tokens,
-            memory.tokens,
-            y_title=y_title,
-            x_title=x_title,
-            tr=t,
-            title=t("cross_attention.weights_title", t_q=t_q, t_k=t_k, scale=scale),
-            zmin=0.0,
-            zmax=1.0,
+panels = [
+    (t("cross_attention.panel_scores"), trace.scores),
+    (t("cross_attention.panel_weights"), trace.weights),
+]
+show_figure(
+    heatmap_row(
+        panels,
+        numbered_labels(queries.tokens),
+        col_labels=numbered_labels(memory.tokens),
+        scales=[None, (0.0, 1.0)],
+        y_title=y_title,
+        x_title=x_title,
+        title=t(
+            "cross_attention.maps_title", asker=_name(asker), answerer=_name(answerer), t_q=t_q, t_k=t_k, scale=scale
         ),
-        "fig_cross_weights",
-        matrix=trace.weights,
-        row_labels=queries.tokens,
-        col_labels=memory.tokens,
-        filename="cross_weights",
-        corner=t("matrices.csv_corner"),
-    )
+        tr=t,
+    ),
+    "fig_cross",
+    matrix=np.hstack([trace.scores, trace.weights]),  # (T_q, 2 T_k)
+    row_labels=queries.tokens,
+    col_labels=[f"{name} · {label}" for name, _ in panels for label in numbered_labels(memory.tokens)],
+    filename="cross_scores_and_weights",
+    corner=t("matrices.csv_corner"),
+)
 
 c1, c2 = st.columns(2, vertical_alignment="center")
 with c1:

@@ -2,15 +2,17 @@
 heads (attention_core.multihead.multi_head_attention), their outputs concatenated, and a
 decoder's mask (attention_core.masks.causal_mask) as its own step."""
 
+import numpy as np
 import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import show_figure
-from attention_ui.figures import vectors_matrix
+from attention_ui.figures import heatmap_row, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import SOFTMAX, alpha, alpha_hat, component_labels, scaled_qk, shown
+from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 
 HEAD_CHOICES = [1, 2, 3, 4]
@@ -223,43 +225,25 @@ if masked:
 else:
     c2.info(t("multi_head.mask_off"))
 scale = f"{trace.scale:.3f}"
-c1, c2 = st.columns(2)
-with c1:
-    show_figure(
-        attention_map(
-            trace.scaled,
-            tokens,
-            tokens,
-            tr=t,
-            diverging=True,
-            y_title=query_axis,
-            x_title=key_axis,
-            title=t("multi_head.scaled_title" if masked else "multi_head.scaled_title_off", scale=scale),
-        ),
-        "fig_masked_scaled",
-        matrix=trace.scaled,
-        row_labels=tokens,
-        col_labels=tokens,
-        filename="masked_scaled_scores",
-        corner=t("matrices.csv_corner"),
-    )
-with c2:
-    show_figure(
-        attention_map(
-            trace.weights,
-            tokens,
-            tokens,
-            tr=t,
-            zmin=0.0,
-            zmax=1.0,
-            y_title=query_axis,
-            x_title=key_axis,
-            title=t("multi_head.weights_title" if masked else "multi_head.weights_title_off"),
-        ),
-        "fig_masked_weights",
-        matrix=trace.weights,
-        row_labels=tokens,
-        col_labels=tokens,
-        filename="masked_weights",
-        corner=t("matrices.csv_corner"),
-    )
+panels = [
+    (t("multi_head.panel_scaled" if masked else "multi_head.panel_scaled_off", scale=scale), trace.scaled),
+    (t("multi_head.panel_weights"), trace.weights),
+]
+show_figure(
+    heatmap_row(
+        panels,
+        numbered_labels(tokens),
+        col_labels=numbered_labels(tokens),
+        scales=[None, (0.0, 1.0)],
+        y_title=query_axis,
+        x_title=key_axis,
+        title=t("multi_head.masked_title" if masked else "multi_head.masked_title_off"),
+        tr=t,
+    ),
+    "fig_masked",
+    matrix=np.hstack([trace.scaled, trace.weights]),  # (T, 2T)
+    row_labels=tokens,
+    col_labels=[f"{name} · {label}" for name, _ in panels for label in numbered_labels(tokens)],
+    filename="masked_scores_and_weights",
+    corner=t("matrices.csv_corner"),
+)

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, page_texts, z_of
+from tests.helpers import APP, CJK, _decode, chart_words, english_prose, figures_by_key, page_texts, z_of
 
 PAGE = "pages/cross_attention.py"
 DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
@@ -69,6 +69,17 @@ def labels(tokens) -> list[str]:
     return [f"{i}: {tok}" for i, tok in enumerate(tokens, start=1)]
 
 
+def cross_maps(figs) -> tuple[np.ndarray, np.ndarray]:
+    """The scores and the weights: the two panels of the page's one cross-attention chart."""
+    scores, weights = (_decode(panel["z"]) for panel in figs["fig_cross"]["data"])
+    return scores, weights
+
+
+def key_ticks(figs) -> list[str]:
+    """The column labels under the weights panel: sentence B's key tokens."""
+    return figs["fig_cross"]["layout"]["xaxis2"]["ticktext"]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_cross_attention_numbers_equal_torch(lang):
     at = open_page(lang=lang, toy="true")
@@ -77,19 +88,19 @@ def test_cross_attention_numbers_equal_torch(lang):
     p = a.projections
     scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
     figs = figures_by_key(at)
-    for key, expected in (("fig_cross_scores", scores), ("fig_cross_weights", weights), ("fig_cross_outputs", outputs)):
-        z = z_of(figs[key])
-        assert z.shape == expected.shape, key
-        np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12, err_msg=key)
-    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]).sum(axis=1), 1.0, atol=1e-12)
-    assert z_of(figs["fig_cross_weights"]).shape == (5, 11)  # T_q × T_k, not square
+    for got, expected in zip((*cross_maps(figs), z_of(figs["fig_cross_outputs"])), (scores, weights, outputs)):
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figs)[1].sum(axis=1), 1.0, atol=1e-12)
+    assert cross_maps(figs)[1].shape == (5, 11)  # T_q × T_k, not square
     assert z_of(figs["fig_cross_outputs"]).shape == (5, p.d_v)  # T_q × d_v
-    weights_fig = figs["fig_cross_weights"]["layout"]
-    assert weights_fig["yaxis"]["ticktext"] == labels(a.tokens)  # rows: A's query tokens
-    assert weights_fig["xaxis"]["ticktext"] == labels(b.tokens)  # columns: B's key tokens
-    assert "5 × 11" in weights_fig["title"]["text"] and "5 × 11" in figs["fig_cross_scores"]["layout"]["title"]["text"]
-    assert weights_fig["yaxis"]["title"]["text"] == translate(lang, "cross_attention.query_axis", name="A")
-    assert weights_fig["xaxis"]["title"]["text"] == translate(lang, "cross_attention.key_axis", name="B")
+    layout = figs["fig_cross"]["layout"]
+    assert layout["yaxis"]["ticktext"] == labels(a.tokens)  # rows: A's query tokens
+    assert key_ticks(figs) == labels(b.tokens) == layout["xaxis"]["ticktext"]  # columns: B's key tokens
+    assert "5 × 11" in layout["title"]["text"].replace("<br>", "")
+    assert layout["yaxis"]["title"]["text"] == translate(lang, "cross_attention.query_axis", name="A")
+    assert layout["xaxis2"]["title"]["text"] == translate(lang, "cross_attention.key_axis", name="B")
+    assert figs["fig_cross"]["data"][1]["customdata"][0][2] == ["1: " + a.tokens[0], "3: " + b.tokens[2]]  # hover
     assert at.title[0].value == translate(lang, "cross_attention.title")
     shapes = translate(lang, "cross_attention.shapes", t_q=5, t_k=11, asker="A", answerer="B")
     assert any(m.value == shapes for m in at.markdown)
@@ -119,12 +130,11 @@ def test_swap_lets_sentence_b_ask():
     p = a.projections
     scores, weights, outputs = torch_attention(b.inputs, a.inputs, p.w_q, p.w_k, p.w_v, 1 / np.sqrt(p.d_k))
     figs = figures_by_key(at)
-    np.testing.assert_allclose(z_of(figs["fig_cross_scores"]), scores, atol=1e-12)
-    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figs)[0], scores, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figs)[1], weights, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
-    layout = figs["fig_cross_weights"]["layout"]
-    assert z_of(figs["fig_cross_weights"]).shape == (11, 5)
-    assert layout["yaxis"]["ticktext"] == labels(b.tokens) and layout["xaxis"]["ticktext"] == labels(a.tokens)
+    assert cross_maps(figs)[1].shape == (11, 5)
+    assert figs["fig_cross"]["layout"]["yaxis"]["ticktext"] == labels(b.tokens) and key_ticks(figs) == labels(a.tokens)
 
 
 def test_settings_of_the_sidebar_apply_to_both_sentences():
@@ -135,7 +145,7 @@ def test_settings_of_the_sidebar_apply_to_both_sentences():
     assert p.d_k == 6 and np.array_equal(p.w_q, b.projections.w_q)
     scores, weights, outputs = torch_attention(a.inputs, b.inputs, p.w_q, p.w_k, p.w_v, 1.0)
     figs = figures_by_key(at)
-    np.testing.assert_allclose(z_of(figs["fig_cross_weights"]), weights, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figs)[1], weights, atol=1e-12)
     np.testing.assert_allclose(z_of(figs["fig_cross_outputs"]), outputs, atol=1e-12)
     assert z_of(figs["fig_cross_outputs"]).shape == (5, 6)
 
@@ -145,23 +155,22 @@ def test_rectangular_both_ways_with_identity_projections():
     at = open_page(toy="true", identity="true", sentence_b="un deux")
     a, b = lessons(SENTENCE_A, "un deux", LessonSettings(projection="identity"))
     expected = a.inputs @ b.inputs.T  # (5, 2)
-    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_cross_scores"]), expected, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figures_by_key(at))[0], expected, atol=1e-12)
     at.toggle(key="swap").set_value(True)
     at.run()
-    np.testing.assert_allclose(z_of(figures_by_key(at)["fig_cross_scores"]), expected.T, atol=1e-12)
+    np.testing.assert_allclose(cross_maps(figures_by_key(at))[0], expected.T, atol=1e-12)
 
 
 def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
     at = open_page(toy="true", sentence_b="猫坐在垫子上")
-    layout = figures_by_key(at)["fig_cross_weights"]["layout"]
-    assert layout["xaxis"]["ticktext"] == labels("猫坐在垫子上")
+    assert key_ticks(figures_by_key(at)) == labels("猫坐在垫子上")
     assert not at.warning
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
     at = open_page(sentence="The cat sat on the mat", sentence_b="猫坐在垫子上", lang=lang)
-    n_b = len(figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"])
+    n_b = cross_maps(figures_by_key(at))[1].shape[1]
     expected = translate(lang, "cross_attention.b_unknown", unknown=n_b - 2, total=n_b)  # 子 and 上 are known
     words = translate(lang, "shell.list_sep").join(["猫", "坐", "在", "垫"])
     assert [w.value for w in at.warning] == [expected + " " + translate(lang, "shell.unknown_words", words=words)]
@@ -173,7 +182,7 @@ def test_example_pills_fill_sentence_b():
     at.run()
     assert not at.exception, at.exception
     assert at.text_input(key="sentence_b").value == "猫坐在垫子上，因为它累了"
-    assert figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"][0] == "1: 猫"
+    assert key_ticks(figures_by_key(at))[0] == "1: 猫"
     assert at.pills(key="b_example").value is None  # a one-shot button, ready for the next click
 
 
@@ -187,14 +196,17 @@ def test_empty_sentence_b_asks_for_one(sentence_b):
 
 def test_html_in_sentence_b_is_escaped_in_the_chart():
     at = open_page(toy="true", sentence_b="<b>bold</b> <script>")
-    ticks = figures_by_key(at)["fig_cross_weights"]["layout"]["xaxis"]["ticktext"]
+    figs = figures_by_key(at)
+    ticks = key_ticks(figs)
     assert all("<" not in tick for tick in ticks) and any("&lt;" in tick for tick in ticks)
+    hover = [name for row in figs["fig_cross"]["data"][1]["customdata"] for cell in row for name in cell]
+    assert all("<" not in name for name in hover) and any("&lt;" in name for name in hover)
 
 
 def test_long_sentence_b_is_cut_with_a_message():
     at = open_page(toy="true", sentence_b="word " * 100)
     assert any(i.value == translate("en", "cross_attention.b_truncated", total=100, shown=24) for i in at.info)
-    assert z_of(figures_by_key(at)["fig_cross_weights"]).shape == (5, 24)
+    assert cross_maps(figures_by_key(at))[1].shape == (5, 24)
 
 
 def test_empty_sentence_a_still_shows_the_page():
@@ -210,7 +222,7 @@ def test_hand_typed_url_parameters_are_safe(params):
 
 def test_sentence_b_comes_from_the_url():
     at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
-    layout = figures_by_key(at)["fig_cross_weights"]["layout"]
+    layout = figures_by_key(at)["fig_cross"]["layout"]
     assert layout["yaxis"]["ticktext"] == ["1: hello", "2: world"]  # B asks: B's tokens are the rows
 
 

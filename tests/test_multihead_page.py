@@ -21,7 +21,17 @@ from streamlit.testing.v1 import AppTest
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.multihead import random_output_projection
 from attention_ui.i18n import translate
-from tests.helpers import APP, CJK, chart_words, english_prose, figures_by_key, grid_thumbnails, page_texts, z_of
+from tests.helpers import (
+    APP,
+    CJK,
+    _decode,
+    chart_words,
+    english_prose,
+    figures_by_key,
+    grid_thumbnails,
+    page_texts,
+    z_of,
+)
 
 PAGE = "pages/multi_head.py"
 SENTENCE = "the dog chased the cat home"  # 6 tokens
@@ -137,8 +147,8 @@ def test_causal_mask_step_equals_a_loop(lang):
     mask = z_of(figs["fig_mask"])
     assert mask.tolist() == [[1.0 if j <= i else 0.0 for j in range(t)] for i in range(t)]
 
-    shown = figs["fig_masked_scaled"]["data"][0]
-    z = z_of(figs["fig_masked_scaled"])
+    shown = figs["fig_masked"]["data"][0]  # one chart: the masked scaled scores, then the weights
+    z = _decode(shown["z"])
     for i in range(t):
         for j in range(t):
             if j > i:  # masked: drawn blank, printed as −∞
@@ -146,13 +156,13 @@ def test_causal_mask_step_equals_a_loop(lang):
             else:
                 assert z[i, j] == pytest.approx(scaled[i][j], abs=1e-12) and shown["text"][i][j] != "−∞"
 
-    w = z_of(figs["fig_masked_weights"])
+    w = _decode(figs["fig_masked"]["data"][1]["z"])
     assert (w[np.triu_indices(t, k=1)] == 0.0).all()  # exactly zero, not just small
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(w, weights, rtol=0, atol=1e-12)
     assert w[0, 0] == 1.0
-    assert figs["fig_masked_weights"]["layout"]["title"]["text"].replace("<br>", "") == translate(
-        lang, "multi_head.weights_title"
+    assert figs["fig_masked"]["layout"]["title"]["text"].replace("<br>", "") == translate(
+        lang, "multi_head.masked_title"
     )
 
 
@@ -164,7 +174,7 @@ def test_causal_weights_equal_torch_is_causal():
     q, k = a @ torch.tensor(p.w_q), a @ torch.tensor(p.w_k)
     scaled = (q @ k.T / math.sqrt(5)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf)
     np.testing.assert_allclose(
-        z_of(figures_by_key(at)["fig_masked_weights"]), torch.softmax(scaled, dim=-1).numpy(), atol=1e-12
+        _decode(figures_by_key(at)["fig_masked"]["data"][1]["z"]), torch.softmax(scaled, dim=-1).numpy(), atol=1e-12
     )
 
 
@@ -175,9 +185,10 @@ def test_mask_off_shows_the_plain_matrices():
     assert not at.exception, at.exception
     figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
-    np.testing.assert_allclose(z_of(figs["fig_masked_scaled"]), lesson.trace.scaled, atol=1e-12)
-    np.testing.assert_allclose(z_of(figs["fig_masked_weights"]), lesson.trace.weights, atol=1e-12)
-    assert (z_of(figs["fig_masked_weights"])[np.triu_indices(6, k=1)] > 0).all()
+    scaled, weights = (_decode(panel["z"]) for panel in figs["fig_masked"]["data"])
+    np.testing.assert_allclose(scaled, lesson.trace.scaled, atol=1e-12)
+    np.testing.assert_allclose(weights, lesson.trace.weights, atol=1e-12)
+    assert (weights[np.triu_indices(6, k=1)] > 0).all()
     assert any(i.value == translate("en", "multi_head.mask_off") for i in at.info)
 
 
