@@ -403,12 +403,11 @@ def heatmap_row(
         },
         **layout,
     )
-    fig.layout.title.update(ROW_TITLE)  # at the top: a wrapped title would run into the panels' titles
+    # just above the panels' own titles (centred in the top margin, a wrapped title ran into them);
+    # Plotly anchors a title's first line, so the lines below it need room too
+    below = 24 + more + TITLE_LINE_PX * fig.layout.title.text.count("<br>")
+    fig.layout.title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": below})
     return fig
-
-
-ROW_TITLE = {"y": 1.0, "yref": "container", "yanchor": "top", "pad": {"t": 12}}
-"""Where ``heatmap_row`` puts its title: the top of the chart, above the panels' own titles."""
 
 
 def _bound(z) -> float:
