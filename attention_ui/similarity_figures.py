@@ -11,14 +11,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, DIVERGING, axis_suffix, figure, panel_axes, positions, ticked
-from .notation import shown
+from .figures import axis_suffix, figure, panel_axes, positions, ticked
 from .safe import escape_label
 
 COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
 """The colour of each measure, by its name in attention_core.SIMILARITIES."""
 QUERY_COLOR, KEY_COLOR = "#D55E00", "#0072B2"
-MAX_CELL_COLS = 8  # a third of the page is narrow: print cell values up to this many columns
 MAX_LABELLED_BARS = 6  # beyond this, a third of a phone (~110 px) has no room for token names and bar values
 
 
@@ -29,104 +27,6 @@ def _tick_step(n: int) -> int:
 
 _MARGIN = {"l": 10, "r": 10, "t": 56, "b": 10}
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
-
-
-ROW_GAP = 0.1
-"""The space between the panels of ``matrix_row``: room for a colour bar and its numbers."""
-
-
-def matrix_row(
-    panels,
-    row_labels,
-    col_labels,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    hover: str,
-    one_scale: tuple[float, float] | None = None,
-    digits: int = 2,
-) -> go.Figure:
-    """(T_q, T_k) similarity or weight matrices side by side in one chart, one panel per
-    measure; rows = query i (top to bottom, labelled once on the left), columns = key j.
-
-    ``panels``: a list of (panel title, z (T_q, T_k), (zmin, zmax) or None). None gives a
-    diverging scale symmetric about 0, so 0 is always the middle colour. Each panel has its
-    own colour bar, unless ``one_scale`` = (zmin, zmax) puts every panel on one scale with one
-    bar (weights in [0, 1]). One chart of three panels draws in half the time of three charts
-    (``python bench/bench_draw.py --only sim3``).
-
-    Integer positions with tick labels (Plotly would merge repeated tokens); labels are
-    escaped here, pass raw text. The columns are ticked by their number j alone (beyond 6,
-    only the first and the last: three panels share a phone's width), and the full labels go
-    to the hover, where ``hover`` (a Plotly hover template) finds them as %{customdata[0]}
-    (row) and %{customdata[1]} (column).
-
-    >>> fig = matrix_row([("a", np.eye(2), (-1, 1)), ("b", 3 * np.eye(2), None)], ["x", "y"], ["x", "y"],
-    ...                  title="t", x_title="key", y_title="query", hover="%{z}")
-    >>> [(tr.zmin, tr.zmax, tr.xaxis) for tr in fig.data]
-    [(-1, 1, 'x'), (-3.0, 3.0, 'x2')]
-    """
-    n = len(panels)
-    layout = panel_axes(n, across=True, gap=ROW_GAP, titles=[name for name, _, _ in panels], shared_y=True)
-    rows = [escape_label(r) for r in row_labels]
-    cols = [escape_label(c) for c in col_labels]
-    cells = [[[r, c] for c in cols] for r in rows]  # (T_q, T_k, 2) labels for the hover
-    n_rows, n_cols = len(rows), len(cols)
-    ticks = positions(n_cols) if n_cols <= 6 else [shown(0), n_cols]  # a third of a phone: room for two
-    traces = []
-    for k, (_, z, bounds) in enumerate(panels, start=1):
-        z = np.asarray(z, dtype=np.float64)  # (T_q, T_k)
-        suffix = axis_suffix(k)
-        trace = {
-            "type": "heatmap",
-            "z": z,
-            "x": positions(n_cols),
-            "y": positions(n_rows),
-            "xaxis": f"x{suffix}",
-            "yaxis": "y",
-            "hovertemplate": hover,
-            "customdata": cells,
-        }
-        if one_scale is not None:
-            trace["coloraxis"] = "coloraxis"
-        else:
-            if bounds is None:
-                bound = float(np.abs(z).max()) or 1.0
-                bounds = (-bound, bound)
-            high = layout[f"xaxis{suffix}"]["domain"][1]
-            trace.update(
-                zmin=bounds[0],
-                zmax=bounds[1],
-                colorscale=DIVERGING,
-                colorbar={"x": high + 0.005, "xanchor": "left", "thickness": 8, "xpad": 0, "nticks": 4},
-            )
-        if n_cols <= MAX_CELL_COLS:
-            trace.update(
-                text=[[f"{x:.{digits}f}" for x in row] for row in z],
-                texttemplate="%{text}",
-                textfont={"size": 12 if n_cols <= 6 else 10},
-            )
-        traces.append(trace)
-        middle = k == (n + 1) // 2  # the key axis is named once, under the middle panel
-        columns = {"tickvals": ticks, "ticktext": [str(j) for j in ticks], "side": "bottom"}
-        layout[f"xaxis{suffix}"] |= {**columns, "title": {"text": x_title if middle else ""}}
-    layout["yaxis"] |= {"tickvals": positions(n_rows), "ticktext": rows, "title": {"text": y_title}}
-    layout["yaxis"]["autorange"] = "reversed"
-    if one_scale is not None:
-        layout["coloraxis"] = {
-            "colorscale": COLORSCALE,
-            "cmin": one_scale[0],
-            "cmax": one_scale[1],
-            "colorbar": {"thickness": 10},
-        }
-    return figure(
-        traces,
-        title=title,
-        height=max(320, 110 + (30 if n_rows <= 12 else 22) * n_rows),
-        margin={**_MARGIN, "t": 84},
-        **layout,
-    )
 
 
 def row_bars(rows, key_labels, *, title: str, x_title: str) -> go.Figure:

@@ -5,11 +5,12 @@ import streamlit as st
 from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
-from attention_ui.similarity_figures import grouped_bars, matrix_row, row_bars, vectors_2d
+from attention_ui.similarity_figures import grouped_bars, row_bars, vectors_2d
 from attention_ui.url_state import token_picker, url_choice
 
 ORDER = sorted(SIMILARITIES, key=["cosine", "dot", "scaled_dot"].index)  # direction only, + length, ÷√d
@@ -150,21 +151,13 @@ else:
 comp = compare_similarities(a, b)  # (T, T) each
 st.markdown(t(f"similarity.sentence_intro_{vectors}", d=comp.d, t=len(tokens)))
 
-axis = {
-    "x_title": t("similarity.key_axis"),
-    "y_title": t("similarity.query_axis"),
-    "hover": t("similarity.hover_cell", row="%{customdata[0]}", column="%{customdata[1]}")
-    + ": %{z:.4f}<extra></extra>",
-}
+axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"), "col_labels": labels, "tr": t}
 show_figure(
-    matrix_row(
-        [
-            (t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name), (-1.0, 1.0) if name == "cosine" else None)
-            for name in ORDER
-        ],
-        labels,
+    heatmap_row(
+        [(t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name)) for name in ORDER],
         labels,
         **axis,
+        scales=[(-1.0, 1.0) if name == "cosine" else None for name in ORDER],  # each measure its own colour bar
         title=t("similarity.heatmaps_title", d=comp.d, d_name=d_name),
     ),
     "fig_measures",
@@ -175,12 +168,11 @@ st.subheader(t("similarity.weights_header"))
 st.markdown(t("similarity.weights_intro"))
 weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
 show_figure(
-    matrix_row(
-        [(t(f"similarity.name_{name}"), weights[name], None) for name in ORDER],
-        labels,
+    heatmap_row(
+        [(t(f"similarity.name_{name}"), weights[name]) for name in ORDER],
         labels,
         **axis,
-        one_scale=(0.0, 1.0),
+        scale=(0.0, 1.0),
         title=t("similarity.weights_row_title"),
     ),
     "fig_weights",
