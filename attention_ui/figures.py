@@ -292,9 +292,13 @@ ROW_TICKS = 24
 panel's first and last: three panels share a phone's 330 px."""
 PHONE_ROW_TICKS = 12
 """The most column labels a row of panels keeps on a phone (~330 px for all its panels)."""
-ROW_LABELS = 40
+ROW_LABELS = 32
 """... and names the columns by their tokens, tilted where needed, while they have this many:
-the tokens of the other sentence are what a cross-attention map is about."""
+the tokens of the other sentence are what a cross-attention map is about. Each tilted label
+costs Chromium a text measurement on every redraw."""
+MAX_CELLS_PX = 1300
+"""``heatmap_row`` prints no cell numbers that would need a wider chart than this (about the
+widest a 1920 px screen gives): hidden, they would still cost Chromium one text element each."""
 
 
 def heatmap_row(
@@ -383,6 +387,12 @@ def heatmap_row(
     layout["yaxis"].update(_y_axis(row_labels, y_title))
     share = layout["xaxis"]["domain"][1] - layout["xaxis"]["domain"][0]  # of the chart's width, per panel
     needed = max(widths) if all(widths) else 0  # what the widest panel's cells need in a chart of their own
+    width = round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0
+    if width > MAX_CELLS_PX:  # never shown: not drawn either (3 × 144 numbers took Chromium ~0.3 s a redraw)
+        width = 0
+        for trace in traces:
+            for key in ("text", "texttemplate", "textfont"):
+                trace.pop(key, None)
     n_rows = len(traces[0]["y"])
     more = TITLE_LINE_PX * max(note["text"].count("<br>") for note in layout["annotations"])  # wrapped panel titles
     if not own_bars:
@@ -398,7 +408,7 @@ def heatmap_row(
         height=(height or max(280, 78 + 30 * n_rows)) + more,
         margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
         meta={
-            "cell_numbers_width": round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0,
+            "cell_numbers_width": width,
             "phone_ticks": labelled <= PHONE_ROW_TICKS,
         },
         **layout,
