@@ -1,7 +1,7 @@
 """What Chromium pays to draw a figure, as the app draws it now and in a cheaper form: an A/B.
 
-    python bench/bench_draw.py            # 3 repetitions (~2 min)
-    python bench/bench_draw.py --reps 5
+    python bench/bench_draw.py            # 3 repetitions (~3 min)
+    python bench/bench_draw.py --reps 7 --only sim3
 
 This one file is both the benchmark and the Streamlit app it drives. ``python bench/bench_draw.py``
 starts ``bench/st_timed.py run bench/bench_draw.py`` (the app part, below), opens it in Debian's
@@ -16,6 +16,14 @@ page to each variant, the variants interleaved within every repetition:
 * ``vectors32 now`` / ``compact``: the same at d_k = 32 (a trained head's q, k, v), a tick every 8.
 * ``grid72 now`` / ``one heatmap``: ``model_figures.heads_grid`` of 6 layers × 12 heads of
   12 × 12 weights (72 subplots), and the same weights as one heatmap with one-cell gaps.
+* ``matrix12 numbers`` / ``plain`` (and ``bare``, without the Download menu and container of
+  ``exports.show_figure``; ``unstyled``, without the app's style sheet): a 12 × 12 weights
+  matrix with and without its 144 cell numbers.
+* ``sim3 figures`` / ``one figure``: three 12 × 12 similarity maps as three charts in
+  columns, and the same three traces as panels of one chart (what ``figures.heatmap_row``
+  does).
+
+``--only TEXT`` times only the variants whose name contains TEXT.
 
 The compact forms here are sketches for the measurement, not the app's code. The script
 prints medians; it never asserts a time.
