@@ -139,8 +139,9 @@ def app() -> None:
             for n, f in enumerate(figs):
                 trace = f.data[0].to_plotly_json()
                 suffix = "" if n == 0 else str(n + 1)
-                lo, hi = layout[f"xaxis{suffix}"]["domain"]
-                trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", colorbar={"x": hi + 0.005, "thickness": 8, "len": 0.9})
+                hi = layout[f"xaxis{suffix}"]["domain"][1]
+                bar = {"x": hi + 0.005, "thickness": 8, "len": 0.9}
+                trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", colorbar=bar)
                 traces.append(trace)
                 layout[f"yaxis{suffix}"].update(autorange="reversed")
             show_figure(go.Figure(data=traces, layout={**layout, "height": 450}), "fig_sim_all")
