@@ -10,6 +10,7 @@ is ``attention_ui.url_state``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import streamlit as st
@@ -18,6 +19,7 @@ from threadpoolctl import threadpool_limits
 from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
 from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
 from attention_core.model_files import MODEL_ENV
+from attention_core.scaling import scaling_sweep
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.exports import view_link
 from attention_ui.i18n import LANGS, choose_lang, t
@@ -68,6 +70,16 @@ def _model_or_reason():
         return None, exc.reason
     except MemoryError:
         return None, "memory"
+
+
+@st.cache_resource(show_spinner=False)
+def warm_up() -> threading.Thread:
+    """Once per server, in a background thread: what a page would otherwise compute on its first
+    visit, while the learner waits. Why √d_k's sweep over every d_k takes 0.5 s once (then it
+    is cached, ``scaling._sweep``); a visit before the thread ends computes it too, the same numbers."""
+    thread = threading.Thread(target=scaling_sweep, name="warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 @st.cache_resource(show_spinner=False)
@@ -342,6 +354,7 @@ def share_link() -> None:
 def app_sidebar(page: str) -> None:
     """What app.py calls between st.navigation and the page: draw the sidebar and hand its
     values to the page's ``page_start`` (through session state, for this run only)."""
+    warm_up()
     st.session_state[_THROUGH_APP] = True
     st.session_state[_SIDEBAR_THIS_RUN] = sidebar(page)
 
