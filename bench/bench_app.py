@@ -331,7 +331,7 @@ def startup(browser, server: Server, timeout: float) -> dict:
     wait_idle(page, timeout)
     body = page.inner_text("body")
     if server.name == "ours":
-        if "learned word embeddings of all-MiniLM-L6-v2" in body:
+        if "all-MiniLM-L6-v2" in body:  # the honesty banner names the model whose numbers the page shows
             server.notes.append("real model in use")
         else:
             server.notes.append("WARNING: the page does not say the real model is in use")
