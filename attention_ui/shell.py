@@ -77,7 +77,7 @@ def warm_up() -> threading.Thread:
     """Once per server, in a background thread: what a page would otherwise compute on its first
     visit, while the learner waits. Why √d_k's sweep over every d_k takes 0.5 s once (then it
     is cached, ``scaling._sweep``); a visit before the thread ends computes it too, the same numbers."""
-    thread = threading.Thread(target=scaling_sweep, name="warm-up", daemon=True)
+    thread = threading.Thread(target=scaling_sweep, daemon=True)
     thread.start()
     return thread
 

@@ -121,8 +121,11 @@ def test_every_heatmap_on_every_page_uses_a_colour_blind_safe_scale(all_charts):
             if trace.get("type") != "heatmap":
                 continue
             z = _decode(trace["z"]) if "z" in trace else np.zeros((0, 0))
-            if _scale_name(trace.get("colorscale")) is None and not _is_mask(np.asarray(z, dtype=float)):
-                bad.append(f"{where}: {_title(spec)!r} uses {str(trace.get('colorscale'))[:80]}")
+            scale = trace.get("colorscale")
+            if "coloraxis" in trace:  # a row of panels on one colour axis (figures.heatmap_row)
+                scale = spec["layout"][trace["coloraxis"]].get("colorscale")
+            if _scale_name(scale) is None and not _is_mask(np.asarray(z, dtype=float)):
+                bad.append(f"{where}: {_title(spec)!r} uses {str(scale)[:80]}")
     assert not bad, "\n".join(bad)
 
 

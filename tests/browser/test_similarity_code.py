@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from attention_ui.i18n import translate
 from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -90,5 +91,6 @@ def test_fresh_server_first_request_is_a_shared_similarity_link(app_page):
         assert page.get_by_text("Page not found").count() == 0
         assert heading(page) == "📐 相似度度量"
         assert float(metrics(page)["余弦相似度"]) == 0.0  # a right angle, as the link says
-        heatmap = next(f for f in plotly_data(page) if f["title"].startswith("余弦相似度"))
+        title = translate("zh", "similarity.heatmaps_title", d=4, d_name="d_k")  # cosine, dot, scaled: one chart
+        heatmap = next(f for f in plotly_data(page) if f["title"] == title.replace("<br>", ""))
         assert heatmap["layout"]["yaxis"]["ticktext"] == ["1: hello", "2: world", "3: hello"]
