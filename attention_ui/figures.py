@@ -357,10 +357,9 @@ def heatmap_row(
     for k, (_, z) in enumerate(panels, start=1):
         suffix = axis_suffix(k)
         if own_bars:
-            bounds = scales[k - 1] or (-_bound(z), _bound(z))
-            trace, width = _heatmap_trace(
-                z, tr=tr, diverging=bounds[0] < 0, zmin=bounds[0], zmax=bounds[1], digits=digits
-            )
+            zmin, zmax = scales[k - 1] or (None, None)  # None: symmetric about 0, as heatmap draws it
+            diverging = zmin is None or zmin < 0
+            trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
             high = layout[f"xaxis{suffix}"]["domain"][1]
             trace["colorbar"] = {"x": high + 0.005, "xanchor": "left", "thickness": 8, "xpad": 0, "nticks": 4}
         else:
@@ -434,8 +433,7 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     n_rows, n_cols = z.shape
     drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
     if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
-        bound = float(np.nanmax(np.abs(drawn))) or 1.0
-        zmin, zmax = -bound, bound
+        zmin, zmax = -_bound(drawn), _bound(drawn)
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
         "z": drawn,
