@@ -98,44 +98,27 @@ def experiment() -> None:
 
     st.subheader(t("why_scaling.h_sweep", d_ks=", ".join(str(d) for d in D_KS)))
     tabs = url_tabs("sweep", SWEEPS, lambda sweep_id: t(f"why_scaling.tab_{sweep_id}"))  # only the open one is drawn
-    if tabs["variance"].open:
-        with tabs["variance"]:
-            show_figure(
-                variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t),
-                "fig_variance",
-            )
-    if tabs["max_weight"].open:
-        with tabs["max_weight"]:
-            show_figure(
-                max_weight_sweep(
-                    sweep.d_ks,
-                    sweep.raw_max_weight,
-                    sweep.scaled_max_weight,
-                    uniform_weight=sweep.uniform_weight,
-                    highlight=d_k,
-                    tr=t,
-                ),
-                "fig_max_weight",
-            )
-    if tabs["entropy"].open:
-        with tabs["entropy"]:
-            show_figure(
-                entropy_sweep(
-                    sweep.d_ks,
-                    sweep.raw_entropy,
-                    sweep.scaled_entropy,
-                    max_entropy=sweep.max_entropy,
-                    highlight=d_k,
-                    tr=t,
-                ),
-                "fig_entropy",
-            )
-    if tabs["jacobian"].open:
-        with tabs["jacobian"]:
-            show_figure(
-                jacobian_sweep(sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t),
-                "fig_jacobian",
-            )
+    figures = {  # built only for the open tab
+        "variance": lambda: variance_sweep(sweep.d_ks, sweep.raw_variance, sweep.scaled_variance, highlight=d_k, tr=t),
+        "max_weight": lambda: max_weight_sweep(
+            sweep.d_ks,
+            sweep.raw_max_weight,
+            sweep.scaled_max_weight,
+            uniform_weight=sweep.uniform_weight,
+            highlight=d_k,
+            tr=t,
+        ),
+        "entropy": lambda: entropy_sweep(
+            sweep.d_ks, sweep.raw_entropy, sweep.scaled_entropy, max_entropy=sweep.max_entropy, highlight=d_k, tr=t
+        ),
+        "jacobian": lambda: jacobian_sweep(
+            sweep.d_ks, sweep.raw_jacobian_norm, sweep.scaled_jacobian_norm, highlight=d_k, tr=t
+        ),
+    }
+    for sweep_id, build in figures.items():
+        if tabs[sweep_id].open:
+            with tabs[sweep_id]:
+                show_figure(build(), f"fig_{sweep_id}")
     st.caption(t("why_scaling.sweep_caption", n_samples=sweep.n_samples, n_keys=sweep.n_keys, seed=sweep.seed))
 
 
