@@ -129,6 +129,18 @@ def matrix_csv(matrix, row_labels: Sequence[str], col_labels: Sequence[str], cor
     return out.getvalue()
 
 
+def panels_csv(panels, col_labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
+    """The panels of a ``figures.heatmap_row`` side by side for one CSV: their matrices joined
+    column-wise, each column named "<panel title> · <column label>".
+
+    >>> matrix, columns = panels_csv([("α", np.zeros((2, 2))), ("α̂", np.ones((2, 2)))], ["1: a", "2: b"])
+    >>> matrix.shape, columns
+    ((2, 4), ['α · 1: a', 'α · 2: b', 'α̂ · 1: a', 'α̂ · 2: b'])
+    """
+    matrix = np.hstack([np.asarray(z, dtype=np.float64) for _, z in panels])  # (rows, n_panels · cols)
+    return matrix, [f"{name} · {label}" for name, _ in panels for label in col_labels]
+
+
 def view_url(base: str | None, params: dict) -> str:
     """The address of the current view: ``base`` (the page URL) plus its query parameters.
 

@@ -8,11 +8,10 @@ attention_core.cross_attention.
 
 from dataclasses import replace
 
-import numpy as np
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
-from attention_ui.exports import show_figure
+from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
@@ -118,6 +117,7 @@ panels = [
     (t("cross_attention.panel_scores"), trace.scores),
     (t("cross_attention.panel_weights"), trace.weights),
 ]
+csv_matrix, csv_columns = panels_csv(panels, numbered_labels(memory.tokens))  # one CSV of both panels
 show_figure(
     heatmap_row(
         panels,
@@ -132,9 +132,9 @@ show_figure(
         tr=t,
     ),
     "fig_cross",
-    matrix=np.hstack([trace.scores, trace.weights]),  # (T_q, 2 T_k)
+    matrix=csv_matrix,
     row_labels=queries.tokens,
-    col_labels=[f"{name} · {label}" for name, _ in panels for label in numbered_labels(memory.tokens)],
+    col_labels=csv_columns,
     filename="cross_scores_and_weights",
     corner=t("matrices.csv_corner"),
 )

@@ -2,11 +2,10 @@
 heads (attention_core.multihead.multi_head_attention), their outputs concatenated, and a
 decoder's mask (attention_core.masks.causal_mask) as its own step."""
 
-import numpy as np
 import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
-from attention_ui.exports import show_figure
+from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row, vectors_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import heads_grid
@@ -229,6 +228,7 @@ panels = [
     (t("multi_head.panel_scaled" if masked else "multi_head.panel_scaled_off", scale=scale), trace.scaled),
     (t("multi_head.panel_weights"), trace.weights),
 ]
+csv_matrix, csv_columns = panels_csv(panels, numbered_labels(tokens))  # one CSV of both panels
 show_figure(
     heatmap_row(
         panels,
@@ -241,9 +241,9 @@ show_figure(
         tr=t,
     ),
     "fig_masked",
-    matrix=np.hstack([trace.scaled, trace.weights]),  # (T, 2T)
+    matrix=csv_matrix,
     row_labels=tokens,
-    col_labels=[f"{name} · {label}" for name, _ in panels for label in numbered_labels(tokens)],
+    col_labels=csv_columns,
     filename="masked_scores_and_weights",
     corner=t("matrices.csv_corner"),
 )
