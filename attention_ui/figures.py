@@ -120,7 +120,9 @@ def ticked(n: int, step: int) -> list[int]:
     return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
-def figure(data, *, title: str | None, height: int, margin: dict | None = None, **layout) -> go.Figure:
+def figure(
+    data, *, title: str | None, height: int, margin: dict | None = None, title_above: int | None = None, **layout
+) -> go.Figure:
     """One go.Figure from its traces and a nested ``layout``, built in a single call.
 
     Builders pass nested dicts (``xaxis={"title": {"text": ...}}``), never Plotly's
@@ -129,6 +131,8 @@ def figure(data, *, title: str | None, height: int, margin: dict | None = None, 
     st.plotly_chart pays for it: 11.9 ms built with updates, 3.9 ms in one call
     (bench/bench_figures.py). The figure is the same. ``title=None``: no title. A long title
     is broken into lines (``wrap_title``), and the chart grows by the room they take.
+    ``title_above``: the title sits that many px above the plot area (over the panels' own
+    titles, ``heatmap_row``) instead of in the middle of the top margin.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -140,6 +144,8 @@ def figure(data, *, title: str | None, height: int, margin: dict | None = None, 
         more = TITLE_LINE_PX * title.count("<br>")  # a longer title takes room from above the plot, not from it
         margin["t"] = margin.get("t", MARGIN["t"]) + more
         height += more
+        if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
+            layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
     return go.Figure(data=data, layout={"height": height, "margin": margin, **layout})
 
 
@@ -401,9 +407,10 @@ def heatmap_row(
             "cmax": scale[1],
             "colorbar": {"thickness": 12},
         }
-    fig = figure(
+    return figure(
         traces,
         title=title,
+        title_above=24 + more,  # just above the panels' own titles: centred in the margin, it ran into them
         height=(height or max(280, 78 + 30 * n_rows)) + more,
         margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
         meta={
@@ -412,11 +419,6 @@ def heatmap_row(
         },
         **layout,
     )
-    # just above the panels' own titles (centred in the top margin, a wrapped title ran into them);
-    # Plotly anchors a title's first line, so the lines below it need room too
-    below = 24 + more + TITLE_LINE_PX * fig.layout.title.text.count("<br>")
-    fig.layout.title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": below})
-    return fig
 
 
 def _bound(z) -> float:
