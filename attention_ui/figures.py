@@ -289,8 +289,9 @@ def heatmap(
     )
 
 
-ROW_GAP = 0.04
-"""The space between the panels of ``heatmap_row`` on one colour scale, as a share of its width."""
+ROW_GAP = 0.08
+"""The space between the panels of ``heatmap_row`` on one colour scale, as a share of its width:
+on a phone, one panel's last column number and the next one's first need ~20 px between them."""
 ROW_GAP_BARS = 0.1
 """... and between panels that each carry their own colour bar."""
 ROW_TICKS = 24

@@ -36,9 +36,8 @@ if lesson is not None:
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
         with tabs["qkv"], explained_around(lambda: st.markdown(t("matrices.qkv_text"))):
-            names = [t(f"matrices.{name}_title") for name in ("q", "k", "v")]
-            show_figure(
-                qkv_row(trace.q, trace.k, trace.v, tokens, title=t("matrices.qkv_title"), names=names, tr=t),
+            show_figure(  # panels named Q, K, V alone: "Q (queries)" ran into "K (keys)" in a third of a phone
+                qkv_row(trace.q, trace.k, trace.v, tokens, title=t("matrices.qkv_title"), names="QKV", tr=t),
                 "fig_qkv",
                 matrix=np.hstack([trace.q, trace.k, trace.v]),  # (T, 2 d_k + d_v)
                 row_labels=tokens,
