@@ -120,24 +120,26 @@ with section("attention"):
     st.metric(t("code.formula_difference"), f"{np.abs(formula - checked).max():.1e}")
 
 # --------------------------------------------------------------------------- what the app runs
-with st.expander(t("code.header_runs"), icon=":material/build:"):
-    with section("runs", heading=False):
-        result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
-        call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-        st.latex(rf"{SOFTMAX}(QK^\top \times {trace.scale:.4f})V")  # ( ) not \left( \right): it may wrap at ×
-        shapes(
-            {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
-        )
-        st.markdown(t("code.row_sums"))
-        number_table(
-            {t("code.col_row_sum"): result.weights.sum(axis=-1)},
-            index=labels,
-            number="{:.12f}",
-        )
-        st.markdown(t("code.outputs_table"))
-        matrix(result.outputs, labels, "b")
-    st.markdown(t("code.weights_table"))
-    number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
+runs = st.expander(t("code.header_runs"), icon=":material/build:", key="code_runs_open", on_change="rerun")
+if runs.open:  # closed, its source and tables are neither built nor sent (a page switch draws less)
+    with runs:
+        with section("runs", heading=False):
+            result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
+            call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
+            st.latex(rf"{SOFTMAX}(QK^\top \times {trace.scale:.4f})V")  # ( ) not \left( \right): it may wrap at ×
+            shapes(
+                {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
+            )
+            st.markdown(t("code.row_sums"))
+            number_table(
+                {t("code.col_row_sum"): result.weights.sum(axis=-1)},
+                index=labels,
+                number="{:.12f}",
+            )
+            st.markdown(t("code.outputs_table"))
+            matrix(result.outputs, labels, "b")
+        st.markdown(t("code.weights_table"))
+        number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
 
 # --------------------------------------------------------------------------- one row's softmax
 with section("softmax"):

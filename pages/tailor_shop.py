@@ -179,23 +179,25 @@ attributes.update(
 number_table({name: [value] for name, value in attributes.items()}, index=["b"])
 st.caption(t("tailor.result_caption"))
 
-with st.expander(t("tailor.vectors_expander")):
-    names = [t(f"tailor.opt_{f}") for f in FEATURES]
-    st.markdown(t("tailor.keys_table_title"))
-    keys = np.array([fitted.query] + [s.key() for s in SAMPLES])  # (1 + samples, features)
-    number_table(
-        {name: keys[:, c] for c, name in enumerate(names)},
-        index=[t("tailor.row_request")] + [f"k_{shown(j)}" for j in range(len(SAMPLES))],
-        number="{:g}",
-    )
-    attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
-    values = np.array([s.value for s in SAMPLES] + [blend])  # (samples + 1, attributes)
-    st.markdown(t("tailor.values_table_title"))
-    number_table(
-        {"α̂": np.append(weights, weights.sum()), **{name: values[:, c] for c, name in enumerate(attr_names)}},
-        index=[f"v_{shown(j)}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
-        number="{:.3f}",
-    )
+vectors = st.expander(t("tailor.vectors_expander"), key="tailor_vectors_open", on_change="rerun")
+if vectors.open:  # closed, its two tables are neither built nor sent (a page switch draws less)
+    with vectors:
+        names = [t(f"tailor.opt_{f}") for f in FEATURES]
+        st.markdown(t("tailor.keys_table_title"))
+        keys = np.array([fitted.query] + [s.key() for s in SAMPLES])  # (1 + samples, features)
+        number_table(
+            {name: keys[:, c] for c, name in enumerate(names)},
+            index=[t("tailor.row_request")] + [f"k_{shown(j)}" for j in range(len(SAMPLES))],
+            number="{:g}",
+        )
+        attr_names = [t(f"tailor.attr_{a}") for a in ATTRIBUTES]
+        values = np.array([s.value for s in SAMPLES] + [blend])  # (samples + 1, attributes)
+        st.markdown(t("tailor.values_table_title"))
+        number_table(
+            {"α̂": np.append(weights, weights.sum()), **{name: values[:, c] for c, name in enumerate(attr_names)}},
+            index=[f"v_{shown(j)}" for j in range(len(SAMPLES))] + [t("tailor.row_result")],
+            number="{:.3f}",
+        )
 
 # 4 · The story and the formula, side by side.
 st.subheader(t("tailor.mapping_header"))

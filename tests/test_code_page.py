@@ -80,6 +80,14 @@ def tables(at, lang: str = "en") -> dict:
     return out
 
 
+def open_runs(at):
+    """The learner opens "What the app runs": closed, its source and tables are not built."""
+    at.session_state["code_runs_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def metric(at, label_key: str, lang: str = "en") -> str:
     label = translate(lang, label_key)
     return next(m.value for m in at.metric if m.label == label)
@@ -128,8 +136,7 @@ def test_page_renders_in_each_language(lang):
 
 
 def test_page_shows_the_real_source():
-    at = run_page(PAGE, SENTENCE, toy="true")
-    assert not at.exception, at.exception
+    at = open_runs(run_page(PAGE, SENTENCE, toy="true"))
     blocks = [c.value for c in at.code]
     for fn in SHOWN:
         # st.code strips the final newline (streamlit.string_util.clean_text); nothing else differs
@@ -147,8 +154,10 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     settings = LessonSettings(scaled=scaled)
     at = run_page(PAGE, SENTENCE, toy="true", scaled=str(scaled).lower())
     assert not at.exception, at.exception
+    closed = tables(at)
+    assert "table_weights" not in closed and "table_row_sums" not in closed and len(at.table) == 7
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
-    shown = tables(at)
+    shown = tables(open_runs(at))
     assert len(shown) == len(at.table) == 11, sorted(shown)  # the PyTorch table only on request
     # the five-line attention always divides by √d_k, whatever the sidebar says
     _, _, _, _, _, formula_outputs = reference_attention(SENTENCE)
@@ -201,7 +210,7 @@ def test_torch_agrees_within_1e_12():
     Q, K, V = (torch.tensor(x, dtype=torch.float64) for x in (q, k, v))
     torch_weights = torch.softmax(Q @ K.T / math.sqrt(q.shape[1]), dim=-1).numpy()
     torch_outputs = F.scaled_dot_product_attention(Q, K, V).numpy()
-    shown = tables(at)
+    shown = tables(open_runs(at))
     assert np.abs(shown["table_weights"].to_numpy() - torch_weights).max() < 1e-12
     assert np.abs(shown["table_outputs"].to_numpy() - torch_outputs).max() < 1e-12
 

@@ -286,6 +286,9 @@ def test_page_shows_the_cores_numbers_and_draws_the_blend(lang):
     np.testing.assert_allclose(scores, ref_scores, atol=1e-12)
     np.testing.assert_allclose(weights, ref_weights, atol=1e-12)
     np.testing.assert_allclose(drawn, ref_blend, atol=2e-6)
+    assert len(page_tables(at)) == 1  # closed, the expander's two tables are not built
+    at.session_state["tailor_vectors_open"] = True  # the learner opens it
+    at.run()
     keys, values = page_tables(at)[1:3]  # the expander's tables: request and keys, then α̂ and values
     np.testing.assert_array_equal(
         keys.to_numpy(), [reference_query(request)] + [reference_key(s.label) for s in SAMPLES]
