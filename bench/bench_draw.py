@@ -18,7 +18,11 @@ page to each variant, the variants interleaved within every repetition:
   12 × 12 weights (72 subplots), and the same weights as one heatmap with one-cell gaps.
 * ``matrix12 numbers`` / ``plain`` (and ``bare``, without the Download menu and container of
   ``exports.show_figure``; ``unstyled``, without the app's style sheet): a 12 × 12 weights
-  matrix with and without its 144 cell numbers.
+  matrix with and without its 144 cell numbers. ``bare numbers once``: the same figure sent
+  with ``theme=None``, no ``layout.template``, no ``layout.meta`` and a ``datarevision``, what
+  Plotly needs to skip the second ``Plotly.react`` that Streamlit's chart runs just after the
+  first (the theme applied to a deep copy, the container's width); Chromium still draws it
+  twice (two ``plotly_afterplot``), but without the template each draw is cheaper.
 * ``sim3 figures`` / ``one figure``: three 12 × 12 similarity maps as three charts in
   columns, and the same three traces as panels of one chart (what ``figures.heatmap_row``
   does).
@@ -49,6 +53,7 @@ VARIANTS = [
     "matrix12 bare numbers",
     "matrix12 bare plain",
     "matrix12 bare numbers unstyled",
+    "matrix12 bare numbers once",
     "sim3 figures",
     "sim3 one figure",
 ]
@@ -113,7 +118,11 @@ def app() -> None:
         if variant.endswith("plain"):  # the same figure without numbers in its cells
             fig.update_traces(text=None, texttemplate=None)
             fig.update_layout(meta={"cell_numbers_width": 0})
-        if " bare " in variant:
+        if variant.endswith(" once"):  # no theme, no template, no meta, a datarevision (still drawn twice)
+            fig.layout.template = None
+            fig.update_layout(meta=None, datarevision=1, autosize=True)
+            st.plotly_chart(fig, key="fig_matrix", theme=None)
+        elif " bare " in variant:
             st.plotly_chart(fig, key="fig_matrix")
         else:
             show_figure(fig, "fig_matrix")
