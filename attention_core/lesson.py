@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arrays import frozen
-from .attention import AttentionTrace
+from .attention import AttentionTrace, scaled_dot_product_attention
 from .embeddings import Embedder
 from .encoder import EncoderTrace, encode
 from .model import ModelEmbedder, head_projections
@@ -206,10 +206,9 @@ def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> 
     encoded = encode(text, name=embedder.name, max_pieces=settings.max_tokens)
     projections = head_projections(settings.layer, settings.head, embedder.name)  # checks layer and head
     a = encoded.hidden[settings.layer]  # (T, d_model), the input of that layer
-    if settings.scaled:
-        trace = encoded.head(settings.layer, settings.head)  # the model's own computation
-    else:
-        trace = self_attention(a, projections, scale=1.0)  # an experiment: the head without ÷√d_k
+    trace = encoded.head(settings.layer, settings.head)  # the model's own computation
+    if not settings.scaled:  # an experiment: the model's own q, k, v (the same bits), without ÷√d_k
+        trace = scaled_dot_product_attention(trace.q, trace.k, trace.v, scale=1.0)
     embeddings = encoded.embeddings
     return Lesson(
         text=text,

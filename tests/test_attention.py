@@ -524,3 +524,25 @@ def test_five_line_attention_equals_the_lesson(projection):
     )
     trace = lesson.trace
     np.testing.assert_allclose(attention(trace.q, trace.k, trace.v), trace.outputs, rtol=1e-10, atol=1e-12)
+
+
+def test_a_trained_head_without_scaling_keeps_the_models_q_k_v():
+    """Switching ÷√d_k off on a trained head is an experiment on the model's own q, k and v: the
+    same numbers bit for bit (a chart of q, k, v that does not change is not sent again), and the
+    weights are a softmax of q_i·k_j, written here as a loop, with no division."""
+    from attention_core.model import ModelEmbedder
+
+    sentence = "The cat sat on the mat because it was tired"
+    scaled, unscaled = (
+        build_lesson(sentence, ModelEmbedder(), LessonSettings(projection="trained", scaled=s)) for s in (True, False)
+    )
+    for name in ("q", "k", "v"):
+        np.testing.assert_array_equal(getattr(unscaled.trace, name), getattr(scaled.trace, name))
+    q, k, v = unscaled.trace.q, unscaled.trace.k, unscaled.trace.v
+    for i in range(len(q)):
+        scores = [math.fsum(x * y for x, y in zip(q[i], k[j])) for j in range(len(k))]
+        exps = [math.exp(s - max(scores)) for s in scores]
+        weights = [e / math.fsum(exps) for e in exps]
+        np.testing.assert_allclose(unscaled.trace.weights[i], weights, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(unscaled.trace.outputs[i], np.array(weights) @ v, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(unscaled.trace.weights, scaled.trace.weights)  # the experiment changes something
