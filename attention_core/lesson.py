@@ -64,7 +64,7 @@ class LessonSettings:
         d_k = 32; identity has d_k = d_model)
     seed : seed of the random W^Q/W^K/W^V
     scaled : divide the scores by √d_k (True) or not; switched off on a trained head it is an
-        experiment, no longer the model's own computation
+        experiment on the model's own q, k, v (the same numbers), no longer the model's computation
     positional : add the sinusoidal positional encoding (True) or not (random and identity;
         the trained model always adds its learned position embeddings)
     max_tokens : longest sentence shown (word pieces, without [CLS] and [SEP])
