@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes, positions
+from .figures import ENGLISH, TITLE_LINE_PX, Translate, axis_suffix, figure, panel_axes, positions
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -28,7 +28,15 @@ def score_histograms(
     """Histograms of raw scores α = q·k (top) and scaled α/√d_k (bottom) on one shared x axis.
 
     Both panels use the same bins, symmetric around 0 and wide enough for every value, so
-    the widths compare directly. Each bar's customdata holds its bin edges [low, high).
+    the widths compare directly. Each panel is one filled step line through the bins' counts
+    (a point per bin at its centre, the steps at the bin edges): it looks like touching bars,
+    but Chromium draws one path instead of 101 bars and their 101 groups (668 → 272 SVG
+    elements, 50 → 33 ms a draw alone). Each point's customdata holds its bin edges
+    [low, high); hovering anywhere over a bin names it.
+
+    >>> fig = score_histograms([-1.0, 0.2, 0.3], [0.1, 0.1, 0.1], d_k=4, raw_variance=1.0, scaled_variance=0.0, bins=5)
+    >>> [int(c) for c in fig.data[0].y], fig.data[0].line.shape
+    ([1, 0, 1, 1, 0], 'hvh')
     """
     raw = np.asarray(raw, dtype=np.float64).ravel()  # (N,)
     scaled = np.asarray(scaled, dtype=np.float64).ravel()  # (N,)
@@ -45,20 +53,22 @@ def score_histograms(
             tr("figures.hist_scaled", d_k=d_k, variance=scaled_variance),
         ),
     )
-    bars = []
+    steps = []
     for panel, values, color, name in (
         (1, raw, RAW, tr("figures.raw_name")),
         (2, scaled, SCALED, tr("figures.scaled_name")),
     ):
         axis = axis_suffix(panel)
         counts, _ = np.histogram(values, bins=edges)  # (bins,)
-        bars.append(
+        steps.append(
             {
-                "type": "bar",
+                "type": "scatter",
+                "mode": "lines",
                 "x": centers,
                 "y": counts,
-                "width": edges[1] - edges[0],
-                "marker": {"color": color},
+                "line": {"shape": "hvh", "width": 1, "color": color},  # steps halfway between centres
+                "fill": "tozeroy",
+                "fillcolor": color,
                 "name": name,
                 "customdata": edge_pairs,
                 "xaxis": f"x{axis}",
@@ -71,8 +81,16 @@ def score_histograms(
         )
         layout[f"yaxis{axis}"]["title"] = {"text": tr("figures.count_axis")}
     layout["xaxis2"]["title"] = {"text": tr("figures.score_axis")}
-    return figure(
-        bars, title=tr("figures.hist_title", d_k=d_k), height=460, bargap=0, showlegend=False, margin=_MARGIN, **layout
+    above = 30 + TITLE_LINE_PX * layout["annotations"][0]["text"].count("<br>")  # the top panel's title
+    return figure(  # the chart's title above the top panel's (in the margin's middle, the two ran together)
+        steps,
+        title=tr("figures.hist_title", d_k=d_k),
+        title_above=above,
+        height=460 + above,
+        hovermode="x",
+        showlegend=False,
+        margin={**_MARGIN, "t": _MARGIN["t"] + above},
+        **layout,
     )
 
 
