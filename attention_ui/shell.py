@@ -75,11 +75,21 @@ def _model_or_reason():
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
     """Once per server, in a background thread: what a page would otherwise compute on its first
-    visit, while the learner waits. Why √d_k's sweep over every d_k takes 0.5 s once (then it
-    is cached, ``scaling._sweep``); a visit before the thread ends computes it too, the same numbers."""
-    thread = threading.Thread(target=scaling_sweep, daemon=True)
+    visit, while the learner waits (``_warm``). A visit before the thread ends computes the same
+    itself: the same numbers, only later."""
+    thread = threading.Thread(target=_warm, daemon=True)
     thread.start()
     return thread
+
+
+def _warm() -> None:
+    """The first visits' one-time costs, measured with ``bench/bench_clicks.py --profile``."""
+    from attention_ui.intuition_figures import foveated_scene
+    from attention_ui.tables import warm_up as warm_tables
+
+    scaling_sweep()  # Why √d_k's sweep over every d_k: 0.5 s, then cached (scaling._sweep)
+    foveated_scene(0.5, 0.5, 60)  # Intuition's scene and its blur: 0.33 s, then cached
+    warm_tables()  # pandas and its Styler: 0.4 s, paid by the first page with a table
 
 
 @st.cache_resource(show_spinner=False)

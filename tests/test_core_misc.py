@@ -538,3 +538,18 @@ def test_identity_w_keeps_each_token_on_itself():
     random_w = build_lesson(sentence, ModelEmbedder(), LessonSettings(projection="random"))
     assert mean_self_weight(identity.trace.weights) > 0.95
     assert mean_self_weight(random_w.trace.weights) < 0.5
+
+
+def test_the_warm_up_computes_what_first_visits_would():
+    """shell._warm (the server's background thread) leaves Why √d_k's sweep, Intuition's
+    blurred scene and pandas' Styler ready, so those pages' first visits do not pay for them."""
+    import sys
+
+    from attention_core.scaling import scaling_sweep
+    from attention_ui import intuition_figures, shell
+
+    intuition_figures._coarse_scene.cache_clear()
+    shell._warm()
+    assert intuition_figures._coarse_scene.cache_info().currsize == 1
+    assert "pandas.io.formats.style" in sys.modules
+    assert scaling_sweep() is scaling_sweep()  # cached: the page gets the warm-up's result
