@@ -203,8 +203,9 @@ if masked:
     )
 else:
     st.latex(rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({score_tex}\right)" + d_k_tex)
-if lesson.trained and masked:
-    st.caption(t("multi_head.trained_mask_note"))
+note = st.empty()  # one slot either way: an element that comes and goes would move the charts below
+if lesson.trained and masked:  # to new places on the page, and the browser would draw them afresh
+    note.caption(t("multi_head.trained_mask_note"))
 c1, c2 = st.columns(2, vertical_alignment="center")
 with c1:
     show_figure(
@@ -212,7 +213,7 @@ with c1:
             mask,
             tokens,
             tr=t,
-            title=t("multi_head.mask_title" if masked else "multi_head.mask_title_off"),
+            title=t("multi_head.mask_title"),  # M is the same, added or not: the toggle does not redraw it
             y_title=query_axis,
             x_title=key_axis,
         ),

@@ -180,10 +180,12 @@ def test_causal_weights_equal_torch_is_causal():
 
 def test_mask_off_shows_the_plain_matrices():
     at = open_page(toy="true")
+    mask_on = figures_by_key(at)["fig_mask"]
     at.toggle(key="causal").set_value(False)
     at.run()
     assert not at.exception, at.exception
     figs = figures_by_key(at)
+    assert figs["fig_mask"] == mask_on  # the mask M itself, unchanged: the browser does not draw it again
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     scaled, weights = (_decode(panel["z"]) for panel in figs["fig_masked"]["data"])
     np.testing.assert_allclose(scaled, lesson.trace.scaled, atol=1e-12)
@@ -233,3 +235,27 @@ def test_the_chinese_page_is_chinese_throughout(params):
     assert sum(bool(CJK.search(text)) for text in texts) >= 10
     left = english_prose(texts, allowed_words=SENTENCE.split())
     assert not left, f"English prose on the Chinese page: {left}"
+
+
+def _chart_places(node, path=()) -> dict:
+    """Where each chart sits in the page's element tree: key -> path of child indices."""
+    places = {}
+    for index, child in getattr(node, "children", {}).items():
+        here = path + (index,)
+        if getattr(child, "type", "") == "plotly_chart":
+            places[child.proto.id.rsplit("-", 1)[-1]] = here
+        places.update(_chart_places(child, here))
+    return places
+
+
+def test_the_mask_toggle_moves_no_chart():
+    """On a trained head a note appears with the mask: it has a slot either way, so the mask
+    chart (unchanged) keeps its place and its element, and the browser does not draw it again."""
+    at = open_page()  # the model's trained head: the note is shown while the mask is on
+    assert translate("en", "multi_head.trained_mask_note") in [c.value for c in at.caption]
+    before, mask = _chart_places(at.main), figures_by_key(at)["fig_mask"]
+    at.toggle(key="causal").set_value(False).run()
+    assert not at.exception, at.exception
+    assert translate("en", "multi_head.trained_mask_note") not in [c.value for c in at.caption]
+    assert _chart_places(at.main) == before
+    assert figures_by_key(at)["fig_mask"] == mask
