@@ -76,7 +76,11 @@ def _model_or_reason():
 def warm_up() -> threading.Thread:
     """Once per server, in a background thread: what a page would otherwise compute on its first
     visit, while the learner waits (``_warm``). A visit before the thread ends computes the same
-    itself: the same numbers, only later."""
+    itself: the same numbers, only later. pandas (0.3 s) is imported here, before the thread:
+    imported in the thread, a page's Plotly could meet a half-imported pandas in ``sys.modules``
+    ("partially initialized module 'pandas' has no attribute 'Series'", seen by the browser tests)."""
+    import pandas  # noqa: F401
+
     thread = threading.Thread(target=_warm, daemon=True)
     thread.start()
     return thread
@@ -89,7 +93,7 @@ def _warm() -> None:
 
     scaling_sweep()  # Why √d_k's sweep over every d_k: 0.5 s, then cached (scaling._sweep)
     foveated_scene(0.5, 0.5, 60)  # Intuition's scene and its blur: 0.33 s, then cached
-    warm_tables()  # pandas and its Styler: 0.4 s, paid by the first page with a table
+    warm_tables()  # pandas' Styler and its template: 0.1 s, paid by the first page with a table
 
 
 @st.cache_resource(show_spinner=False)
