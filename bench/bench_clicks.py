@@ -73,6 +73,12 @@ Chromium's JavaScript CPU profile (CDP Profiler, 0.5 ms sampling) of every timed
 and prints where the slowest spent it ("(program)" is the browser's own work: style, layout,
 paint). Both slow down what they watch: do not read times from such a run.
 
+Charts drawn afresh: the keys of the charts whose Plotly plot the browser built anew during
+the interaction (a ``plot-container`` added, i.e. the chart was mounted), listed per
+interaction at the end. Streamlit mounts a chart again when its figure changes and also when
+the chart moves to another place in the page (an element above it came or went): a key listed
+for a click that does not change that figure is work to remove.
+
 It prints; it never asserts a time. The machine may be shared: ``uptime`` before and after.
 """
 
@@ -116,7 +122,7 @@ INIT_JS = (
     """(() => {
   if (window.__bench) return;
   const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
-                              bytes: 0, frames: 0, states: [], changes: [], lastWhat: null};
+                              bytes: 0, frames: 0, states: [], changes: [], lastWhat: null, drawn: []};
   const fields = buf => (PROTOBUF_FIELDS)(buf).map(([n]) => n);  // top-level field numbers
   const NativeWS = window.WebSocket;
   window.WebSocket = class extends NativeWS {
@@ -143,6 +149,12 @@ INIT_JS = (
     B.changes.push([t, B.lastWhat]);
     for (const r of records) {
       if (r.attributeName === 'data-test-script-state') B.states.push([t, r.target.getAttribute(r.attributeName)]);
+      for (const n of r.addedNodes) {  // a chart drawn afresh (mounted): Plotly adds its plot-container
+        if (n.nodeType !== 1 || !n.classList.contains('plot-container')) continue;
+        const keyed = r.target.closest('[class*="st-key-"]');
+        const key = keyed ? (keyed.className.match(/st-key-([\\w-]+)/) || [])[1] : null;
+        B.drawn.push(key || '?');
+      }
     }
     requestAnimationFrame(() => requestAnimationFrame(() => {
       if (B.lastMut === t) B.settled = [t, performance.now()];
@@ -161,7 +173,7 @@ INIT_JS = (
 
 ARM_JS = """() => { const B = window.__bench;
   B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;
-  B.states = []; B.changes = []; }"""
+  B.states = []; B.changes = []; B.drawn = []; }"""
 
 # "done": the runs the input started have ended (as many script_finished as new_session), the
 # page is idle and clean, and nothing in the page changed for ``quiet`` ms.
@@ -186,7 +198,7 @@ RESULT_JS = """() => { const B = window.__bench;
   return {t0: B.t0, end, runs: B.news.length, finished: B.fins.length,
           seen_running: B.states.filter(([, s]) => s === 'running').length,
           first_news: B.news.length ? B.news[0] - B.t0 : null, last_fin: lastFin === null ? null : lastFin - B.t0,
-          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length,
+          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length, drawn: B.drawn,
           // what changed after the last script_finished arrived: [ms after it, data-testid]
           late: lastFin === null ? [] : B.changes.filter(([t]) => t > lastFin).slice(-4)
                  .map(([t, what]) => [Math.round(t - lastFin), what])}; }"""
@@ -209,6 +221,7 @@ class Sample:
     trace: dict | None = None  # the renderer main thread's self time (s) by kind and event, with --trace
     fin: float = float("nan")  # s from the input to the last script_finished reaching the page
     late: list = field(default_factory=list)  # the last changes after it: [ms after it, data-testid]
+    drawn: list = field(default_factory=list)  # keys of the charts the browser drew afresh (mounted)
 
 
 class App:
@@ -284,6 +297,7 @@ class App:
             trace=kinds,
             fin=float("nan") if r["last_fin"] is None else r["last_fin"] / 1e3,
             late=r["late"],
+            drawn=r["drawn"],
         )
 
     def close(self) -> None:
@@ -685,6 +699,12 @@ def report(runner: Runner, args) -> None:
         )
         for key, size, secs in charts[:5]:
             print(f"      {key:<28} {size / 1024:8.1f} KB {1e3 * secs:7.1f} ms")
+        print(f"    drawn afresh in the browser: {', '.join(s.drawn) or 'none'}")
+    print()
+    print("charts drawn afresh, per interaction (a chart whose figure did not change should not be here):")
+    for name in runner.order:
+        drawn = sorted(set(k for s in runner.samples[name] for k in s.drawn))
+        print(f"  {name:<44} {', '.join(drawn) or '-'}")
     if args.profile:
         print_profiles(runner, slowest, Path(args.profile))
     if args.js_profile:
