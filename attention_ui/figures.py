@@ -169,6 +169,18 @@ def axis_suffix(n: int) -> str:
     return "" if n == 1 else str(n)
 
 
+def panel_titles_px(layout: dict) -> int:
+    """How much higher (px) than one line the titles of the top panels of ``panel_axes`` reach,
+    once wrapped: the room a chart title placed above them (``figure(title_above=)``) must add.
+
+    >>> panel_titles_px(panel_axes(2, across=True, gap=0.1, titles=["a", "b<br>c"]))
+    20
+    """
+    return TITLE_LINE_PX * max(
+        (note["text"].count("<br>") for note in layout.get("annotations", []) if note["y"] == 1.0), default=0
+    )
+
+
 def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int = 16, shared_y: bool = False) -> dict:
     """Layout entries for ``n`` panels in one row (``across``) or one column, like
     ``plotly.subplots.make_subplots`` draws them: axis k+1 is ``xaxis{k+1}``/``yaxis{k+1}``
@@ -400,7 +412,7 @@ def heatmap_row(
             for key in ("text", "texttemplate", "textfont"):
                 trace.pop(key, None)
     n_rows = len(traces[0]["y"])
-    more = TITLE_LINE_PX * max(note["text"].count("<br>") for note in layout["annotations"])  # wrapped panel titles
+    more = panel_titles_px(layout)  # wrapped panel titles
     if not own_bars:
         layout["coloraxis"] = {
             "colorscale": DIVERGING if scale[0] < 0 else COLORSCALE,
@@ -436,7 +448,8 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     n_rows, n_cols = z.shape
     drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
     if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
-        zmin, zmax = -_bound(drawn), _bound(drawn)
+        bound = _bound(drawn)
+        zmin, zmax = -bound, bound
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
         "z": drawn,

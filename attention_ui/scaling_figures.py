@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, TITLE_LINE_PX, Translate, axis_suffix, figure, panel_axes, positions
+from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes, panel_titles_px, positions
 
 RAW = "#E69F00"  # orange: without scaling
 SCALED = "#0072B2"  # blue: divided by √d_k
@@ -81,7 +81,7 @@ def score_histograms(
         )
         layout[f"yaxis{axis}"]["title"] = {"text": tr("figures.count_axis")}
     layout["xaxis2"]["title"] = {"text": tr("figures.score_axis")}
-    above = 30 + TITLE_LINE_PX * layout["annotations"][0]["text"].count("<br>")  # the top panel's title
+    above = 30 + panel_titles_px(layout)  # the top panel's title
     return figure(  # the chart's title above the top panel's (in the margin's middle, the two ran together)
         steps,
         title=tr("figures.hist_title", d_k=d_k),
