@@ -245,6 +245,7 @@ def show_figure(
     import streamlit as st
 
     from attention_ui.i18n import t
+    from attention_ui.margins import fit_margins
     from attention_ui.presentation import is_presenting, projector_figure
     from attention_ui.style import NO_PHONE_TICKS_KEY, NOTE_KEY
 
@@ -253,7 +254,7 @@ def show_figure(
     fmt = _current_format()
     st.session_state[fmt_key] = fmt  # every switch shows the session's choice
     presenting = is_presenting()
-    shown = projector_figure(fig) if presenting else fig
+    shown = fit_margins(projector_figure(fig) if presenting else fig)  # drawn once, not twice (margins.py)
     cells = cell_numbers_width(shown)
     meta = getattr(fig.layout, "meta", None)
     if isinstance(meta, dict) and meta.get("phone_ticks") is False:  # too many column labels for a phone

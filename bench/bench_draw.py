@@ -54,6 +54,7 @@ VARIANTS = [
     "matrix12 bare plain",
     "matrix12 bare numbers unstyled",
     "matrix12 bare numbers once",
+    "matrix12 bare numbers fixed",
     "sim3 figures",
     "sim3 one figure",
 ]
@@ -118,6 +119,10 @@ def app() -> None:
         if variant.endswith("plain"):  # the same figure without numbers in its cells
             fig.update_traces(text=None, texttemplate=None)
             fig.update_layout(meta={"cell_numbers_width": 0})
+        if variant.endswith(" fixed"):  # margins given, no automargin: no redraw for the margins
+            fig.update_xaxes(automargin=False)
+            fig.update_yaxes(automargin=False)
+            fig.update_layout(margin={"l": 130, "r": 90, "t": 50, "b": 120})
         if variant.endswith(" once"):  # no theme, no template, no meta, a datarevision (still drawn twice)
             fig.layout.template = None
             fig.update_layout(meta=None, datarevision=1, autosize=True)
