@@ -138,3 +138,56 @@ def test_long_vectors_label_every_8th_component_and_keep_every_column():
     np.testing.assert_array_equal(fig.data[0].z, z)
     short = vectors_matrix(z[:, :16], ["a", "b", "c"], title="q", symbol="q")
     assert list(short.layout.xaxis.tickvals) == list(range(1, 17))
+
+
+def _fitted_cases():
+    from attention_ui.figures import heatmap_row, key_bars, token_matrix, vectors_matrix
+    from attention_ui.model_figures import heads_grid
+
+    rng = np.random.default_rng(3)
+    tokens = ["[CLS]", "the", "cat", "because", "中文", "[SEP]"]
+    w = rng.dirichlet(np.ones(6), size=6)  # (T, T)
+    return {
+        "token_matrix": token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0),
+        "diverging": token_matrix(rng.normal(size=(6, 6)) * 9, tokens, tokens, title="scores", diverging=True),
+        "vectors": vectors_matrix(rng.normal(size=(6, 64)), tokens, title="q", symbol="q"),
+        "row": heatmap_row([("q", w), ("k", w), ("v", w)], tokens, title="q | k | v"),
+        "bars": key_bars(w[2], tokens, highlight=1, title="row 3"),
+        "grid": heads_grid(rng.dirichlet(np.ones(6), size=(2, 3, 6)), title="grid", selected=(1, 2)),
+    }
+
+
+@pytest.mark.parametrize("case", ["token_matrix", "diverging", "vectors", "row", "bars", "grid"])
+def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
+    """The numbers, labels and colours a chart shows stay as they were; the margins only grow."""
+    from attention_ui.margins import COLORBAR_X, fit_margins
+
+    fig = _fitted_cases()[case]
+    before = fig.to_dict()
+    assert fit_margins(fig) is fig
+    after = fig.to_dict()
+    for side, px in before["layout"].get("margin", {}).items():
+        assert after["layout"]["margin"][side] >= px
+    assert after["layout"]["margin"] != before["layout"].get("margin")  # every case needs room for its labels
+    before["layout"].pop("margin", None), after["layout"].pop("margin", None)
+    pairs = list(zip(before["data"], after["data"]))
+    if "coloraxis" in after["layout"]:
+        pairs.append((before["layout"]["coloraxis"], after["layout"]["coloraxis"]))
+    for old, new in pairs:  # a colour bar right of the plot moves to its edge
+        if new.get("colorbar", {}).get("x") == COLORBAR_X:
+            assert old.get("colorbar", {}).get("x", 1.02) >= 1.0
+            for spec in (old, new):
+                bar = {k: v for k, v in spec.pop("colorbar", {}).items() if k not in ("x", "xanchor")}
+                spec.update({"colorbar": bar} if bar else {})
+    assert after == before
+
+
+def test_text_px_adds_up_glyph_widths():
+    """A label's width is the sum of its letters' (measured) widths, the widest line counts,
+    tags take no room, and Chinese letters are 1 em."""
+    from attention_ui.margins import TEXT_EM, text_px
+
+    word = "because"
+    assert text_px(word, 10) == pytest.approx(10 * sum(TEXT_EM[c] for c in word))
+    assert text_px(f"<b>{word}</b><br>ab") == text_px(word)
+    assert text_px("注意力", 14) == 42
