@@ -108,7 +108,10 @@ def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
         return []
     text, values = axis.get("ticktext"), axis.get("tickvals")
     if values is not None:
-        return [str(label) for label in text] if text is not None else [f"{value:g}" for value in values]
+        return [
+            f"{label:g}" if isinstance(label, (int, float)) else str(label)
+            for label in (text if text is not None else values)
+        ]
     if isinstance(extent, list):  # the categories of text data
         return extent
     low, high = axis.get("range") or extent or (None, None)
