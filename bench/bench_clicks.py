@@ -358,7 +358,7 @@ class Group:
     steps: Callable[[], list[Step]]  # built when the group runs (the app's state then)
 
 
-NAV = ["home", "intuition", "tailor_shop", "step_by_step", "matrices", "why_scaling"]
+NAV = ["home", "intuition", "tailor_shop", "step_by_step", "matrices", "after_attention", "why_scaling"]
 NAV += ["similarity", "cross_attention", "multi_head", "real_model", "exercises", "code"]
 N_STEPS = 7
 STEP_TOKENS = (2, 4)  # the two query tokens walked through (of the default sentence's 12 pieces)

@@ -28,6 +28,7 @@ from attention_core import after_attention as aa
 from attention_core.encoder import encode
 from attention_ui import shell
 from attention_ui.i18n import LANGS, LOCALES, translate
+from attention_ui.safe import escape_markdown
 from tests.helpers import APP, ROOT, _decode, english_prose, figures_by_key, page_texts, z_of
 
 PAGE = "pages/after_attention.py"
@@ -359,8 +360,10 @@ def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
     assert {"fig_concat", "fig_wo", "fig_change"} <= set(figs)  # the first tab of each
     assert "layer_step" not in at.query_params and "layers_view" not in at.query_params  # the defaults
     long = aa.sentence_vector(LONG)
-    notes = at.dataframe[0].value[translate("en", "after_attention.col_note")].tolist()
-    assert notes == ["", translate("en", "after_attention.note_cut", read=254, total=long.n_pieces)]
+    header = escape_markdown(translate("en", "after_attention.col_note"))
+    (sentences,) = [table.value for table in at.table if header in table.value.columns]  # static HTML, escaped
+    cut = translate("en", "after_attention.note_cut", read=254, total=long.n_pieces)
+    assert sentences[header].tolist() == ["", escape_markdown(cut)]
 
 
 def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vector():
