@@ -249,6 +249,22 @@ def _numbers(values):
         return None
 
 
+def _right_bars(fig) -> list[tuple]:
+    """The colour bars drawn right of the plot (x ≥ 1, or Plotly's default 1.02), each as
+    ``(colorbar, low, high, xpad)``: the figure's own object, the range its labels cover and
+    the padding Streamlit's theme gives it (more for a shared colour axis)."""
+    bars = [
+        (trace.colorbar, *_z_range(trace), 10)
+        for trace in fig.data
+        if trace.type == "heatmap" and trace.showscale is not False and not trace.coloraxis
+    ]
+    scale = fig.layout.coloraxis
+    if scale.showscale is not False and any(t.coloraxis for t in fig.data if t.type == "heatmap"):
+        low, high = (0.0 if scale.cmin is None else scale.cmin), (1.0 if scale.cmax is None else scale.cmax)
+        bars.append((scale.colorbar, low, high, 28))
+    return [(bar, low, high, xpad) for bar, low, high, xpad in bars if bar.x is None or bar.x >= 1.0]
+
+
 def _z_range(trace) -> tuple[float, float]:
     low, high = trace.zmin, trace.zmax
     if low is None or high is None:
@@ -325,16 +341,8 @@ def needed_margins(fig) -> dict[str, float]:
         elif angle == 0 or (angle in (None, "auto") and _flat(labels, size, FLAT_PX * (high_end - low_end))):
             more("b", high + grow * BELOW_FLAT_PX[heat, _title_text(axis) is not None])
             more("r", text_px(labels[-1], size) / 2 + 12)  # the last label, centred on the plot's edge
-    for trace in fig.data:
-        if trace.type == "heatmap" and trace.showscale is not False and not trace.coloraxis:
-            bar = trace.colorbar.to_plotly_json()
-            if bar.get("x", 1.02) >= 1.0:
-                more("r", _colorbar_px(bar, *_z_range(trace), xpad=10, font_px=tick_px))
-    scale = layout.get("coloraxis")
-    if scale and scale.get("showscale") is not False and any(t.coloraxis for t in fig.data if t.type == "heatmap"):
-        bar = scale.get("colorbar") or {}
-        if bar.get("x", 1.02) >= 1.0:  # Streamlit's theme pads a shared colour axis' bar more
-            more("r", _colorbar_px(bar, scale.get("cmin", 0.0), scale.get("cmax", 1.0), xpad=28, font_px=tick_px))
+    for bar, low, high, xpad in _right_bars(fig):
+        more("r", _colorbar_px(bar.to_plotly_json(), low, high, xpad=xpad, font_px=tick_px))
     return need
 
 
@@ -347,11 +355,7 @@ def fit_margins(fig):
     >>> fig.layout.margin.l > 10, fig.layout.margin.b > 0
     (True, True)
     """
-    for trace in fig.data:
-        if trace.type == "heatmap" and (trace.colorbar.x is None or trace.colorbar.x >= 1.0):
-            trace.colorbar.x, trace.colorbar.xanchor = COLORBAR_X, "left"
-    bar = fig.layout.coloraxis.colorbar
-    if fig.layout.coloraxis.colorscale is not None and (bar.x is None or bar.x >= 1.0):
+    for bar, *_ in _right_bars(fig):
         bar.x, bar.xanchor = COLORBAR_X, "left"
     need = needed_margins(fig)
     if need:

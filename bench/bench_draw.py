@@ -22,7 +22,10 @@ page to each variant, the variants interleaved within every repetition:
   with ``theme=None``, no ``layout.template``, no ``layout.meta`` and a ``datarevision``, what
   Plotly needs to skip the second ``Plotly.react`` that Streamlit's chart runs just after the
   first (the theme applied to a deep copy, the container's width); Chromium still draws it
-  twice (two ``plotly_afterplot``), but without the template each draw is cheaper.
+  twice (two ``plotly_afterplot``), but without the template each draw is cheaper. ``bare
+  numbers fixed``: the same figure with margins large enough for its labels and automargin
+  off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
+  does for every chart of the app).
 * ``sim3 figures`` / ``one figure``: three 12 × 12 similarity maps as three charts in
   columns, and the same three traces as panels of one chart (what ``figures.heatmap_row``
   does).
