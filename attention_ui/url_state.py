@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention_ui.i18n import current_lang, t
+from attention_ui.i18n import t
 from attention_ui.notation import FIRST, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 
@@ -174,29 +174,42 @@ def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget
     return value
 
 
+class View:
+    """One view of ``url_tabs``: ``open`` says whether it is the chosen one, and ``with view:``
+    draws into its container (only the open view has one)."""
+
+    def __init__(self, box=None):
+        self.box = box
+
+    @property
+    def open(self) -> bool:
+        return self.box is not None
+
+    def __enter__(self):
+        if self.box is None:
+            raise RuntimeError("a closed view draws nothing: check .open first")
+        return self.box.__enter__()
+
+    def __exit__(self, *exc):
+        return self.box.__exit__(*exc)
+
+
 def url_tabs(name: str, ids, label, default=None) -> dict:
-    """Tabs that run only when open (``st.tabs(..., on_change=...)``: a closed tab's ``.open``
-    is False, so its figures are neither built nor sent), the open one kept in the URL as
-    ``?name=<id>``, an id rather than the translated label, so a link opens the same tab in
-    both languages. Returns {id: tab}. Example: ``url_tabs("matrix", ("scores", "weights"),
-    lambda i: t(f"matrices.tab_{i}"), "weights")["weights"].open``.
+    """Views of which only the chosen one runs: a segmented control above one container; a
+    closed view's ``.open`` is False, so its figures are neither built nor sent. The chosen
+    view is kept in the URL as ``?name=<id>`` (``url_choice``: an id, not the translated
+    label, so a link opens the same view in both languages). Returns {id: View}.
+
+    Not ``st.tabs``: its tab panel walks the panel's elements (each one's ``checkVisibility``,
+    a forced style recalculation) on every render and on every change inside it, which took
+    Chromium ~0.04 s per chart redraw; see docs/benchmarks.md.
+    Example: ``url_tabs("matrix", ("scores", "weights"), lambda i: t(f"matrices.tab_{i}"),
+    "weights")["weights"].open``.
     """
     ids = tuple(ids)
     default = ids[0] if default is None else default
-    labels = [label(i) for i in ids]
-    widget = f"{name}_tab_{current_lang()}"  # a language switch relabels: a fresh widget
-
-    def opened() -> None:  # the widget holds the translated label; keep its id
-        chosen = st.session_state.get(widget)
-        for i, text in zip(ids, labels):
-            if chosen == text:
-                st.session_state[name] = i
-                remember(name, i)
-                keep_in_url(name, i, default)
-
-    value = seed_choice(name, ids, default)
-    tabs = st.tabs(labels, default=labels[ids.index(value)], key=widget, on_change=opened)
-    return dict(zip(ids, tabs))
+    chosen = url_choice(t("shell.view"), name, ids, default, label, key=f"{name}_tab", label_visibility="collapsed")
+    return {i: View(st.container() if i == chosen else None) for i in ids}
 
 
 # --------------------------------------------------------------------------- positions

@@ -432,7 +432,7 @@ def groups(o: Ours, runner) -> list[Group]:
         return build
 
     def matrices() -> list[Step]:
-        tab = lambda n: lambda: o.page.locator('[class*="st-key-matrix_tab_"] [data-testid="stTab"]').nth(n).click()  # noqa: E731
+        tab = lambda n: lambda: o.page.locator(".st-key-matrix_tab button").nth(n).click()  # noqa: E731
         return goto("matrices") + [Step("matrices: tab Q, K, V", tab(0)), Step("matrices: tab Weights", tab(3))]
 
     def real_model() -> list[Step]:

@@ -3,9 +3,9 @@ connections, LayerNorm, the feed-forward network), all six layers at a glance, a
 vector (mean pooling, normalisation, cosine similarity).
 
 Every number comes from attention_core (``encoder.encode`` and ``after_attention``); the page
-reads state, calls the core and the figure builders, and lays out. The two sets of tabs are
-lazy (``on_change="rerun"``, as on the matrices page): only the open tab's figures are built
-and sent. Their choice, sentence B and the table are kept in the URL.
+reads state, calls the core and the figure builders, and lays out. The two sets of views
+(``url_state.url_tabs``, as on the matrices page) run only the chosen view: only its figures are
+built and sent. Their choice, sentence B and the table are kept in the URL.
 """
 
 import streamlit as st

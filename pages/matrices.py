@@ -1,9 +1,8 @@
 """Attention matrices: Q, K, V, the scores, the scaled scores, the weights and the outputs,
-one stage of the formula per tab.
+one stage of the formula per view (``url_state.url_tabs``).
 
-The tabs run lazily (``on_change="rerun"``): only the open tab's figures are built and sent,
-so a new sentence redraws one matrix, not seven (bench/bench_app.py). The open tab is kept in
-the URL as ``?matrix=<id>`` (an id, not the translated label, so a link works in both languages).
+Only the chosen view's figures are built and sent, so a new sentence redraws one matrix, not
+seven (bench/bench_app.py). The chosen view is kept in the URL as ``?matrix=<id>`` (an id, not the translated label, so a link works in both languages).
 """
 
 import numpy as np

@@ -4,7 +4,7 @@
 Plotly needs around each chart. Where the estimate is short, Plotly draws the chart, widens
 the margins and draws it again (``doAutoMargin``), which is what the estimate exists to save.
 This test reads, for every chart of every page at 1400 px in English and 中文 (and a few
-views with other charts: step 3's q | k | v, the matrices' Q, K, V tab), the margins the figure
+views with other charts: step 3's q | k | v, the matrices' Q, K, V view), the margins the figure
 was sent with (``layout.margin``) and the ones Plotly drew it with (``_fullLayout._size``).
 They must be equal, except for the charts in ``NOT_ESTIMATED``, whose room depends on what
 the server cannot know.

@@ -62,7 +62,7 @@ def test_each_click_is_one_script_run(server, chromium):
         no_exception(page)
         main = page.locator('[data-testid="stMain"]')
         clicks = {  # what a learner does, in order: name -> the action
-            "matrices: the Scores tab": lambda: main.get_by_role("tab", name=re.compile("Scores")).click(),
+            "matrices: the Scores view": lambda: main.get_by_role("radio", name=re.compile("Scores")).click(),
             "sidebar: scaling off": lambda: (
                 page.locator('[data-testid="stSidebar"]').get_by_text("Divide scores by √d_k").click()
             ),
