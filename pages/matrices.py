@@ -2,7 +2,8 @@
 one stage of the formula per view (``url_state.url_tabs``).
 
 Only the chosen view's figures are built and sent, so a new sentence redraws one matrix, not
-seven (bench/bench_app.py). The chosen view is kept in the URL as ``?matrix=<id>`` (an id, not the translated label, so a link works in both languages).
+seven (bench/bench_app.py). The chosen view is kept in the URL as ``?matrix=<id>``
+(an id, not the translated label, so a link works in both languages).
 """
 
 import numpy as np
