@@ -63,6 +63,7 @@ DEFAULT_SENTENCES = "\n".join(
 )
 STEPS = ("heads", "norm_1", "ffn", "norm_2")
 VIEWS = ("change", "cosines", "attention")
+VECTOR_VIEWS = ("pooling", "compare", "table")
 COMPONENT = 0  # the component c of the worked LayerNorm examples
 
 
@@ -142,6 +143,137 @@ def vector_notes(name: str, vector) -> None:
         st.info(t("after_attention.vector_cut", name=name, total=vector.n_pieces, read=vector.n_read))
     if vector.unknown:
         st.warning(t("after_attention.vector_unknown", name=name, unknown=vector.unknown, total=vector.n_read))
+
+
+def show_pooling(vector_a, n_layers: int, d_model: int) -> None:
+    """③ 1: mean pooling and normalisation of sentence A, as formulas and as strips."""
+    T_a = len(vector_a.tokens)
+    st.latex(
+        gathered(
+            rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
+            rf"m = {short_vec(vector_a.mean)}",
+            rf"\lVert m \rVert = \sqrt{{\textstyle\sum_c m_c^2}} = {vector_a.norm:.4f}",
+            r"e_A = \frac{m}{\lVert m \rVert},\quad \lVert e_A \rVert = 1",
+            rf"e_A = {short_vec(vector_a.embedding)}",
+        )
+    )
+    show_figure(
+        pooling_strips(
+            vector_a.last_hidden,
+            vector_a.mean,
+            list(vector_a.tokens),
+            title=t("after_attention.pooling_title", n_layers=n_layers, T=T_a),
+            tr=t,
+        ),
+        "fig_pooling",
+        matrix=[*vector_a.last_hidden, vector_a.mean, vector_a.embedding],
+        row_labels=[*vector_a.tokens, t("after_attention.csv_mean"), t("after_attention.csv_unit")],
+        col_labels=component_labels("h", d_model),
+        filename="sentence_vector_a",
+        defer_csv=True,
+    )
+
+
+def show_comparison(vector_a, d_model: int, limit: int) -> None:
+    """③ 2: sentence B typed by the learner, its cosine with A, term by term and as strips."""
+    sentence_b = st.text_input(
+        t("after_attention.compare"),
+        key="compare",
+        bind="query-params",
+        value=DEFAULT_COMPARE,
+        persist_state="session",
+        max_chars=4000,
+        help=t("after_attention.compare_help", limit=limit),
+    )
+    if not (sentence_b or "").strip():
+        st.info(t("after_attention.no_compare"))
+        return
+    try:
+        vector_b = sentence_vector(sentence_b)
+    except ValueError:
+        st.info(t("after_attention.compare_unreadable"))
+        return
+    vector_notes(t("after_attention.name_b"), vector_b)
+    pair = compare_sentences(vector_a, vector_b)
+    c_metric, c_text = st.columns([1, 3], vertical_alignment="center")
+    c_metric.metric(t("after_attention.cosine_metric"), f"{pair.cosine:.4f}", help=t("after_attention.cosine_help"))
+    c_text.markdown(t("after_attention.cosine_text", d_model=d_model))
+    terms = [rf"{signed(a, 3)} \cdot {signed(b, 3)}" for a, b in zip(pair.a[:2], pair.b[:2])]
+    st.latex(
+        gathered(
+            r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
+            rf"= \sum_{{c=1}}^{{{d_model}}} e_A[c]\,e_B[c]",
+            rf"= {' + '.join(terms)} + \dots",
+            rf"= {pair.cosine:.4f}",
+        )
+    )
+    show_figure(
+        vector_strips(
+            [pair.a, pair.b],
+            ["A", "B"],
+            title=t("after_attention.pair_title", d_model=d_model),
+            symbol="e",
+            tr=t,
+        ),
+        "fig_pair",
+        matrix=[pair.a, pair.b, pair.products],
+        row_labels=["e_A", "e_B", "e_A*e_B"],
+        col_labels=component_labels("e", d_model),
+        filename="sentence_vectors_a_b",
+        defer_csv=True,
+    )
+
+
+def show_table(d_model: int, limit: int) -> None:
+    """③ 3: the cosine of every pair of the learner's sentences, with each one's notes."""
+    st.markdown(t("after_attention.table_text", d_model=d_model, max_rows=MAX_ROWS))
+    text = st.text_area(
+        t("after_attention.table_input", max_rows=MAX_ROWS),
+        key="sentences",
+        bind="query-params",
+        value=DEFAULT_SENTENCES,
+        persist_state="session",
+        max_chars=5 * 1000,
+        height=160,
+        help=t("after_attention.table_help", max_rows=MAX_ROWS, limit=limit),
+    )
+    table = sentence_table(text or "")
+    if table.empty:
+        st.caption(t("after_attention.table_empty", lines=", ".join(map(str, table.empty))))
+    if table.unreadable:
+        st.caption(t("after_attention.table_unreadable", lines=", ".join(map(str, table.unreadable))))
+    if table.dropped:
+        st.info(t("after_attention.table_dropped", max_rows=MAX_ROWS, lines=", ".join(map(str, table.dropped))))
+    if len(table.vectors) < 2:
+        st.info(t("after_attention.table_too_few"))
+        return
+    notes = [
+        "; ".join(
+            ([t("after_attention.note_cut", read=v.n_read, total=v.n_pieces)] if v.truncated else [])
+            + ([t("after_attention.note_unknown", unknown=v.unknown, read=v.n_read)] if v.unknown else [])
+        )
+        for v in table.vectors
+    ]
+    columns = {
+        t("after_attention.col_line"): list(table.lines),
+        t("after_attention.col_sentence"): [v.text for v in table.vectors],
+        t("after_attention.col_pieces"): [v.n_read for v in table.vectors],
+    }
+    if any(notes):
+        columns[t("after_attention.col_note")] = notes
+    number_table(columns)  # static HTML: a data grid's canvas took Chromium ~0.3 s more on every visit
+    c_map, c_read = st.columns([3, 2], vertical_alignment="center")
+    with c_map:
+        show_figure(
+            similarity_map(table.matrix, table.lines, title=t("after_attention.table_title"), tr=t),
+            "fig_table",
+            matrix=table.matrix,
+            row_labels=[v.text for v in table.vectors],
+            col_labels=[v.text for v in table.vectors],
+            filename="sentence_similarities",
+        )
+    r, s, best = closest_pair(table.matrix)
+    c_read.markdown(t("after_attention.table_read", r=table.lines[r], s=table.lines[s], cosine=best))
 
 
 # ---------------------------------------------------------------- the model on the sidebar's sentence
@@ -434,125 +566,13 @@ st.subheader(t("after_attention.h_vector"))
 T_a = len(vector_a.tokens)
 st.markdown(t("after_attention.vector_text", T=T_a))
 vector_notes(t("after_attention.name_a"), vector_a)
-st.latex(
-    gathered(
-        rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
-        rf"m = {short_vec(vector_a.mean)}",
-        rf"\lVert m \rVert = \sqrt{{\textstyle\sum_c m_c^2}} = {vector_a.norm:.4f}",
-        r"e_A = \frac{m}{\lVert m \rVert},\quad \lVert e_A \rVert = 1",
-        rf"e_A = {short_vec(vector_a.embedding)}",
-    )
-)
-show_figure(
-    pooling_strips(
-        vector_a.last_hidden,
-        vector_a.mean,
-        list(vector_a.tokens),
-        title=t("after_attention.pooling_title", n_layers=n_layers, T=T_a),
-        tr=t,
-    ),
-    "fig_pooling",
-    matrix=[*vector_a.last_hidden, vector_a.mean, vector_a.embedding],
-    row_labels=[*vector_a.tokens, t("after_attention.csv_mean"), t("after_attention.csv_unit")],
-    col_labels=component_labels("h", d_model),
-    filename="sentence_vector_a",
-    defer_csv=True,
-)
-
-sentence_b = st.text_input(
-    t("after_attention.compare"),
-    key="compare",
-    bind="query-params",
-    value=DEFAULT_COMPARE,
-    persist_state="session",
-    max_chars=4000,
-    help=t("after_attention.compare_help", limit=limit),
-)
-vector_b = None
-if not (sentence_b or "").strip():
-    st.info(t("after_attention.no_compare"))
-else:
-    try:
-        vector_b = sentence_vector(sentence_b)
-    except ValueError:
-        st.info(t("after_attention.compare_unreadable"))
-if vector_b is not None:
-    vector_notes(t("after_attention.name_b"), vector_b)
-    pair = compare_sentences(vector_a, vector_b)
-    c_metric, c_text = st.columns([1, 3], vertical_alignment="center")
-    c_metric.metric(t("after_attention.cosine_metric"), f"{pair.cosine:.4f}", help=t("after_attention.cosine_help"))
-    c_text.markdown(t("after_attention.cosine_text", d_model=d_model))
-    terms = [rf"{signed(a, 3)} \cdot {signed(b, 3)}" for a, b in zip(pair.a[:2], pair.b[:2])]
-    st.latex(
-        gathered(
-            r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
-            rf"= \sum_{{c=1}}^{{{d_model}}} e_A[c]\,e_B[c]",
-            rf"= {' + '.join(terms)} + \dots",
-            rf"= {pair.cosine:.4f}",
-        )
-    )
-    show_figure(
-        vector_strips(
-            [pair.a, pair.b],
-            ["A", "B"],
-            title=t("after_attention.pair_title", d_model=d_model),
-            symbol="e",
-            tr=t,
-        ),
-        "fig_pair",
-        matrix=[pair.a, pair.b, pair.products],
-        row_labels=["e_A", "e_B", "e_A*e_B"],
-        col_labels=component_labels("e", d_model),
-        filename="sentence_vectors_a_b",
-        defer_csv=True,
-    )
-
-st.subheader(t("after_attention.h_table"))
-st.markdown(t("after_attention.table_text", d_model=d_model, max_rows=MAX_ROWS))
-text = st.text_area(
-    t("after_attention.table_input", max_rows=MAX_ROWS),
-    key="sentences",
-    bind="query-params",
-    value=DEFAULT_SENTENCES,
-    persist_state="session",
-    max_chars=5 * 1000,
-    height=160,
-    help=t("after_attention.table_help", max_rows=MAX_ROWS, limit=limit),
-)
-table = sentence_table(text or "")
-if table.empty:
-    st.caption(t("after_attention.table_empty", lines=", ".join(map(str, table.empty))))
-if table.unreadable:
-    st.caption(t("after_attention.table_unreadable", lines=", ".join(map(str, table.unreadable))))
-if table.dropped:
-    st.info(t("after_attention.table_dropped", max_rows=MAX_ROWS, lines=", ".join(map(str, table.dropped))))
-if len(table.vectors) < 2:
-    st.info(t("after_attention.table_too_few"))
-else:
-    notes = [
-        "; ".join(
-            ([t("after_attention.note_cut", read=v.n_read, total=v.n_pieces)] if v.truncated else [])
-            + ([t("after_attention.note_unknown", unknown=v.unknown, read=v.n_read)] if v.unknown else [])
-        )
-        for v in table.vectors
-    ]
-    columns = {
-        t("after_attention.col_line"): list(table.lines),
-        t("after_attention.col_sentence"): [v.text for v in table.vectors],
-        t("after_attention.col_pieces"): [v.n_read for v in table.vectors],
-    }
-    if any(notes):
-        columns[t("after_attention.col_note")] = notes
-    number_table(columns)  # static HTML: a data grid's canvas took Chromium ~0.3 s more on every visit
-    c_map, c_read = st.columns([3, 2], vertical_alignment="center")
-    with c_map:
-        show_figure(
-            similarity_map(table.matrix, table.lines, title=t("after_attention.table_title"), tr=t),
-            "fig_table",
-            matrix=table.matrix,
-            row_labels=[v.text for v in table.vectors],
-            col_labels=[v.text for v in table.vectors],
-            filename="sentence_similarities",
-        )
-    r, s, best = closest_pair(table.matrix)
-    c_read.markdown(t("after_attention.table_read", r=table.lines[r], s=table.lines[s], cosine=best))
+vector_views = url_tabs("vector_view", VECTOR_VIEWS, lambda v: t(f"after_attention.tab_{v}"))
+if vector_views["pooling"].open:
+    with vector_views["pooling"]:
+        show_pooling(vector_a, n_layers, d_model)
+if vector_views["compare"].open:
+    with vector_views["compare"]:
+        show_comparison(vector_a, d_model, limit)
+if vector_views["table"].open:
+    with vector_views["table"]:
+        show_table(d_model, limit)

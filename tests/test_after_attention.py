@@ -209,7 +209,7 @@ def test_page_is_registered_right_after_the_matrices():
 def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_model):
     at = run()
     figs = figures_by_key(at)
-    assert set(figs) == {"fig_concat", "fig_wo", "fig_change", "fig_pooling", "fig_pair", "fig_table"}, list(figs)
+    assert set(figs) == {"fig_concat", "fig_wo", "fig_change", "fig_pooling"}, list(figs)  # the first view of each
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
     layer = trace.layer(5)  # the sidebar's default layer
     assert_strip(figs["fig_concat"], layer.concat)
@@ -218,15 +218,22 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     np.testing.assert_allclose(z_of(figs["fig_change"]), aa.layer_change(trace), rtol=0, atol=1e-12)
     vector = aa.sentence_vector(SENTENCE)
     assert_strip(figs["fig_pooling"], np.vstack([vector.last_hidden, vector.mean]))
-    other = aa.sentence_vector(OTHER)  # sentence B's default
+    assert "\\mathrm{LayerNorm}" in latex(at) and "W^O" in latex(at)
+    assert f"{vector.norm:.4f}" in latex(at)  # ‖m‖, before normalisation
+
+    at = run(vector_view="compare")  # ③ 2: sentence B's default
+    figs = figures_by_key(at)
+    assert "fig_pooling" not in figs and "fig_table" not in figs
+    other = aa.sentence_vector(OTHER)
     assert_strip(figs["fig_pair"], [vector.embedding, other.embedding])
     cosine = library_cosines(st_model, [SENTENCE, OTHER])[0, 1]
     assert metric_value(at) == pytest.approx(cosine, abs=1e-4)  # printed with 4 decimals
     assert f"{aa.compare_sentences(vector, other).cosine:.4f}" in latex(at)
-    table = z_of(figs["fig_table"])
+
+    at = run(vector_view="table")  # ③ 3: the default sentences
+    table = z_of(figures_by_key(at)["fig_table"])
     defaults = at.text_area(key="sentences").value.splitlines()
     np.testing.assert_allclose(table, library_cosines(st_model, defaults), rtol=0, atol=ST_TOL)
-    assert "\\mathrm{LayerNorm}" in latex(at) and "W^O" in latex(at)
 
 
 @pytest.mark.parametrize(
@@ -318,36 +325,42 @@ def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
 def test_the_second_sentence_and_the_table_come_from_the_url(st_model):
     sentence_b = "Stocks dropped quickly before noon"
     rows = "A dog barked at the mailman\nThe postman was chased by a dog\nRain is expected tomorrow"
-    at = run(compare=sentence_b, sentences=rows)
+    at = run(compare=sentence_b, sentences=rows, vector_view="compare")
     assert at.text_input(key="compare").value == sentence_b
     cosine = library_cosines(st_model, [SENTENCE, sentence_b])[0, 1]
     assert metric_value(at) == pytest.approx(cosine, abs=1e-4)
-    np.testing.assert_allclose(
-        z_of(figures_by_key(at)["fig_table"]), library_cosines(st_model, rows.splitlines()), atol=ST_TOL
-    )
     typed = "The kitten slept on the carpet"  # (the browser writes it into the link: tests/browser)
     at.text_input(key="compare").set_value(typed).run()
     assert not at.exception
     assert metric_value(at) == pytest.approx(library_cosines(st_model, [SENTENCE, typed])[0, 1], abs=1e-4)
+    at.button_group(key="vector_view_tab").set_value("table").run()  # the learner picks ③ 3
+    assert not at.exception and at.query_params["vector_view"] == "table"
+    np.testing.assert_allclose(
+        z_of(figures_by_key(at)["fig_table"]), library_cosines(st_model, rows.splitlines()), atol=ST_TOL
+    )
+    at.button_group(key="vector_view_tab").set_value("compare").run()  # and back: sentence B is kept
+    assert at.text_input(key="compare").value == typed and at.query_params["compare"] == typed
 
 
 def test_bad_input_gets_a_clear_message_and_nothing_breaks():
-    at = run(compare="   ", sentences="first sentence\n\nthird sentence\n\u200b\n" + "\n".join("x" * 6))
-    infos = [box.value for box in at.info]
-    assert translate("en", "after_attention.no_compare") in infos
+    at = run(compare="   ", vector_view="compare")
+    assert translate("en", "after_attention.no_compare") in [box.value for box in at.info]
     assert "fig_pair" not in figures_by_key(at)
+    at = run(sentences="first sentence\n\nthird sentence\n\u200b\n" + "\n".join("x" * 6), vector_view="table")
+    infos = [box.value for box in at.info]
     assert translate("en", "after_attention.table_empty", lines="2") in [c.value for c in at.caption]
     assert translate("en", "after_attention.table_unreadable", lines="4") in [c.value for c in at.caption]
     assert translate("en", "after_attention.table_dropped", max_rows=5, lines="8, 9, 10") in infos
     words = " ".join(["word"] * 300)  # 300 pieces: the model reads 254
-    at = run(compare=words, sentences="one line only")
+    at = run(compare=words, vector_view="compare")
     assert translate("en", "after_attention.vector_cut", name="Sentence B", total=300, read=254) in [
         b.value for b in at.info
     ]
+    at = run(sentences="one line only", vector_view="table")
     assert translate("en", "after_attention.table_too_few") in [b.value for b in at.info]
     assert "fig_table" not in figures_by_key(at)
     emoji = "😀" * 1000
-    at = run(sentence=emoji, compare=emoji)  # both sentences are one [UNK]
+    at = run(sentence=emoji, compare=emoji, vector_view="compare")  # both sentences are one [UNK]
     warnings = [w.value for w in at.warning]
     assert translate("en", "after_attention.vector_unknown", name="Sentence B", unknown=1, total=1) in warnings
     assert any("[UNK]" in w for w in warnings if "Sentence B" not in w)  # the sidebar sentence, too
@@ -355,10 +368,11 @@ def test_bad_input_gets_a_clear_message_and_nothing_breaks():
 
 
 def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
-    at = run(layer_step="<script>", layers_view="99", sentences=f"{SENTENCE}\n{LONG}")
+    at = run(layer_step="<script>", layers_view="99", vector_view="-1", sentences=f"{SENTENCE}\n{LONG}")
     figs = figures_by_key(at)
-    assert {"fig_concat", "fig_wo", "fig_change"} <= set(figs)  # the first tab of each
-    assert "layer_step" not in at.query_params and "layers_view" not in at.query_params  # the defaults
+    assert {"fig_concat", "fig_wo", "fig_change", "fig_pooling"} <= set(figs)  # the first view of each
+    assert not {"layer_step", "layers_view", "vector_view"} & set(at.query_params)  # the defaults
+    at.button_group(key="vector_view_tab").set_value("table").run()
     long = aa.sentence_vector(LONG)
     header = escape_markdown(translate("en", "after_attention.col_note"))
     (sentences,) = [table.value for table in at.table if header in table.value.columns]  # static HTML, escaped

@@ -1,7 +1,8 @@
 """The After attention page in a real browser, with the real model: a shared link with a second
 sentence is a fresh server's very first request; the similarity Chromium shows is the core's
 (held to SentenceTransformer.encode in tests/test_after_attention.py); a sentence B typed in the
-page goes into the link, and the link opens the same view again."""
+page goes into the link, and the link opens the same view again; a link to the table of sentences
+opens that view with its sentences."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def expected_cosine(b: str) -> str:
 
 def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
     page = app_page
-    link = f"after_attention?lang=en&compare={quote(SENTENCE_B)}&sentences={quote(ROWS)}"
+    link = f"after_attention?lang=en&vector_view=compare&compare={quote(SENTENCE_B)}"
     with fresh_server() as srv:
         page.goto(srv.url + link)
         wait_for_app(page)
@@ -41,9 +42,7 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
         assert "After attention" in page.locator('[data-testid="stMain"] h1').first.inner_text()
         assert shown_cosine(page) == expected_cosine(SENTENCE_B)
         query = parse_qs(urlparse(page.url).query)
-        assert query.get("compare") == [SENTENCE_B] and query.get("sentences") == [ROWS], page.url
-        table = next(f for f in plotly_data(page) if f["title"].startswith("Cosine similarity of every pair"))
-        np.testing.assert_allclose(np.array(table["data"][0]["z"]), sentence_table(ROWS).matrix, atol=1e-12)
+        assert query.get("compare") == [SENTENCE_B] and query.get("vector_view") == ["compare"], page.url
 
         box = page.locator('[data-testid="stMain"]').get_by_label(
             "Sentence B, to compare with your sentence A", exact=True
@@ -68,4 +67,11 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
         wait_for_app(page)
         no_exception(page)
         assert shown_cosine(page) == expected_cosine(TYPED_B)
+
+        page.goto(srv.url + f"after_attention?lang=en&vector_view=table&sentences={quote(ROWS)}")
+        wait_for_app(page)
+        no_exception(page)
+        assert parse_qs(urlparse(page.url).query).get("sentences") == [ROWS], page.url
+        table = next(f for f in plotly_data(page) if f["title"].startswith("Cosine similarity of every pair"))
+        np.testing.assert_allclose(np.array(table["data"][0]["z"]), sentence_table(ROWS).matrix, atol=1e-12)
         assert not page.js_errors, page.js_errors
