@@ -15,6 +15,17 @@ from .notation import shown
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
+FRAME_HIDDEN = "rgba(0,0,0,0)"  # the frames of heads_grid, until a style colours one SELECTED
+
+
+def frame_index(layer: int, head: int, n_heads: int, first_layer: int = 0) -> int:
+    """Which of ``heads_grid``'s frames surrounds head ``head`` of ``layer`` (0-based, the layer
+    in the model's numbering): its shape's index, layer by layer, then head by head.
+
+    >>> frame_index(5, 11, 12), frame_index(5, 11, 12, first_layer=5)
+    (71, 11)
+    """
+    return (layer - first_layer) * n_heads + head
 
 
 def grid_gap(t: int) -> int:
@@ -31,7 +42,6 @@ def heads_grid(
     *,
     title: str,
     tr: Translate = ENGLISH,
-    selected: tuple[int, int] | None = None,
     first_layer: int = 0,
 ) -> go.Figure:
     """Every head's (T, T) weight matrix as a thumbnail: one row per layer, one column per head.
@@ -42,9 +52,6 @@ def heads_grid(
         weights[l, h, i, j]: query token i (row, top to bottom) attends to key token j (column).
     title : str
     tr : ``tr("figures.<name>", **fields) -> str``, the words of the labels and hover text
-    selected : (layer, head), optional
-        Framed in orange; 0-based indices, the layer in the model's numbering (so at least
-        ``first_layer``). The labels and the hover count layers, heads, i and j from 1.
     first_layer : int
         The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
         draws the heads of layer l alone.
@@ -53,6 +60,9 @@ def heads_grid(
     of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T`` (``layout.meta``
     holds T and the gap). Chromium drew the 72 heads as 72 subplots in 0.92 s and as one
     heatmap in 0.13 s (bench/bench_draw.py), and every pick on the page draws the grid again.
+    Every thumbnail has a frame, drawn transparent: the page colours the selected head's one
+    with a style (``frame_index``, ``style.show_selected_frame``), so that picking another head
+    changes a style and not the figure, and Streamlit does not draw the grid again.
     One Cividis scale from 0 to 1, so colours compare across heads. Heads are numbered along
     the top edge (the word "head" sits above the layer names: numbers alone fit a phone) and
     layers along the left edge; the hover names the layer, head, query i, key j and the weight. The thumbnails carry
@@ -87,7 +97,7 @@ def heads_grid(
         "zmax": 1.0,
         "hoverongaps": False,
         "hovertemplate": "%{y}<br>%{x}<br>α̂ = %{z:.3f}<extra></extra>",
-        "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5, "x": 1.01},
+        "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5 if n_layers > 2 else 1.0, "x": 1.01},
     }
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
     heads_word = {  # "head" above the layer names; the heads' numbers alone above their columns (a phone fits them)
@@ -129,21 +139,21 @@ def heads_grid(
         "annotations": [{"showarrow": False, "font": {"size": 12}, **label} for label in labels],
         "meta": {"t": t, "gap": gap},
     }
-    if selected is not None:
-        layer, h = selected[0] - first_layer, selected[1]
-        pad = 0.5 + gap / 2  # the frame runs through the middle of the gap around the thumbnail
-        layout["shapes"] = [
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "y",
-                "x0": h * step - pad,
-                "x1": h * step + t - 1 + pad,
-                "y0": layer * step - pad,
-                "y1": layer * step + t - 1 + pad,
-                "line": {"color": SELECTED, "width": 3},
-            }
-        ]
+    pad = 0.5 + gap / 2  # a frame runs through the middle of the gap around its thumbnail
+    layout["shapes"] = [  # in frame_index order: layer by layer, head by head
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "y",
+            "x0": h * step - pad,
+            "x1": h * step + t - 1 + pad,
+            "y0": layer * step - pad,
+            "y1": layer * step + t - 1 + pad,
+            "line": {"color": FRAME_HIDDEN, "width": 3},
+        }
+        for layer in range(n_layers)
+        for h in range(n_heads)
+    ]
     return figure(
         [trace],
         title=title,

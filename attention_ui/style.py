@@ -31,7 +31,10 @@ True
 
 from __future__ import annotations
 
+import re
+
 from .figures import PHONE_TITLE_PX
+from .model_figures import SELECTED
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
@@ -151,6 +154,31 @@ def apply_style() -> None:
     import streamlit as st
 
     st.html(APP_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
+
+
+def selected_frame_css(key: str, index: int) -> str:
+    """The style that colours frame ``index`` (``model_figures.frame_index``) of the heads grid
+    drawn with key ``key``; the other frames stay transparent. Built from the key (letters,
+    digits, ``_`` and ``-`` only) and a number, never from learner text.
+
+    >>> print(selected_frame_css("fig_grid", 71))  # doctest: +NORMALIZE_WHITESPACE
+    <style>.st-key-fig_grid .shape-group[data-index="71"] path
+    { stroke: #ff7f0e !important; stroke-opacity: 1 !important; }</style>
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", key) or int(index) < 0:
+        raise ValueError(f"not a chart key and frame: {key!r}, {index!r}")
+    return (
+        f'<style>.st-key-{key} .shape-group[data-index="{int(index)}"] path\n'
+        f"{{ stroke: {SELECTED} !important; stroke-opacity: 1 !important; }}</style>"
+    )
+
+
+def show_selected_frame(key: str, index: int) -> None:
+    """Colour one frame of the heads grid keyed ``key``: a style that changes with the pick,
+    while the grid's figure (and so the drawn chart) stays the same."""
+    import streamlit as st
+
+    st.html(selected_frame_css(key, index))  # only <style>: no space taken
 
 
 def sidebar_script() -> None:

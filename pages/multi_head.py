@@ -8,11 +8,12 @@ from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row, vectors_matrix
 from attention_ui.i18n import t
-from attention_ui.model_figures import heads_grid
+from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import SOFTMAX, alpha, alpha_hat, component_labels, scaled_qk, shown
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
+from attention_ui.style import show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]
 DEFAULT_HEADS = 2
@@ -45,13 +46,13 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     show_figure(
         heads_grid(
             heads.weights[None],
-            selected=(settings.layer, settings.head),
             first_layer=settings.layer,
             title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
             tr=t,
         ),
         "fig_trained_heads",
     )
+    show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
     st.subheader(t("multi_head.step2"))
     width = layer_trace.concat.shape[1]
     st.latex(

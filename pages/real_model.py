@@ -11,7 +11,7 @@ from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
 from attention_ui.figures import key_bars, token_matrix, vectors_matrix
 from attention_ui.i18n import t
-from attention_ui.model_figures import heads_grid
+from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import (
     attention_formula,
     b,
@@ -25,6 +25,7 @@ from attention_ui.notation import (
 )
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import page_start, unknown_tokens_help
+from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -107,7 +108,8 @@ with c_head:
     head = url_picker(t("real_model.head"), "head", info.n_heads, default=TRAINED_HEAD[1], clamp=True)
 url_notes()
 with grid:
-    show_figure(heads_grid(weights, selected=(layer, head), title=t("real_model.grid_title"), tr=t), "fig_grid")
+    show_figure(heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid")
+    show_selected_frame("fig_grid", frame_index(layer, head, weights.shape[1]))  # a style: the grid is not redrawn
 
 trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)

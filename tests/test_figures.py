@@ -153,7 +153,7 @@ def _fitted_cases():
         "vectors": vectors_matrix(rng.normal(size=(6, 64)), tokens, title="q", symbol="q"),
         "row": heatmap_row([("q", w), ("k", w), ("v", w)], tokens, title="q | k | v"),
         "bars": key_bars(w[2], tokens, highlight=1, title="row 3"),
-        "grid": heads_grid(rng.dirichlet(np.ones(6), size=(2, 3, 6)), title="grid", selected=(1, 2)),
+        "grid": heads_grid(rng.dirichlet(np.ones(6), size=(2, 3, 6)), title="grid"),
     }
 
 

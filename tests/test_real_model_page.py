@@ -16,6 +16,8 @@ from attention_core import MAX_TOKENS, explain
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
+from attention_ui.model_figures import FRAME_HIDDEN
+from attention_ui.style import selected_frame_css
 from tests.helpers import APP, ROOT, _decode, charts, figures_by_key, grid_thumbnails, run_page
 
 PAGE = "pages/real_model.py"
@@ -173,3 +175,26 @@ def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
     assert "fig_q" not in shown and "fig_k" not in shown
     _, trace = model_attention(SENTENCE, 2, 4)
     np.testing.assert_allclose(_decode(shown["fig_v"]["data"][0]["z"]), trace.v, rtol=0, atol=1e-12)
+
+
+def frame_styles(at) -> list[str]:
+    """The page's st.html bodies that colour a frame of the heads grid."""
+    return [el.proto.body for el in at.get("html") if ".shape-group" in el.proto.body]
+
+
+def test_a_pick_frames_the_head_with_a_style_and_leaves_the_grid_as_it_was():
+    at = run_page(PAGE, SENTENCE, layer="4", head="6")  # as shown: index 3 and 5
+    grid = figure(at, translate("en", "real_model.grid_title"))
+    t, gap = grid["layout"]["meta"]["t"], grid["layout"]["meta"]["gap"]
+    shapes = grid["layout"]["shapes"]
+    assert len(shapes) == 6 * 12 and {s["line"]["color"] for s in shapes} == {FRAME_HIDDEN}
+    for layer in range(6):  # shape number layer·12 + head frames that head's thumbnail: centred on it
+        for head in range(12):
+            s = shapes[layer * 12 + head]
+            assert (s["x0"] + s["x1"]) / 2 == head * (t + gap) + (t - 1) / 2
+            assert (s["y0"] + s["y1"]) / 2 == layer * (t + gap) + (t - 1) / 2
+    assert frame_styles(at) == [selected_frame_css("fig_grid", 3 * 12 + 5)]
+    at.button_group(key="head_picker").set_value(7).run()
+    assert not at.exception, at.exception
+    assert figure(at, translate("en", "real_model.grid_title")) == grid  # unchanged: not drawn again
+    assert frame_styles(at) == [selected_frame_css("fig_grid", 3 * 12 + 7)]
