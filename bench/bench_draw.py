@@ -164,7 +164,7 @@ def app() -> None:
             show_figure(go.Figure(data=traces, layout={**layout, "height": 450}), "fig_sim_all")
     elif variant.startswith("grid"):
         w = rng.dirichlet(np.ones(len(TOKENS)), size=(6, 12, len(TOKENS)))  # (L, H, T, T)
-        fig = heads_grid(w, title="grid", selected=(5, 11)) if variant.endswith("now") else one_heatmap_grid(w)
+        fig = heads_grid(w, title="grid") if variant.endswith("now") else one_heatmap_grid(w)
         st.plotly_chart(fig, key="fig_grid")
 
 

@@ -77,7 +77,7 @@ def builders() -> dict:
         "tailor.horizontal_bars": lambda: tailor_figures.horizontal_bars(
             tokens[:5], w[0][:5], title="labels", colour="#0072B2", highlight=1
         ),
-        "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en, selected=(0, 0)),
+        "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en),
         "presentation.projector_figure": partial(
             projector_figure, figures.token_matrix(w, tokens, tokens, title="α̂", tr=en)
         ),
