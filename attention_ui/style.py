@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import json
 import re
 
 from .figures import PHONE_TITLE_PX
@@ -131,6 +132,12 @@ APP_CSS = f"""<style>
 </style>"""
 """The style sheet of every page: a constant, never built from user input."""
 
+WARM_FONTS = [f"16px {face}" for face in ("KaTeX_AMS", "KaTeX_Size1", "KaTeX_Size2", "KaTeX_Size3", "KaTeX_Size4")]
+WARM_FONTS += ["16px 'Source Code Pro'", "italic 16px 'Source Code Pro'"]
+"""Fonts that some pages' formulas (large brackets, ℝ) and code use. The sidebar script asks for
+them a second after the first page opens: fetched on a page's first visit instead, each font that
+arrived made Chromium lay the page out again while the learner waited."""
+
 SIDEBAR_SCRIPT = f"""<script>
 (() => {{
   if (window.attentionLabSidebarScript) return;
@@ -141,6 +148,9 @@ SIDEBAR_SCRIPT = f"""<script>
     const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
     if (close) setTimeout(() => close.click(), 0);
   }}, true);
+  if (document.fonts) setTimeout(() => {{
+    for (const font of {json.dumps(WARM_FONTS)}) document.fonts.load(font).catch(() => {{}});
+  }}, 1000);
 }})();
 </script>"""
 """On a phone the sidebar lies over the page; Streamlit closes it after a tap on its own page
