@@ -31,7 +31,6 @@ True
 
 from __future__ import annotations
 
-import json
 import re
 
 from .figures import PHONE_TITLE_PX
@@ -132,12 +131,6 @@ APP_CSS = f"""<style>
 </style>"""
 """The style sheet of every page: a constant, never built from user input."""
 
-WARM_FONTS = [f"16px {face}" for face in ("KaTeX_AMS", "KaTeX_Size1", "KaTeX_Size2", "KaTeX_Size3", "KaTeX_Size4")]
-WARM_FONTS += ["16px 'Source Code Pro'", "italic 16px 'Source Code Pro'"]
-"""Fonts that some pages' formulas (large brackets, ℝ) and code use. The sidebar script asks for
-them a second after the first page opens: fetched on a page's first visit instead, each font that
-arrived made Chromium lay the page out again while the learner waited."""
-
 SIDEBAR_SCRIPT = f"""<script>
 (() => {{
   if (window.attentionLabSidebarScript) return;
@@ -148,15 +141,20 @@ SIDEBAR_SCRIPT = f"""<script>
     const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
     if (close) setTimeout(() => close.click(), 0);
   }}, true);
-  if (document.fonts) setTimeout(() => {{
-    for (const font of {json.dumps(WARM_FONTS)}) document.fonts.load(font).catch(() => {{}});
-  }}, 1000);
+  // Fonts that only some pages' formulas (large brackets, ℝ) and code use, asked for a second after
+  // the first page opens: fetched on a page's first visit instead, each late font made Chromium lay
+  // that page out again while the learner waited.
+  const warm = ["16px KaTeX_AMS", "16px KaTeX_Size1", "16px KaTeX_Size2", "16px KaTeX_Size3", "16px KaTeX_Size4",
+                "16px 'Source Code Pro'", "italic 16px 'Source Code Pro'"];
+  if (document.fonts) setTimeout(() => warm.forEach((font) => document.fonts.load(font).catch(() => {{}})), 1000);
 }})();
 </script>"""
 """On a phone the sidebar lies over the page; Streamlit closes it after a tap on its own page
 menu but not after a tap on an ``st.page_link``, which the shell uses (its links carry the
 settings). This constant script presses the sidebar's close button after such a tap when
-the window is narrower than ``SIDEBAR_OVERLAY_PX``."""
+the window is narrower than ``SIDEBAR_OVERLAY_PX``. It also asks for the fonts that only some
+pages use (KaTeX's large brackets and ℝ, Source Code Pro) a second after the first page opens, so
+that no page's first visit waits for one (tests/browser/test_fonts.py)."""
 
 
 def apply_style() -> None:
