@@ -97,7 +97,7 @@ else:
     st.caption(t("real_model.check_cost"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
-grid = st.container()  # drawn after the layer/head pickers, so the frame shows this run's choice
+show_figure(heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid")  # the same for every pick
 st.caption(t("real_model.grid_caption"))
 
 st.subheader(t("real_model.h_head"))
@@ -107,9 +107,7 @@ with c_layer:
 with c_head:
     head = url_picker(t("real_model.head"), "head", info.n_heads, default=TRAINED_HEAD[1], clamp=True)
 url_notes()
-with grid:
-    show_figure(heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid")
-    show_selected_frame("fig_grid", frame_index(layer, head, weights.shape[1]))  # a style: the grid is not redrawn
+show_selected_frame("fig_grid", frame_index(layer, head, weights.shape[1]))  # a style: the grid is not redrawn
 
 trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
 p = head_projections(layer, head)
