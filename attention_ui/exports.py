@@ -244,6 +244,7 @@ def show_figure(
     """
     import streamlit as st
 
+    from attention_ui.chart_theme import themed
     from attention_ui.i18n import t
     from attention_ui.margins import fit_margins
     from attention_ui.presentation import is_presenting, projector_figure
@@ -257,7 +258,9 @@ def show_figure(
     shown = fit_margins(projector_figure(fig) if presenting else fig)  # drawn once, not twice (margins.py)
     cells = cell_numbers_width(shown)
     meta = getattr(fig.layout, "meta", None)
-    if isinstance(meta, dict) and meta.get("phone_ticks") is False:  # too many column labels for a phone
+    phone_ticks = not (isinstance(meta, dict) and meta.get("phone_ticks") is False)
+    themed(shown)  # Streamlit's look in the figure itself, without meta: drawn once (chart_theme.py)
+    if not phone_ticks:  # too many column labels for a phone
         box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
         box = box.container(key=cells_key(cells, key)) if cells else box
     else:
@@ -269,6 +272,7 @@ def show_figure(
         st.plotly_chart(
             shown,
             key=chart_key,
+            theme=None,
             config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),
             alt=alt or alt_text(fig),
         )

@@ -82,6 +82,48 @@ def cell_rules(widths=CELL_WIDTHS) -> str:
     )
 
 
+def _rgb(hex_colour: str) -> str:
+    """How Chromium writes a colour Plotly set in a style attribute: ``rgb(r, g, b)``.
+
+    >>> _rgb("#808495")
+    'rgb(128, 132, 149)'
+    """
+    value = hex_colour.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(value[i : i + 2], 16) for i in (0, 2, 4)))
+
+
+def chart_dark_rules() -> str:
+    """Charts in the dark theme: each light colour of ``chart_theme`` that Plotly drew (text
+    fills, grid and tick strokes, the paper, the hover box) becomes its dark counterpart.
+    ``light-dark()`` follows the ``color-scheme`` Streamlit sets on the app, so in the light
+    theme these rules change nothing; a browser without ``light-dark()`` keeps the light
+    colours (a white chart on the dark page, still readable). One ``<style>`` per rule.
+
+    >>> 'text[style*="fill: rgb(128, 132, 149)"]' in chart_dark_rules()
+    True
+    """
+    from .chart_theme import DARK, HOVER_BORDER, LEGEND, LINE, PAPER, TEXT, TITLE
+
+    plot = ".js-plotly-plot .main-svg"
+    line, paper, border = _rgb(LINE), _rgb(PAPER), _rgb(HOVER_BORDER)
+    rules = [
+        f'<style>{plot} text[style*="fill: {_rgb(light)}"] '
+        f"{{ fill: light-dark({light}, {DARK[light]}) !important; }}</style>"
+        for light in (TEXT, TITLE, LEGEND)
+    ]
+    rules += [
+        f'<style>{plot} path[style*="stroke: {line}"] '
+        f"{{ stroke: light-dark({LINE}, {DARK[LINE]}) !important; }}</style>",
+        f'<style>{plot}[style*="background: {paper}"] '
+        f"{{ background: light-dark({PAPER}, {DARK[PAPER]}) !important; }}</style>",
+        f'<style>{plot} :is(rect.bg, .hoverlayer path)[style*="fill: {paper}"] '
+        f"{{ fill: light-dark({PAPER}, {DARK[PAPER]}) !important; }}</style>",
+        f'<style>{plot} .hoverlayer path[style*="stroke: {border}"] '
+        f"{{ stroke: light-dark({HOVER_BORDER}, {DARK[HOVER_BORDER]}) !important; }}</style>",
+    ]
+    return "\n".join(rules)
+
+
 APP_CSS = f"""<style>
 /* 1 · Charts in columns stack below {STACK_BELOW_PX} px: a 1024 px projector with the sidebar open */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{
@@ -115,6 +157,9 @@ APP_CSS = f"""<style>
 @media (max-width: {PHONE_PX - 0.02}px) {{
   .js-plotly-plot .gtitle {{ font-size: {PHONE_TITLE_PX}px !important; }}
 }}
+/* 4b · Charts: whole-pixel widths, so the width Plotly measured is the width Streamlit gives it
+   (a fraction of a pixel apart, the chart was drawn again); their dark colours follow this sheet */
+[data-testid="stFullScreenFrame"]:has(> [data-testid="stPlotlyChart"]) {{ width: round(down, 100%, 1px); }}
 /* 5 · The tailor's samples: a grid of 4 below {STACK_BELOW_PX} px, of 2 on a phone */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{
   .st-key-{SAMPLES_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
@@ -128,7 +173,8 @@ APP_CSS = f"""<style>
     min-width: calc(50% - 1rem) !important; flex: 1 1 calc(50% - 1rem) !important;
   }}
 }}
-</style>"""
+</style>
+{chart_dark_rules()}"""
 """The style sheet of every page: a constant, never built from user input."""
 
 SIDEBAR_SCRIPT = f"""<script>

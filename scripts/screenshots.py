@@ -6,6 +6,7 @@
         # every page at a projector's 1024 px and a phone's 390 px too (touch, 3x pixels for 390),
         # saved as <page>.<width>.png / <page>.<width>.zh.png beside the 1400 px ones
     python scripts/screenshots.py --params "w=random&d_k=8"   # extra URL parameters on every page
+    python scripts/screenshots.py --color-scheme dark   # as a learner whose system theme is dark sees it
 
 Starts its own server (the same helper as the browser tests, tests/browser/harness.py),
 drives Debian's Chromium (/usr/bin/chromium, or $CHROMIUM_PATH) at 1400 px wide and saves
@@ -83,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", nargs="+", default=None, help="page ids (home for /); default: every page")
     parser.add_argument("--langs", nargs="+", default=["en", "zh"], choices=["en", "zh"])
     parser.add_argument("--params", default="", help="extra URL parameters for every page, e.g. w=random")
+    parser.add_argument(
+        "--color-scheme", default="light", choices=["light", "dark"], help="the system theme Chromium reports"
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -94,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 device_scale_factor=2 if phone else 1,
                 has_touch=phone,
                 is_mobile=phone,
+                color_scheme=args.color_scheme,
             )
             page = context.new_page()
             paths = page_paths(page, server.url)

@@ -62,13 +62,20 @@ def _decode(value):
 
 
 def charts(at) -> dict[str, dict]:
-    """Plotly figures on the page by their title text (without the ``<br>`` of a long one)."""
+    """Plotly figures on the page by their title text (without the ``<br>`` of a long one, nor
+    the ``<b>`` that ``chart_theme.themed`` puts around every title, as Streamlit's theme did)."""
     out = {}
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
-        title = spec["layout"].get("title", {}).get("text", "")
-        out[title.replace("<br>", "")] = spec
+        out[title_text(spec)] = spec
     return out
+
+
+def title_text(spec: dict, breaks: bool = False) -> str:
+    """A sent figure's title without the ``<b>`` that ``chart_theme.themed`` wraps it in (as
+    Streamlit's theme did) and, unless ``breaks``, without its ``<br>`` line breaks."""
+    text = spec["layout"].get("title", {}).get("text", "").removeprefix("<b>").removesuffix("</b>")
+    return text if breaks else text.replace("<br>", "")
 
 
 def figures_by_key(at) -> dict[str, dict]:
@@ -98,11 +105,26 @@ def tables(at) -> list:
     return out
 
 
+def grid_geometry(fig: dict, n_layers: int, n_heads: int) -> tuple[int, int]:
+    """(T, gap) of a ``heads_grid`` figure as sent, read from its heatmap's shape (the figure's
+    ``layout.meta`` stays on the server): rows = L·(T+gap) − gap, columns = H·(T+gap) − gap.
+    The gap must be the builder's ``grid_gap(T)``."""
+    from attention_ui.model_figures import grid_gap
+
+    rows, cols = z_of(fig).shape
+    assert n_heads != n_layers and (cols - rows) % (n_heads - n_layers) == 0, (rows, cols)
+    step = (cols - rows) // (n_heads - n_layers)
+    gap = n_heads * step - cols
+    t = step - gap
+    assert gap == grid_gap(t), (t, gap)
+    return t, gap
+
+
 def grid_thumbnails(fig: dict, n_layers: int, n_heads: int) -> np.ndarray:
     """The (n_layers, n_heads, T, T) thumbnails of a ``heads_grid`` figure: blocks of its one
-    heatmap, T cells square and ``layout.meta.gap`` NaN cells apart. The gap cells must be NaN."""
+    heatmap, T cells square and ``grid_gap(T)`` NaN cells apart. The gap cells must be NaN."""
     z = z_of(fig)
-    t, gap = fig["layout"]["meta"]["t"], fig["layout"]["meta"]["gap"]
+    t, gap = grid_geometry(fig, n_layers, n_heads)
     step = t + gap
     assert z.shape == (n_layers * step - gap, n_heads * step - gap), z.shape
     blocks = np.stack(

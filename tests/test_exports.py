@@ -218,3 +218,16 @@ def test_view_link_in_a_code_block():
     at.run()
     code = at.code[0].value
     assert "ex_seed=12" in code and "sentence=%E6%88%91%E7%88%B1%E7%8C%AB" in code
+
+
+def test_show_figure_sends_the_theme_in_the_figure():
+    """What makes the browser draw each chart once (chart_theme.py): no Streamlit theme, no
+    template, no meta, a datarevision, Streamlit's look in the layout."""
+    at = AppTest.from_string(SCRIPT, default_timeout=60)
+    at.run()
+    for chart in at.get("plotly_chart"):
+        assert chart.proto.theme == ""  # theme=None
+        layout = json.loads(chart.proto.spec)["layout"]
+        assert "template" not in layout and "meta" not in layout
+        assert len(layout["datarevision"]) == 16
+        assert layout["font"]["family"] == '"Source Sans", sans-serif'

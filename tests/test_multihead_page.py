@@ -30,6 +30,7 @@ from tests.helpers import (
     figures_by_key,
     grid_thumbnails,
     page_texts,
+    title_text,
     z_of,
 )
 
@@ -82,9 +83,7 @@ def test_heads_and_concatenation_equal_torch(lang, n_heads):
         z = z_of(figs[f"fig_head_{h}"])
         np.testing.assert_allclose(z, weights[h], rtol=0, atol=1e-12, err_msg=f"head {h}")
         np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
-        assert figs[f"fig_head_{h}"]["layout"]["title"]["text"].replace("<br>", "") == translate(
-            lang, "multi_head.head_title", h=h + 1, seed=h
-        )
+        assert title_text(figs[f"fig_head_{h}"]) == translate(lang, "multi_head.head_title", h=h + 1, seed=h)
     concat = figs["fig_concat"]
     np.testing.assert_allclose(z_of(concat), outputs, rtol=0, atol=1e-12)
     assert z_of(concat).shape == (6, 4 * n_heads)
@@ -161,9 +160,7 @@ def test_causal_mask_step_equals_a_loop(lang):
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(w, weights, rtol=0, atol=1e-12)
     assert w[0, 0] == 1.0
-    assert figs["fig_masked"]["layout"]["title"]["text"].replace("<br>", "") == translate(
-        lang, "multi_head.masked_title"
-    )
+    assert title_text(figs["fig_masked"]) == translate(lang, "multi_head.masked_title")
 
 
 def test_causal_weights_equal_torch_is_causal():
@@ -212,7 +209,7 @@ def test_trained_heads_are_the_models_own_in_chinese():
     assert not at.exception, at.exception
     np.testing.assert_allclose(z_of(figures_by_key(at)["fig_w_o"]), layer.attention_output, atol=1e-12)
     assert not at.get("button_group") or all(g.key != "heads" for g in at.get("button_group"))
-    assert figs["fig_mask"]["layout"]["title"]["text"] == translate("zh", "multi_head.mask_title")  # its own <br>: kept
+    assert title_text(figs["fig_mask"], breaks=True) == translate("zh", "multi_head.mask_title")  # its own <br>: kept
 
 
 @pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])

@@ -99,7 +99,14 @@ NOT_TEXT_KEYWORDS = {
     "page_icon",
     "url_path",
 }
-PLOTLY_VALUES = {"top center", "bottom center", "middle center", "Download plot as a PNG", "Download plot"}
+PLOTLY_VALUES = {
+    "top center",
+    "bottom center",
+    "middle center",
+    "Download plot as a PNG",
+    "Download plot",
+    '"Source Sans", sans-serif',  # the charts' font family (chart_theme.FONT)
+}
 
 
 def _docstring_nodes(tree: ast.AST) -> set[int]:

@@ -18,7 +18,7 @@ from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
 from attention_ui.style import selected_frame_css
-from tests.helpers import APP, ROOT, _decode, charts, figures_by_key, grid_thumbnails, run_page
+from tests.helpers import APP, ROOT, _decode, charts, figures_by_key, grid_geometry, grid_thumbnails, run_page
 
 PAGE = "pages/real_model.py"
 SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"
@@ -185,7 +185,7 @@ def frame_styles(at) -> list[str]:
 def test_a_pick_frames_the_head_with_a_style_and_leaves_the_grid_as_it_was():
     at = run_page(PAGE, SENTENCE, layer="4", head="6")  # as shown: index 3 and 5
     grid = figure(at, translate("en", "real_model.grid_title"))
-    t, gap = grid["layout"]["meta"]["t"], grid["layout"]["meta"]["gap"]
+    t, gap = grid_geometry(grid, 6, 12)
     shapes = grid["layout"]["shapes"]
     assert len(shapes) == 6 * 12 and {s["line"]["color"] for s in shapes} == {FRAME_HIDDEN}
     for layer in range(6):  # shape number layer·12 + head frames that head's thumbnail: centred on it

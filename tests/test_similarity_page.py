@@ -18,7 +18,7 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.similarity import compare_similarities, polar_vector
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import ROOT, _decode, run_page
+from tests.helpers import ROOT, _decode, run_page, title_text
 
 PAGE = "pages/similarity.py"
 SENTENCE = "the tailor cut the cloth for the customer"
@@ -88,9 +88,7 @@ def test_page_renders_in_each_language(lang):
     assert labels == {translate(lang, f"similarity.name_{name}") for name in ORDER}
     figs = figures(at)
     measures = figs["fig_measures"]["layout"]
-    assert measures["title"]["text"].replace("<br>", "") == translate(
-        lang, "similarity.heatmaps_title", d=4, d_name="d_k"
-    )
+    assert title_text({"layout": measures}) == translate(lang, "similarity.heatmaps_title", d=4, d_name="d_k")
     assert [note["text"].replace("<br>", "") for note in measures["annotations"]] == [
         translate(lang, f"similarity.heatmap_{name}", d=4) for name in ORDER
     ]

@@ -1,0 +1,87 @@
+"""chart_theme.themed: Streamlit's chart look written into the figure, so that Streamlit can
+send it with theme=None and Plotly.js draws it once (tests/browser/test_drawn_once.py counts
+the drawing passes in Chromium)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from attention_ui import chart_theme
+from attention_ui.chart_theme import AXES, COLORAXIS, LAYOUT, LINE, TEXT, digest, themed, under
+from attention_ui.figures import key_bars, token_matrix
+
+TOKENS = ["the", "cat", "sat"]
+
+
+def sent(fig) -> dict:
+    """The JSON Streamlit sends for ``fig`` (plotly.io.to_json, as st.plotly_chart does)."""
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+def test_no_template_no_meta_and_the_theme_in_the_layout():
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="weights")
+    assert fig.layout.meta  # the builder's note for show_figure
+    layout = sent(themed(fig))["layout"]
+    assert "template" not in layout and "meta" not in layout
+    assert layout["font"]["color"] == TEXT and layout["paper_bgcolor"] == LAYOUT["paper_bgcolor"]
+    for name in ("xaxis", "yaxis"):
+        assert layout[name]["automargin"] is True and layout[name]["tickfont"]["color"] == TEXT
+    assert layout["xaxis"]["showgrid"] is False and layout["yaxis"]["ticklabelposition"] == "outside"
+    assert layout["title"]["text"] == "<b>weights</b>" and layout["title"]["font"]["size"] == 16
+
+
+def test_the_figure_s_own_values_win_and_every_axis_gets_the_theme():
+    fig = go.Figure(
+        [go.Heatmap(z=[[1]], coloraxis="coloraxis2"), go.Scatter(y=[1], xaxis="x3", yaxis="y2")],
+        layout={"font": {"size": 20}, "xaxis": {"tickfont": {"color": "red"}}, "margin": {"l": 77}},
+    )
+    layout = sent(themed(fig))["layout"]
+    assert layout["font"]["size"] == 20 and layout["font"]["color"] == TEXT
+    assert layout["xaxis"]["tickfont"] == {"color": "red", "size": 12}
+    assert layout["margin"] == {"l": 77, "pad": 8, "r": 0}
+    assert layout["xaxis3"]["showgrid"] is False and layout["yaxis2"]["gridcolor"] == LINE
+    assert layout["coloraxis2"]["colorbar"]["thickness"] == COLORAXIS["colorbar"]["thickness"]
+
+
+def test_bars_stand_on_an_axis_without_grid_or_zero_line_colours():
+    """A grid or zero-line colour given to the axis bars stand on would make Plotly draw them
+    there (it draws none by default); the value axis gets both."""
+    vertical = sent(themed(key_bars([0.5, 0.5], ["a", "b"], title="w")))["layout"]
+    assert "gridcolor" not in vertical["xaxis"] and "zerolinecolor" not in vertical["xaxis"]
+    assert vertical["yaxis"]["gridcolor"] == LINE
+    across = sent(themed(go.Figure(go.Bar(x=[1, 2], y=["a", "b"], orientation="h"))))["layout"]
+    assert "gridcolor" not in across["yaxis"] and across["xaxis"]["gridcolor"] == LINE
+
+
+def test_vectors_are_sent_as_lists_and_matrices_stay_arrays():
+    fig = go.Figure([go.Bar(y=np.array([0.25, 0.75]), marker={"color": np.array([1.0, 2.0])}), go.Heatmap(z=np.eye(2))])
+    data = sent(themed(fig))["data"]
+    assert data[0]["y"] == [0.25, 0.75] and data[0]["marker"]["color"] == [1.0, 2.0]
+    assert "bdata" in data[1]["z"]  # 2-D: an array of rows in Plotly.js, fine as it is
+
+
+def test_datarevision_follows_the_traces():
+    a = digest(go.Figure(go.Bar(y=[1, 2])))
+    assert a == digest(go.Figure(go.Bar(y=[1, 2]), layout={"height": 300}))  # the layout is not data
+    assert a != digest(go.Figure(go.Bar(y=[1, 3])))
+    assert sent(themed(go.Figure(go.Bar(y=[1, 2]))))["layout"]["datarevision"] == a
+
+
+def test_themed_twice_is_themed_once():
+    once = sent(themed(token_matrix(np.eye(3), TOKENS, TOKENS, title="w")))
+    twice = sent(themed(themed(token_matrix(np.eye(3), TOKENS, TOKENS, title="w"))))
+    assert once == twice
+
+
+def test_under_fills_only_what_is_missing():
+    assert under({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"b": 9}, "d": None}) == {"a": {"b": 9, "c": 2}, "d": 3}
+    assert under(AXES["x"], {}) == AXES["x"] and under(AXES["x"], {}) is not AXES["x"]
+
+
+def test_dark_colours_exist_for_each_light_one_drawn():
+    for light in (chart_theme.TEXT, chart_theme.TITLE, chart_theme.LEGEND, LINE, chart_theme.PAPER):
+        assert light in chart_theme.DARK
