@@ -58,8 +58,9 @@ def heads_grid(
 
     The thumbnails are blocks of ONE heatmap, ``grid_gap(T)`` empty (NaN) cells apart: head h
     of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T`` (``layout.meta``
-    holds T and the gap, for the server: ``chart_theme.themed`` drops it). Chromium drew the 72 heads as 72 subplots in 0.92 s and as one
-    heatmap in 0.13 s (bench/bench_draw.py).
+    holds T and the gap, for the server: ``chart_theme.themed`` drops it before sending).
+    Chromium drew the 72 heads as 72 subplots in 0.92 s and as one heatmap in 0.13 s
+    (bench/bench_draw.py).
     Every thumbnail has a frame, drawn transparent: the page colours the selected head's one
     with a style (``frame_index``, ``style.show_selected_frame``), so that picking another head
     changes a style and not the figure, and Streamlit does not draw the grid again.
