@@ -244,11 +244,10 @@ def themed(fig):
             if name in gridless:  # a grid or zero line colour given would turn them on
                 defaults = {k: v for k, v in defaults.items() if k not in ("gridcolor", "zerolinecolor")}
             layout[name] = under(defaults, layout.get(name) or {})
-    layout = under(LAYOUT, layout)
-    title = layout["title"]
-    text = title.get("text")
+    text = (layout.get("title") or {}).get("text")
+    layout = under({k: v for k, v in LAYOUT.items() if k != "title" or text}, layout)  # no text: no title
     if isinstance(text, str) and text and not text.startswith("<b>"):
-        title["text"] = f"<b>{text}</b>"
+        layout["title"]["text"] = f"<b>{text}</b>"
     for trace in fig.data:
         lists = _vectors_as_lists(trace.to_plotly_json())
         if lists:  # equal values would be kept as the array they are: clear them first

@@ -34,6 +34,10 @@ def test_no_template_no_meta_and_the_theme_in_the_layout():
     assert layout["title"]["text"] == "<b>weights</b>" and layout["title"]["font"]["size"] == 16
 
 
+def test_a_figure_without_a_title_gets_no_title():
+    assert "title" not in sent(themed(go.Figure(go.Bar(y=[1]))))["layout"]
+
+
 def test_the_figure_s_own_values_win_and_every_axis_gets_the_theme():
     fig = go.Figure(
         [go.Heatmap(z=[[1]], coloraxis="coloraxis2"), go.Scatter(y=[1], xaxis="x3", yaxis="y2")],
