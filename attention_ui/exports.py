@@ -244,7 +244,7 @@ def show_figure(
     """
     import streamlit as st
 
-    from attention_ui.chart_theme import themed
+    from attention_ui.chart_theme import themed_figure
     from attention_ui.i18n import t
     from attention_ui.margins import fit_margins
     from attention_ui.presentation import is_presenting, projector_figure
@@ -259,7 +259,6 @@ def show_figure(
     cells = cell_numbers_width(shown)
     meta = getattr(fig.layout, "meta", None)
     phone_ticks = not (isinstance(meta, dict) and meta.get("phone_ticks") is False)
-    themed(shown)  # Streamlit's look in the figure itself, without meta: drawn once (chart_theme.py)
     if not phone_ticks:  # too many column labels for a phone
         box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
         box = box.container(key=cells_key(cells, key)) if cells else box
@@ -270,7 +269,7 @@ def show_figure(
     chart_key = key + ("_present" if presenting else "") + ("" if fmt == IMAGE_FORMATS[0] else f"_{fmt}")
     with box:
         st.plotly_chart(
-            shown,
+            themed_figure(shown),  # Streamlit's look in the figure itself, without meta: drawn once
             key=chart_key,
             theme=None,
             config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),

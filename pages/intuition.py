@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention_core.intuition import BUDGET, SCENE_REGIONS, SCENE_RELEVANCE, allocate, marked_units, reading_weights
-from attention_ui.chart_theme import themed
+from attention_ui.chart_theme import themed_figure
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
@@ -33,7 +33,7 @@ with controls:
     radius = st.slider(t("intuition.eye_radius"), 20, 200, 60, step=5, key="eye_r", bind="query-params")
 with picture:
     st.plotly_chart(
-        themed(focus_picture(foveated_scene(fx / 100, fy / 100, radius))),
+        themed_figure(focus_picture(foveated_scene(fx / 100, fy / 100, radius))),
         key="eye_picture",
         theme=None,  # the theme is in the figure: drawn once (chart_theme.py)
         on_select=_focus_from_click,

@@ -11,15 +11,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from attention_ui import chart_theme
-from attention_ui.chart_theme import AXES, COLORAXIS, LAYOUT, LINE, TEXT, digest, themed, under
+from attention_ui.chart_theme import AXES, COLORAXIS, LAYOUT, LINE, TEXT, Themed, digest, themed, themed_figure, under
 from attention_ui.figures import key_bars, token_matrix
 
 TOKENS = ["the", "cat", "sat"]
 
 
-def sent(fig) -> dict:
-    """The JSON Streamlit sends for ``fig`` (plotly.io.to_json, as st.plotly_chart does)."""
-    return json.loads(pio.to_json(fig, validate=False))
+def sent(spec: dict) -> dict:
+    """The JSON Streamlit sends for ``spec`` (plotly.io.to_json of ``to_dict()``, as
+    st.plotly_chart does with a figure)."""
+    return json.loads(pio.to_json(Themed(spec).to_dict(), validate=False))
 
 
 def test_no_template_no_meta_and_the_theme_in_the_layout():
@@ -69,16 +70,28 @@ def test_vectors_are_sent_as_lists_and_matrices_stay_arrays():
 
 
 def test_datarevision_follows_the_traces():
-    a = digest(go.Figure(go.Bar(y=[1, 2])))
-    assert a == digest(go.Figure(go.Bar(y=[1, 2]), layout={"height": 300}))  # the layout is not data
-    assert a != digest(go.Figure(go.Bar(y=[1, 3])))
-    assert sent(themed(go.Figure(go.Bar(y=[1, 2]))))["layout"]["datarevision"] == a
+    spec = themed(go.Figure(go.Bar(y=[1, 2])))
+    a = spec["layout"]["datarevision"]
+    assert a == digest(spec["data"]) and a != digest([{"type": "bar", "y": [1, 3]}])
+    assert themed(go.Figure(go.Bar(y=[1, 3])))["layout"]["datarevision"] != a
+    assert themed(go.Figure(go.Bar(y=[1, 2]), layout={"height": 300}))["layout"]["datarevision"] == a  # not data
 
 
-def test_themed_twice_is_themed_once():
-    once = sent(themed(token_matrix(np.eye(3), TOKENS, TOKENS, title="w")))
-    twice = sent(themed(themed(token_matrix(np.eye(3), TOKENS, TOKENS, title="w"))))
-    assert once == twice
+def test_the_figure_is_not_changed_and_a_bold_title_is_not_bolded_again():
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w")
+    before = fig.to_dict()
+    spec = themed(fig)
+    assert fig.to_dict() == before  # meta, template and title still there for the server
+    assert spec["layout"]["title"]["text"] == "<b>w</b>"
+    assert themed(go.Figure(layout={"title": {"text": "<b>w</b>"}}))["layout"]["title"]["text"] == "<b>w</b>"
+
+
+def test_streamlit_sends_the_spec_as_it_is():
+    """st.plotly_chart turns a Plotly figure into what it sends with to_dict(); Themed's is the spec."""
+    from plotly.tools import return_figure_from_figure_or_data
+
+    spec = themed(go.Figure(go.Bar(y=[1, 2])))
+    assert return_figure_from_figure_or_data(themed_figure(go.Figure(go.Bar(y=[1, 2]))), True) == spec
 
 
 def test_under_fills_only_what_is_missing():
