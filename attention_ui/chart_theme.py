@@ -20,7 +20,8 @@ The values are those Streamlit 1.67's default light theme gives its Plotly chart
 a chart it drew: ``layout.template.layout``). A learner whose Streamlit runs dark gets the
 dark theme's colours from the style sheet (``style.chart_dark_rules``): it maps each light
 colour below, where Plotly drew it, to its dark counterpart with CSS ``light-dark()``.
-Downloaded images (Plotly draws them from the figure) keep the light colours on white.
+Downloaded images (Plotly draws them from the figure) keep the light colours on white. A custom
+``[theme]`` in ``.streamlit/config.toml`` would need these colours changed with it.
 
 >>> spec = themed(go.Figure(go.Bar(y=[1, 2]), layout={"title": {"text": "w"}, "xaxis2": {"side": "top"}}))
 >>> spec["layout"]["title"]["text"], spec["layout"]["xaxis2"]["automargin"], "template" in spec["layout"]

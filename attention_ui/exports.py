@@ -258,8 +258,7 @@ def show_figure(
     shown = fit_margins(projector_figure(fig) if presenting else fig)  # drawn once, not twice (margins.py)
     cells = cell_numbers_width(shown)
     meta = getattr(fig.layout, "meta", None)
-    phone_ticks = not (isinstance(meta, dict) and meta.get("phone_ticks") is False)
-    if not phone_ticks:  # too many column labels for a phone
+    if isinstance(meta, dict) and meta.get("phone_ticks") is False:  # too many column labels for a phone
         box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
         box = box.container(key=cells_key(cells, key)) if cells else box
     else:

@@ -16,6 +16,8 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
   overflow when a single part is still too wide.
 * **Touch screens** (no hover) keep only the camera of Plotly's toolbar, and chart titles get
   a smaller font on a phone.
+* **Charts** get whole-pixel widths (Plotly draws a chart again for a fraction of a pixel) and,
+  in the dark theme, the dark counterparts of ``chart_theme``'s colours (``chart_dark_rules``).
 * **The tailor shop's samples** sit in a grid of 4 per row below ``STACK_BELOW_PX`` and of 2
   on a phone, instead of eight full-width shirts one under the other; its picture sum goes
   two by two on a phone.
