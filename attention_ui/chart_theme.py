@@ -39,6 +39,10 @@ import plotly.graph_objects as go
 from _plotly_utils.utils import plotlyjsShortTypes
 
 FONT = '"Source Sans", sans-serif'
+TICK_FONT_PX = 12
+"""Tick labels, legends, hover text and the layout's font (Streamlit's ``fontSizes.twoSm``)."""
+TITLE_FONT_PX = 14
+"""Axis and colour-bar titles (``fontSizes.sm``)."""
 TEXT = "#808495"
 """Tick labels, axis titles, colour bars, hover text (light theme)."""
 TITLE = "#2F2D2B"
@@ -105,7 +109,7 @@ _AXIS = {
     "color": LINE,  # the tick marks' colour where Plotly draws some (a tickcolor would turn them on everywhere)
     "zerolinecolor": LINE,
     "gridcolor": LINE,
-    "tickfont": {"color": TEXT, "size": 12},
+    "tickfont": {"color": TEXT, "size": TICK_FONT_PX},
     "automargin": True,
 }
 AXES = {
@@ -113,9 +117,13 @@ AXES = {
         **_AXIS,
         "showgrid": False,
         "zeroline": False,
-        "title": {"font": {"color": TEXT, "size": 14}, "standoff": 20},
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}, "standoff": 20},
     },
-    "y": {**_AXIS, "ticklabelposition": "outside", "title": {"font": {"color": TEXT, "size": 14}, "standoff": 24}},
+    "y": {
+        **_AXIS,
+        "ticklabelposition": "outside",
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}, "standoff": 24},
+    },
 }
 """What Streamlit's theme gives every x and every y axis."""
 COLORAXIS = {
@@ -128,25 +136,29 @@ COLORAXIS = {
         "outlinewidth": 8,
         "len": 0.75,
         "y": 0.5745,
-        "title": {"font": {"color": TEXT, "size": 14}},
-        "tickfont": {"color": TEXT, "size": 12},
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}},
+        "tickfont": {"color": TEXT, "size": TICK_FONT_PX},
     },
 }
 """What Streamlit's theme gives every colour axis."""
 LAYOUT = {
-    "font": {"color": TEXT, "family": FONT, "size": 12, "weight": 400},
+    "font": {"color": TEXT, "family": FONT, "size": TICK_FONT_PX, "weight": 400},
     "title": {"font": {"family": FONT, "size": 16, "color": TITLE}, "pad": {"l": 4}, "xanchor": "left", "x": 0},
     "legend": {
-        "title": {"font": {"size": 12, "color": TEXT}, "side": "top"},
+        "title": {"font": {"size": TICK_FONT_PX, "color": TEXT}, "side": "top"},
         "valign": "top",
         "bordercolor": "rgba(0,0,0,0)",
         "borderwidth": 0,
-        "font": {"size": 12, "color": LEGEND},
+        "font": {"size": TICK_FONT_PX, "color": LEGEND},
     },
     "paper_bgcolor": PAPER,
     "plot_bgcolor": PAPER,
     "margin": {"pad": 8, "r": 0, "l": 0},
-    "hoverlabel": {"bgcolor": PAPER, "bordercolor": HOVER_BORDER, "font": {"color": TEXT, "family": FONT, "size": 12}},
+    "hoverlabel": {
+        "bgcolor": PAPER,
+        "bordercolor": HOVER_BORDER,
+        "font": {"color": TEXT, "family": FONT, "size": TICK_FONT_PX},
+    },
     "colorway": COLORWAY,
     "colorscale": {
         "sequential": _scale(SEQUENTIAL),

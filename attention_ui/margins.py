@@ -21,6 +21,8 @@ import math
 import re
 import unicodedata
 
+from .chart_theme import TICK_FONT_PX, TITLE_FONT_PX  # the sizes the charts are drawn with
+
 TEXT_EM = {
     **dict.fromkeys(" ", 0.2),
     **dict.fromkeys("|ij',.:;l·", 0.255),
@@ -38,9 +40,6 @@ TEXT_EM = {
 """Advance widths in ems of Source Sans in Chromium, each rounded up to its group's widest."""
 OTHER_EM = 0.7
 """Any other letter (Greek, accented, Cyrillic…): a little wider than most."""
-TICK_FONT_PX = 12
-"""Streamlit's theme: tick labels in 12 px (``fontSizes.twoSm``), axis titles in 14 px."""
-TITLE_FONT_PX = 14
 LINE_EM = 1.3
 """The height of a line of text in ems, as Plotly spaces ``<br>`` lines."""
 

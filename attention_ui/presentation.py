@@ -111,8 +111,10 @@ def projector_figure(fig):
     """
     import plotly.graph_objects as go
 
+    from attention_ui.chart_theme import TICK_FONT_PX
+
     spec = fig.to_dict()  # a deep copy, changed as plain dicts: update_layout on the figure took 18 ms
-    factor = CHART_FONT_PX / 12
+    factor = CHART_FONT_PX / TICK_FONT_PX
     layout = spec["layout"]
     template = layout.pop("template", None)  # validating the template again would be 12 of 13 ms
     layout["font"] = {**layout.get("font", {}), "size": CHART_FONT_PX}
