@@ -105,6 +105,9 @@ def _scale(colours: list[str]) -> list[list]:
     return [[i / (len(colours) - 1), c] for i, c in enumerate(colours)]
 
 
+SEQUENTIAL_SCALE = _scale(SEQUENTIAL)
+
+
 _AXIS = {
     "color": LINE,  # the tick marks' colour where Plotly draws some (a tickcolor would turn them on everywhere)
     "zerolinecolor": LINE,
@@ -127,7 +130,7 @@ AXES = {
 }
 """What Streamlit's theme gives every x and every y axis."""
 COLORAXIS = {
-    "colorscale": _scale(SEQUENTIAL),
+    "colorscale": SEQUENTIAL_SCALE,
     "colorbar": {
         "thickness": 16,
         "xpad": 24,
@@ -161,8 +164,8 @@ LAYOUT = {
     },
     "colorway": COLORWAY,
     "colorscale": {
-        "sequential": _scale(SEQUENTIAL),
-        "sequentialminus": _scale(SEQUENTIAL),
+        "sequential": SEQUENTIAL_SCALE,
+        "sequentialminus": SEQUENTIAL_SCALE,
         "diverging": _scale(DIVERGING),
     },
 }
@@ -211,20 +214,18 @@ def digest(traces: list[dict]) -> str:
 
 
 def _vectors_as_lists(props: dict) -> None:
-    """Make the 1-D NumPy arrays among a trace's properties (nested too) lists, in place.
+    """Make the 1-D typed arrays among a trace's properties (nested too) lists, in place.
 
-    Plotly sends a NumPy array as a typed array; Plotly.js turns a 1-D one into a
+    ``Figure.to_dict`` writes a NumPy array as a typed array; Plotly.js turns a 1-D one into a
     Float64Array, which Streamlit's copy of the figure (JSON) makes a plain object, and Plotly
-    draws the chart again for that "new" data. A 2-D array stays an array of arrays.
+    draws the chart again for that "new" data. A 2-D array (with a ``shape``) stays as it is.
 
     >>> trace = go.Figure(go.Bar(y=np.arange(2.0), marker={"color": np.zeros(1)})).to_dict()["data"][0]
     >>> _vectors_as_lists(trace); trace["y"], trace["marker"]
     ([0.0, 1.0], {'color': [0.0]})
     """
     for name, value in props.items():
-        if isinstance(value, np.ndarray) and value.ndim == 1:
-            props[name] = value.tolist()
-        elif isinstance(value, dict) and "bdata" in value and "shape" not in value:  # to_dict's typed array
+        if isinstance(value, dict) and "bdata" in value and "shape" not in value:
             props[name] = np.frombuffer(base64.b64decode(value["bdata"]), dtype=_DTYPES[value["dtype"]]).tolist()
         elif isinstance(value, dict):
             _vectors_as_lists(value)

@@ -90,8 +90,9 @@ def _rgb(hex_colour: str) -> str:
     >>> _rgb("#808495")
     'rgb(128, 132, 149)'
     """
-    value = hex_colour.lstrip("#")
-    return "rgb({}, {}, {})".format(*(int(value[i : i + 2], 16) for i in (0, 2, 4)))
+    from plotly.colors import hex_to_rgb, label_rgb
+
+    return label_rgb(hex_to_rgb(hex_colour))
 
 
 def chart_dark_rules() -> str:
