@@ -89,11 +89,9 @@ def warm_up() -> threading.Thread:
 def _warm() -> None:
     """The first visits' one-time costs, measured with ``bench/bench_clicks.py --profile``."""
     from attention_ui.intuition_figures import foveated_scene
-    from attention_ui.tables import warm_up as warm_tables
 
     scaling_sweep()  # Why √d_k's sweep over every d_k: 0.5 s, then cached (scaling._sweep)
     foveated_scene(0.5, 0.5, 60)  # Intuition's scene and its blur: 0.33 s, then cached
-    warm_tables()  # pandas' Styler and its template: 0.1 s, paid by the first page with a table
 
 
 @st.cache_resource(show_spinner=False)

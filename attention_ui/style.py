@@ -18,6 +18,8 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
   a smaller font on a phone.
 * **Charts** get whole-pixel widths (Plotly draws a chart again for a fraction of a pixel) and,
   in the dark theme, the dark counterparts of ``chart_theme``'s colours (``chart_dark_rules``).
+* **Tables of numbers** (``tables.number_table``, plain HTML) get the lines of Streamlit's
+  own tables, numbers right-aligned, and scroll sideways in their frame when too wide.
 * **The tailor shop's samples** sit in a grid of 4 per row below ``STACK_BELOW_PX`` and of 2
   on a phone, instead of eight full-width shirts one under the other; its picture sum goes
   two by two on a phone.
@@ -37,6 +39,7 @@ import re
 
 from .figures import PHONE_TITLE_PX
 from .model_figures import SELECTED
+from .tables import TABLE_CLASS
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
@@ -58,6 +61,8 @@ SAMPLES_KEY = "sample_grid"
 PAIRS_KEY = "pair_grid"
 """Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
 
+TABLE_LINE = ("#e8e5e2", "#3a3834")
+"""The lines of a table (``tables.number_table``) in the light and the dark theme: Streamlit 1.67's own table lines."""
 STACK_KEY = "stack_{name}"
 """Key of a container whose columns stack like chart columns (the code page: source | numbers)."""
 
@@ -176,6 +181,25 @@ APP_CSS = f"""<style>
     min-width: calc(50% - 1rem) !important; flex: 1 1 calc(50% - 1rem) !important;
   }}
 }}
+/* 6 · Tables of numbers (tables.number_table): lines as Streamlit draws its tables, numbers
+   right-aligned in digits of one width, a wide table scrolls sideways in its frame */
+.{TABLE_CLASS}-wrap {{
+  overflow: auto; max-width: 100%; border-radius: 0.5rem;
+  border: 1px solid {TABLE_LINE[0]}; border-color: light-dark({TABLE_LINE[0]}, {TABLE_LINE[1]});
+}}
+.{TABLE_CLASS} {{
+  border-collapse: separate; border-spacing: 0; min-width: 100%; font-size: 0.875rem; line-height: 1.5;
+}}
+.{TABLE_CLASS} :is(th, td) {{
+  padding: 0.25rem 0.375rem; text-align: left; vertical-align: middle; font-weight: 400;
+  border: 0 solid {TABLE_LINE[0]}; border-color: light-dark({TABLE_LINE[0]}, {TABLE_LINE[1]});
+  border-top-width: 1px; border-right-width: 1px;
+}}
+.{TABLE_CLASS} thead th {{ border-top-width: 0; }}
+.{TABLE_CLASS} tr > :last-child {{ border-right-width: 0; }}
+.{TABLE_CLASS} th {{ padding-left: 0.5rem; color: color-mix(in srgb, currentColor 70%, transparent); }}
+.{TABLE_CLASS} tbody th {{ white-space: nowrap; }}
+.{TABLE_CLASS} td.n {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
 </style>
 {chart_dark_rules()}"""
 """The style sheet of every page: a constant, never built from user input."""

@@ -1,39 +1,67 @@
-"""Read-only tables of numbers, drawn as static HTML.
+"""Read-only tables of numbers, each drawn as one static HTML table.
 
-``st.table`` rather than ``st.dataframe``: a data grid is a canvas widget that Chromium takes
-far longer to draw, and a switch to the code page drew eleven of them (bench/bench_clicks.py).
-``st.table`` renders its cells and headers as Markdown, so every label and text cell is escaped here.
+Not ``st.table``: Streamlit 1.67 renders every cell and header of an ``st.table`` as Markdown
+(a Markdown parser and a styled component per cell), and the code page's ~700 cells made
+its page switch 2–3× a bare app's rerun (docs/benchmarks.md). Not ``st.dataframe``: a
+canvas grid, slower still to draw. Here a table is HTML built from escaped text, sent with
+``st.html``: one element, plain cells. Every number cell keeps its full value in
+``data-value`` (what the tests read), the cell shows it formatted. Its look (borders, header
+colour, dark theme, scrolling when wide) is the style sheet's ``TABLE_CLASS`` rules.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import html
+import numbers
+
+import numpy as np
 import streamlit as st
 
-from .safe import escape_markdown
+TABLE_CLASS = "num-table"
+"""Class of every table here (``style.table_rules`` draws it); its wrapper is ``TABLE_CLASS-wrap``."""
 
 
-def number_table(columns: dict, *, index=None, number: str = "{:.4f}", height: int | str = "content") -> None:
-    """Show ``{header: column}`` as a table; float columns formatted with ``number`` (the data
-    keep every digit: AppTest and copy-paste read the full values), text cells and labels
-    escaped (tokens are the learner's text). ``index``: row labels, or none shown; ``height``
-    in px scrolls a long table. Example: ``number_table({"α̂": weights}, index=["1: the", "2: cat"])``.
+def _cell(value, number: str) -> str:
+    """One ``<td>``: a number formatted with ``number`` and its full value kept, or escaped text.
+
+    >>> _cell(0.123456, "{:.2f}"), _cell(3, "{:.2f}"), _cell("<b>", "{:.2f}")
+    ('<td class="n" data-value="0.123456">0.12</td>', '<td class="n" data-value="3">3</td>', '<td>&lt;b&gt;</td>')
     """
-    escaped = lambda labels: [escape_markdown(str(label)) for label in labels]  # noqa: E731
-    cells = {
-        header: escaped(column) if any(isinstance(cell, str) for cell in column) else column
-        for header, column in zip(escaped(columns), columns.values())
-    }
-    frame = pd.DataFrame(cells, index=None if index is None else escaped(index))
-    floats = [c for c in frame.columns if frame[c].dtype.kind == "f"]
-    st.table(frame.style.format(number, subset=floats), hide_index=index is None, height=height)
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return f'<td class="n" data-value="{int(value)}">{int(value)}</td>'
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return f'<td class="n" data-value="{float(value)!r}">{html.escape(number.format(float(value)))}</td>'
+    return f"<td>{html.escape(str(value))}</td>"
 
 
-def warm_up() -> str:
-    """Import pandas' Styler and load its HTML template, as the first ``number_table`` of a
-    server would (0.1 s after pandas' own 0.3 s). Returns the HTML of a one-cell table.
+def table_html(columns: dict, *, index=None, number: str = "{:.4f}", height: int | None = None) -> str:
+    """The HTML of ``{header: column}`` as a table: real numbers formatted with ``number``
+    (integers as they are), text and labels escaped (tokens are the learner's text);
+    ``index``: row labels, or none; ``height`` in px scrolls a long table.
 
-    >>> "0.5000" in warm_up()
-    True
+    >>> print(table_html({"α̂": [0.25]}, index=["1: <it>"]))  # doctest: +NORMALIZE_WHITESPACE
+    <div class="num-table-wrap"><table class="num-table"><thead><tr><th></th><th scope="col">α̂</th></tr></thead>
+    <tbody><tr><th scope="row">1: &lt;it&gt;</th><td class="n" data-value="0.25">0.2500</td></tr></tbody></table></div>
     """
-    return pd.DataFrame({"x": [0.5]}).style.format("{:.4f}").to_html()
+    cells = [list(column) for column in columns.values()]
+    n_rows = len(cells[0]) if cells else 0
+    if any(len(column) != n_rows for column in cells) or (index is not None and len(index) != n_rows):
+        raise ValueError(f"columns and index must have one length: {[len(c) for c in cells]}, index {index}")
+    head = ("<th></th>" if index is not None else "") + "".join(
+        f'<th scope="col">{html.escape(str(header))}</th>' for header in columns
+    )
+    rows = []
+    for r in range(n_rows):
+        label = f'<th scope="row">{html.escape(str(index[r]))}</th>' if index is not None else ""
+        rows.append(f"<tr>{label}{''.join(_cell(column[r], number) for column in cells)}</tr>")
+    scroll = f' style="max-height: {int(height)}px"' if height is not None else ""
+    return (
+        f'<div class="{TABLE_CLASS}-wrap"{scroll}><table class="{TABLE_CLASS}"><thead><tr>{head}</tr></thead>\n'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def number_table(columns: dict, *, index=None, number: str = "{:.4f}", height: int | None = None) -> None:
+    """Show ``{header: column}`` as a table (``table_html``), e.g.
+    ``number_table({"α̂": weights}, index=["1: the", "2: cat"])``."""
+    st.html(table_html(columns, index=index, number=number, height=height))

@@ -119,7 +119,7 @@ named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
 c_tokens, c_formulas = st.columns([1, 2])
 with c_tokens:
-    number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=min(38 + 35 * T, 420))
+    number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
     st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")

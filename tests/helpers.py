@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -88,20 +89,66 @@ def z_of(fig: dict) -> np.ndarray:
     return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
-def unescape_markdown(text: str) -> str:
-    """What a Markdown cell shows: ``safe.escape_markdown`` undone (``q\\[0\\]`` → ``q[0]``)."""
-    return re.sub(r"\\(.)", r"\1", text)
+class _TableReader(HTMLParser):
+    """Reads one ``tables.table_html`` table: headers, row labels and cells as a learner reads
+    them (entities decoded), each number cell as its full ``data-value`` and its shown text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.header, self.labels, self.rows, self.shown = [], [], [], []
+        self._cell, self._text, self._part = None, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "thead":
+            self._part = "head"
+        elif tag == "tbody":
+            self._part = "body"
+        elif tag == "tr" and self._part == "body":
+            self.rows.append([])
+            self.shown.append([])
+        elif tag in ("th", "td"):
+            self._cell, self._text = (tag, attrs.get("scope"), attrs.get("data-value")), []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag not in ("th", "td") or self._cell is None:
+            return
+        (kind, scope, value), text = self._cell, "".join(self._text)
+        self._cell = None
+        if self._part == "head":
+            self.header.append(text)
+        elif kind == "th" and scope == "row":
+            self.labels.append(text)
+        else:
+            number = value if value is None else int(value) if re.fullmatch(r"-?\d+", value) else float(value)
+            self.rows[-1].append(text if number is None else number)
+            self.shown[-1].append(text)
 
 
 def tables(at) -> list:
-    """The page's st.table frames with their labels as a learner reads them (the cells and
-    headers are Markdown, so labels arrive escaped); numbers keep every digit."""
+    """The page's tables (``tables.number_table``, sent as HTML) as frames: headers, row labels
+    and text as a learner reads them, numbers with every digit (a cell's ``data-value``). Checks
+    on the way that each number cell shows its value, rounded to the digits it shows."""
+    import pandas as pd
+
     out = []
-    for element in at.table:
-        frame = element.value.copy()
-        frame.columns = [unescape_markdown(str(c)) for c in frame.columns]
-        frame.index = [unescape_markdown(str(r)) for r in frame.index]
-        out.append(frame.map(lambda cell: unescape_markdown(cell) if isinstance(cell, str) else cell))
+    for element in at.html:
+        if 'class="num-table"' not in element.value:
+            continue
+        reader = _TableReader()
+        reader.feed(element.value)
+        for row, texts in zip(reader.rows, reader.shown):
+            for cell, text in zip(row, texts):
+                if not isinstance(cell, str) and np.isfinite(cell):
+                    mantissa, _, exponent = text.partition("e")
+                    last = int(exponent or 0) - len(mantissa.partition(".")[2])  # the place of the last digit shown
+                    assert abs(float(text) - cell) <= 0.5 * 10.0**last * (1 + 1e-9), (text, cell)
+        header = reader.header[1:] if reader.labels else reader.header  # the corner above the labels
+        out.append(pd.DataFrame(reader.rows, columns=header, index=reader.labels or None))
     return out
 
 

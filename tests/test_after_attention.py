@@ -28,8 +28,8 @@ from attention_core import after_attention as aa
 from attention_core.encoder import encode
 from attention_ui import shell
 from attention_ui.i18n import LANGS, LOCALES, translate
-from attention_ui.safe import escape_markdown
 from tests.helpers import APP, ROOT, _decode, english_prose, figures_by_key, page_texts, z_of
+from tests.helpers import tables as page_tables
 
 PAGE = "pages/after_attention.py"
 SENTENCE = "The cat sat on the mat because it was tired"
@@ -374,10 +374,10 @@ def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
     assert not {"layer_step", "layers_view", "vector_view"} & set(at.query_params)  # the defaults
     at.button_group(key="vector_view_tab").set_value("table").run()
     long = aa.sentence_vector(LONG)
-    header = escape_markdown(translate("en", "after_attention.col_note"))
-    (sentences,) = [table.value for table in at.table if header in table.value.columns]  # static HTML, escaped
+    header = translate("en", "after_attention.col_note")
+    (sentences,) = [table for table in page_tables(at) if header in table.columns]
     cut = translate("en", "after_attention.note_cut", read=254, total=long.n_pieces)
-    assert sentences[header].tolist() == ["", escape_markdown(cut)]
+    assert sentences[header].tolist() == ["", cut]
 
 
 def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vector():

@@ -155,10 +155,10 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     at = run_page(PAGE, SENTENCE, toy="true", scaled=str(scaled).lower())
     assert not at.exception, at.exception
     closed = tables(at)
-    assert "table_weights" not in closed and "table_row_sums" not in closed and len(at.table) == 7
+    assert "table_weights" not in closed and "table_row_sums" not in closed and len(page_tables(at)) == 7
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
     shown = tables(open_runs(at))
-    assert len(shown) == len(at.table) == 11, sorted(shown)  # the PyTorch table only on request
+    assert len(shown) == len(page_tables(at)) == 11, sorted(shown)  # the PyTorch table only on request
     # the five-line attention always divides by √d_k, whatever the sidebar says
     _, _, _, _, _, formula_outputs = reference_attention(SENTENCE)
     np.testing.assert_allclose(shown["table_formula"].to_numpy(), formula_outputs, rtol=1e-12, atol=1e-14)

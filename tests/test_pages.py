@@ -210,18 +210,19 @@ ZH = "我爱北京天安门"
 
 
 def _step0_tokens(at) -> list[str]:
-    frame = page_tables(at)[0]  # unescaped: the cells are Markdown, a token's special characters escaped
+    frame = page_tables(at)[0]  # as a learner reads them: the HTML's entities decoded
     return list(frame[frame.columns[1]])
 
 
-def test_step0_table_shows_markup_tokens_escaped():
-    """st.table renders its cells as Markdown: a token like **b** must show literally."""
-    at = run_page("pages/step_by_step.py", "**b** [x](javascript:alert) <i>", toy="true")
+def test_step0_table_shows_markup_tokens_as_text():
+    """Tokens go into the table's HTML escaped: markup in the sentence shows literally, never as markup."""
+    sentence = "**b** [x](javascript:alert) <i> <img src=x onerror=alert(1)>"
+    at = run_page("pages/step_by_step.py", sentence, toy="true")
     assert not at.exception, at.exception
-    lesson = build_lesson("**b** [x](javascript:alert) <i>", ToyEmbedder(dim=8), LessonSettings())
+    lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
     assert _step0_tokens(at) == list(lesson.tokens)
-    cells = list(at.table[0].value.iloc[:, 1])
-    assert any("\\*" in cell for cell in cells) and not any(re.search(r"(?<!\\)[*<\[]", c) for c in cells)
+    (body,) = [h.value for h in at.html if 'class="num-table"' in h.value]
+    assert "<i>" not in body and "<img" not in body and "<td>&lt;</td>" in body
 
 
 def test_chinese_characters_by_default_and_words_on_request():
