@@ -315,12 +315,9 @@ ROW_LABELS = 32
 """... and names the columns by their tokens, tilted where needed, while they have this many:
 the tokens of the other sentence are what a cross-attention map is about. Each tilted label
 costs Chromium a text measurement on every redraw."""
-MAX_CELLS_PX = 980
-"""``heatmap_row`` prints no cell numbers that would need a wider chart than this (what a
-1440 px laptop's window gives a chart beside the sidebar; 940 px at 1400): hidden, they would
-still cost Chromium one text element each, 0.2–0.3 ms apiece on every page switch (Multi-head's
-masked scores | weights needed 1200 px for 288 numbers, Why √d_k's sentence with and without
-÷√d_k 1000 px). The hover gives every cell's value, and the chart says so."""
+MAX_CELLS_PX = 1300
+"""``heatmap_row`` prints no cell numbers that would need a wider chart than this (about the
+widest a 1920 px screen gives): hidden, they would still cost Chromium one text element each."""
 
 
 def heatmap_row(

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from attention_ui.figures import MAX_CELLS_PX, domains, figure, heatmap, heatmap_row, panel_axes
+from attention_ui.figures import domains, figure, heatmap, panel_axes
 from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector_figure
 from tests.helpers import ROOT
 
@@ -191,16 +191,3 @@ def test_text_px_adds_up_glyph_widths():
     assert text_px(word, 10) == pytest.approx(10 * sum(TEXT_EM[c] for c in word))
     assert text_px(f"<b>{word}</b><br>ab") == text_px(word)
     assert text_px("注意力", 14) == 42
-
-
-def test_a_row_prints_cell_numbers_only_where_a_laptop_has_room_for_them():
-    """Numbers a 1440 px window would hide are not drawn at all (Chromium pays per text element)."""
-
-    def row(n_panels: int, n: int) -> go.Figure:
-        panels = [(str(p), np.full((n, n), 0.25)) for p in range(n_panels)]  # (n, n) each
-        return heatmap_row(panels, list("abcdefghijkl")[:n], title="t")
-
-    small, wide = row(2, 4), row(2, 12)  # two 4 × 4 panels fit; two 12 × 12 (Multi-head's masked pair) do not
-    assert 0 < small.layout.meta["cell_numbers_width"] <= MAX_CELLS_PX
-    assert all(trace.texttemplate for trace in small.data)
-    assert wide.layout.meta["cell_numbers_width"] == 0 and not any(trace.texttemplate for trace in wide.data)
