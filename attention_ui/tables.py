@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 TABLE_CLASS = "num-table"
-"""Class of every table here (``style.table_rules`` draws it); its wrapper is ``TABLE_CLASS-wrap``."""
+"""Class of every table here (the style sheet's section 6 draws it); its wrapper's is ``TABLE_CLASS-wrap``."""
 
 
 def _cell(value, number: str) -> str:
