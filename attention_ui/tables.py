@@ -27,11 +27,11 @@ def _cell(value, number: str) -> str:
     >>> _cell(0.123456, "{:.2f}"), _cell(3, "{:.2f}"), _cell("<b>", "{:.2f}")
     ('<td class="n" data-value="0.123456">0.12</td>', '<td class="n" data-value="3">3</td>', '<td>&lt;b&gt;</td>')
     """
-    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):  # text (a flag reads as text)
+        return f"<td>{html.escape(str(value))}</td>"
+    if isinstance(value, numbers.Integral):
         return f'<td class="n" data-value="{int(value)}">{int(value)}</td>'
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return f'<td class="n" data-value="{float(value)!r}">{html.escape(number.format(float(value)))}</td>'
-    return f"<td>{html.escape(str(value))}</td>"
+    return f'<td class="n" data-value="{float(value)!r}">{html.escape(number.format(float(value)))}</td>'
 
 
 def table_html(columns: dict, *, index=None, number: str = "{:.4f}", height: int | None = None) -> str:

@@ -89,7 +89,7 @@ def z_of(fig: dict) -> np.ndarray:
     return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
 
 
-class _TableReader(HTMLParser):
+class TableReader(HTMLParser):
     """Reads one ``tables.table_html`` table: headers, row labels and cells as a learner reads
     them (entities decoded), each number cell as its full ``data-value`` and its shown text."""
 
@@ -139,7 +139,7 @@ def tables(at) -> list:
     for element in at.html:
         if 'class="num-table"' not in element.value:
             continue
-        reader = _TableReader()
+        reader = TableReader()
         reader.feed(element.value)
         for row, texts in zip(reader.rows, reader.shown):
             for cell, text in zip(row, texts):

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from attention_ui.tables import TABLE_CLASS, table_html
-from tests.helpers import _TableReader
+from tests.helpers import TableReader
 
 
-def read(body: str) -> _TableReader:
-    reader = _TableReader()
+def read(body: str) -> TableReader:
+    reader = TableReader()
     reader.feed(body)
     return reader
 
