@@ -564,8 +564,7 @@ def encode(
     >>> trace = encode("The cat sat on the mat because it was tired")
     >>> trace.tokens[:4], trace.hidden.shape, trace.weights.shape
     (('[CLS]', 'the', 'cat', 'sat'), (7, 12, 384), (6, 12, 12, 12))
-    >>> it = trace.tokens.index("it")
-    >>> trace.tokens[int(trace.weights[5, 11, it].argmax())]  # layer 5, head 11: "it" looks at "cat"
+    >>> trace.tokens[int(trace.weights[0, 2, 3].argmax())]  # layer 0, head 2: "sat" looks at the token before
     'cat'
     >>> round(float(np.linalg.norm(trace.sentence_embedding)), 6)
     1.0

@@ -150,19 +150,6 @@ def test_gelu_and_layer_norm_match_torch():
     np.testing.assert_allclose(layer_norm(rows, (gamma, beta), 1e-5).outputs, theirs.numpy(), atol=1e-12)
 
 
-def test_a_trained_head_links_the_pronoun_to_its_noun():
-    """Layer 5, head 11 (from 0): the head the lessons open on."""
-    for text, noun in [
-        ("The animal didn't cross the street because it was too tired", "animal"),
-        ("The cat sat on the mat because it was tired", "cat"),
-        ("The dog chased the ball because it was fast", "dog"),
-    ]:
-        trace = encode(text)
-        it = trace.tokens.index("it")
-        assert trace.tokens[int(trace.weights[5, 11, it].argmax())] == noun
-        assert trace.weights[5, 11, it, trace.tokens.index(noun)] > 0.5
-
-
 def test_the_cut_follows_max_pieces_and_counts_the_whole_text():
     enc = load_encoder()
     tokens, ids, n = tokenize(enc, "the tailoring of shirts", max_pieces=2)
