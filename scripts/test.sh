@@ -19,9 +19,11 @@ export PIP_ROOT_USER_ACTION=ignore
 PYTHON="${PYTHON:-python}"
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 
-# System packages: chromium when its binary is missing, fonts-noto-cjk when dpkg lacks it.
+# System packages: chromium when its binary is missing, nginx (deploy/serve.sh's proxy, tested by
+# tests/test_deploy.py) when there is none, fonts-noto-cjk when dpkg lacks it.
 apt_packages=()
 [ -x "$CHROMIUM" ] || apt_packages+=(chromium)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
 if command -v dpkg >/dev/null 2>&1 && ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
   apt_packages+=(fonts-noto-cjk)
 fi
