@@ -95,10 +95,13 @@ def attend_page() -> None:
         if lesson is None:
             st.info(t("exercises.need_sentence"))
             return
-        exercise = ex.attend_from_trace(lesson.trace, lesson.tokens, seed)
+        exercise = ex.attend_from_lesson(lesson, seed)  # on a trained model: a head drawn by the seed
         tokens = list(exercise.tokens)
         ex_id = ex.exercise_id("attend", seed, "lesson:" + lesson.text)
-        st.caption(t("exercises.lesson_note_trained" if lesson.trained else "exercises.lesson_note"))
+        if exercise.layer is None:
+            st.caption(t("exercises.lesson_note"))
+        else:
+            st.caption(t("exercises.lesson_note_trained", layer=shown(exercise.layer), head=shown(exercise.head)))
     else:
         exercise = ex.attend_exercise(seed)
         words = t("exercises.vocab").split()

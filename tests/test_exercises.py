@@ -16,8 +16,13 @@ import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core import exercises as ex
+from attention_core.encoder import encode
 from attention_core.lesson import STEPS
+from attention_core.model import ModelEmbedder
+from attention_core.scaling import scaling_experiment
 from attention_ui.i18n import translate
+from attention_ui.notation import shown
+from attention_ui.shell import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -47,10 +52,13 @@ def test_check_seed_and_rng():
 
 def _fingerprint(seeds) -> dict:
     out = {}
+    encoded = encode(DEFAULT_SENTENCE)
     for s in seeds:
         a, b, o, n = ex.attend_exercise(s), ex.by_hand_exercise(s), ex.order_exercise(s), ex.no_scaling_exercise(s)
+        m = ex.attend_from_encoder(encoded, s)
         out[str(s)] = {
             "attend": [list(a.word_ids), a.query, [round(float(x), 12) for x in a.weights]],
+            "attend_model": [m.layer, m.head, m.query, list(m.answers)],
             "by_hand": [b.q.tolist(), b.k.tolist()],
             "order": list(o.shuffled),
             "no_scaling": [n.d_k, list(n.options), round(n.raw_max_weight, 12)],
@@ -69,7 +77,7 @@ def test_same_seed_same_exercise_in_a_fresh_process():
 
 def test_different_seeds_give_different_exercises():
     prints = _fingerprint(range(20))
-    for kind in ("attend", "by_hand", "order"):
+    for kind in ("attend", "attend_model", "by_hand", "order"):
         assert len({json.dumps(p[kind]) for p in prints.values()}) >= 15, kind
 
 
@@ -125,6 +133,162 @@ def test_attend_tie_accepts_every_tied_key():
     e = ex.attend_from_trace(scaled_dot_product_attention(q, k, k), ["a", "b", "c"], seed=0)
     assert e.answers == (0, 1)
     assert ex.check_attend(e, 0).correct and ex.check_attend(e, 1).correct and not ex.check_attend(e, 2).correct
+
+
+MARKERS = ("[CLS]", "[SEP]")
+MODEL_SEEDS = range(200)
+
+
+def loop_argmax(row) -> int:
+    """The first key of largest weight, by a plain loop."""
+    best = 0
+    for j in range(len(row)):
+        if row[j] > row[best]:
+            best = j
+    return best
+
+
+def loop_answer_keys(weights, tokens) -> set[int]:
+    """Every key j that some word-piece row of some head peaks on, the peak being a word piece
+    (plain loops over the model's (L, H, T, T) weights): the answers an exercise may have."""
+    keys = set()
+    L, H, T = len(weights), len(weights[0]), len(tokens)
+    for layer in range(L):
+        for head in range(H):
+            for i in range(T):
+                if tokens[i] in MARKERS:
+                    continue
+                j = loop_argmax(weights[layer][head][i])
+                if tokens[j] not in MARKERS:
+                    keys.add(j)
+    return keys
+
+
+@pytest.fixture(scope="module")
+def model_embedder():
+    return ModelEmbedder().load()
+
+
+def trained_lesson(embedder, text, layer_head=None, scaled=True):
+    layer, head = layer_head or (LessonSettings().layer, LessonSettings().head)
+    return build_lesson(text, embedder, LessonSettings(projection="trained", layer=layer, head=head, scaled=scaled))
+
+
+def test_attend_on_the_trained_model_draws_head_and_row(model_embedder):
+    """On the default sentence, seeds 0 … 199: every exercise is a row of a head of the model,
+    its answer is the plain-loop arg-max of that row and a word piece, its scores and weights are
+    q·k and softmax(q·k/√d_k) by loops, and the answers vary. Measured: 9 different answers
+    (10 key positions: "the" is two of them), the most common "the" on 20 % of the seeds; with
+    the lesson's head alone, 4 answers and [CLS] on 54 % (``test_the_one_head_answers_hardly_vary``)."""
+    lesson = trained_lesson(model_embedder, DEFAULT_SENTENCE)
+    encoded, tokens = lesson.encoded, lesson.tokens
+    weights = np.asarray(encoded.weights).tolist()  # (L, H, T, T) as plain lists
+    L, H = len(weights), len(weights[0])
+    reachable = loop_answer_keys(weights, tokens)
+    answers, words = [], []
+    for seed in MODEL_SEEDS:
+        e = ex.attend_from_lesson(lesson, seed)
+        assert 0 <= e.layer < L and 0 <= e.head < H and list(e.tokens) == tokens
+        assert tokens[e.query] not in MARKERS
+        row = weights[e.layer][e.head][e.query]
+        best = loop_argmax(row)
+        assert tokens[best] not in MARKERS and e.answers == (best,), (seed, e.layer, e.head, e.query)
+        np.testing.assert_array_equal(e.weights, row)  # the model's own weights
+        head = encoded.head(e.layer, e.head)
+        scores, by_loops = loop_weights(head.q[e.query], head.k, 1 / math.sqrt(head.q.shape[1]))
+        np.testing.assert_allclose(e.scores, scores, atol=1e-9)
+        np.testing.assert_allclose(e.weights, by_loops, atol=1e-6)
+        assert ex.check_attend(e, best).correct and not ex.check_attend(e, 0).correct  # [CLS] is never right
+        answers.append(best)
+        words.append(tokens[best])
+    assert set(answers) == reachable  # every key some head peaks on is drawn, none other
+    top_word, top_count = max(((w, words.count(w)) for w in set(words)), key=lambda x: x[1])
+    assert len(set(words)) >= 8 and top_count / len(words) <= 0.25, (len(set(words)), top_word, top_count)
+    assert max(answers.count(j) for j in set(answers)) / len(answers) <= 0.15  # per key position
+    drawn = [ex.attend_from_lesson(lesson, s) for s in range(40)]
+    assert len({(e.layer, e.head) for e in drawn}) > 10
+
+
+@pytest.mark.parametrize(
+    ("text", "layer_head", "before"),
+    [
+        (DEFAULT_SENTENCE, (1, 3), {"[CLS]": 108, "thanked": 50, "boy": 24, "girl": 18}),
+        ("The cat sat on the mat because it was tired", (5, 11), {"cat": 200}),
+    ],
+)
+def test_the_one_head_answers_hardly_vary(model_embedder, text, layer_head, before):
+    """Why the head is drawn: on the lesson's head alone (``attend_from_trace``), the answers of
+    seeds 0 … 199 are few (the default head: [CLS] on 108; the old default head, layer 6, head 12
+    from 1: "cat" on all 200). Drawn over every head, 8 or more different answers, none on more
+    than a quarter of the seeds."""
+    lesson = trained_lesson(model_embedder, text, layer_head)
+    one_head = [lesson.tokens[ex.attend_from_trace(lesson.trace, lesson.tokens, s).answers[0]] for s in MODEL_SEEDS]
+    assert {w: one_head.count(w) for w in set(one_head)} == before
+    drawn = [lesson.tokens[ex.attend_from_lesson(lesson, s).answers[0]] for s in MODEL_SEEDS]
+    assert len(set(drawn)) >= 8 and max(drawn.count(w) for w in set(drawn)) <= len(drawn) // 4
+    assert not set(drawn) & set(MARKERS)
+
+
+def test_attend_on_the_trained_model_without_scaling(model_embedder):
+    """With ÷√d_k switched off, the same head, row and answer (softmax keeps the order), and the
+    weights of the unscaled scores, by loops."""
+    scaled = trained_lesson(model_embedder, DEFAULT_SENTENCE)
+    unscaled = trained_lesson(model_embedder, DEFAULT_SENTENCE, scaled=False)
+    for seed in range(20):
+        a, b = ex.attend_from_lesson(scaled, seed), ex.attend_from_lesson(unscaled, seed)
+        assert (a.layer, a.head, a.query, a.answers) == (b.layer, b.head, b.query, b.answers)
+        np.testing.assert_array_equal(a.scores, b.scores)
+        _, by_loops = loop_weights([1.0], [[x] for x in b.scores], 1.0)  # softmax of the raw scores
+        np.testing.assert_allclose(b.weights, by_loops, atol=1e-12)
+
+
+def test_attend_on_other_lessons_keeps_the_lessons_trace(model_embedder):
+    """Toy embeddings, or the model's embeddings with random W: the exercise is a row of the
+    lesson's own trace, as before, with no head recorded."""
+    for lesson in (
+        build_lesson("the cat sat on the mat", ToyEmbedder(dim=8)),
+        build_lesson(DEFAULT_SENTENCE, model_embedder, LessonSettings(projection="random")),
+    ):
+        assert not lesson.trained
+        for seed in range(10):
+            a, b = ex.attend_from_lesson(lesson, seed), ex.attend_from_trace(lesson.trace, lesson.tokens, seed)
+            assert (a.query, a.answers, a.layer, a.head) == (b.query, b.answers, None, None)
+            np.testing.assert_array_equal(a.weights, b.weights)
+
+
+class FakeEncoded:
+    """A stand-in for an EncoderTrace: tokens, weights (L, H, T, T), head(layer, head)."""
+
+    def __init__(self, tokens, weights):
+        self.tokens, self.weights = tuple(tokens), np.asarray(weights, dtype=np.float64)
+
+    def head(self, layer, head):
+        from attention_core import scaled_dot_product_attention
+
+        w = self.weights[layer, head]  # (T, T): q = log w, k = I gives scores log w, softmax w again
+        return scaled_dot_product_attention(np.log(w) * math.sqrt(len(w)), np.eye(len(w)), np.eye(len(w)))
+
+
+def test_attend_candidates_rule():
+    tokens = ["[CLS]", "a", "b", "[SEP]"]
+    w = np.full((2, 3, 4, 4), 0.1)
+    w[..., 0] = 0.7  # every row of every head parks on [CLS]
+    w[1, 2, 2] = [0.1, 0.6, 0.2, 0.1]  # except row 2 ("b") of layer 1, head 2: it peaks on "a"
+    w[0, 1, 1] = [0.1, 0.2, 0.1, 0.6]  # a row peaking on [SEP]: no candidate
+    w[0, 0, 0] = [0.1, 0.7, 0.1, 0.1]  # the [CLS] row peaking on a word: no candidate either
+    w[1, 0, 1] = [0.4, 0.4, 0.1, 0.1]  # a tie between [CLS] and "a": no candidate
+    assert ex.attend_candidates(w, tokens).tolist() == [[1, 2, 2]]
+    for seed in range(10):
+        e = ex.attend_from_encoder(FakeEncoded(tokens, w), seed)
+        assert (e.layer, e.head, e.query, e.answers) == (1, 2, 2, (1,))
+        np.testing.assert_allclose(e.weights, w[1, 2, 2], atol=1e-12)
+    # no candidate at all: still a word-piece row of some head, drawn by the seed
+    w[1, 2, 2] = [0.7, 0.1, 0.1, 0.1]
+    assert len(ex.attend_candidates(w, tokens)) == 0
+    drawn = {(e.layer, e.head, e.query) for e in (ex.attend_from_encoder(FakeEncoded(tokens, w), s) for s in range(60))}
+    assert {i for _, _, i in drawn} == {1, 2} and len(drawn) > 6
+    with pytest.raises(ValueError):
+        ex.attend_from_encoder(FakeEncoded(tokens[:-1], w[..., :3]), 0)
 
 
 # --------------------------------------------------------------------------- (b) by hand
@@ -205,9 +369,11 @@ def loop_slips(q_row, keys) -> dict[str, list[float]]:
     """What each slip gives, written here with loops and math.exp (d_k = 2): the reference."""
     scores, unscaled = loop_weights(q_row, keys, 1.0)  # softmax(q·k): √d_k forgotten
     _, by_d_k = loop_weights(q_row, keys, 1 / 2)  # softmax(q·k / d_k)
+    _, times_sqrt = loop_weights(q_row, keys, math.sqrt(2))  # softmax(q·k · √d_k)
     slips = {
         "forgot_scale": unscaled,
         "scaled_by_d_k": by_d_k,
+        "times_sqrt_d_k": times_sqrt,
         "no_normalise": [math.exp(s / math.sqrt(2)) for s in scores],
     }
     if sum(scores) != 0:
@@ -230,8 +396,24 @@ def test_no_slip_passes_as_right_on_2000_seeds():
                 r = ex.check_by_hand(e, given)
                 assert not r.correct and r.mistakes == (name,), (seed, name, given, r.mistakes)
             named[name] += 1
-    assert named["forgot_scale"] == named["scaled_by_d_k"] == named["no_normalise"] == len(MANY_SEEDS)
+    assert named["forgot_scale"] == named["scaled_by_d_k"] == named["times_sqrt_d_k"] == len(MANY_SEEDS)
+    assert named["no_normalise"] == len(MANY_SEEDS)
     assert named["no_exp"] > 0.8 * len(MANY_SEEDS)  # missing only where the scores sum to 0
+
+
+def test_multiplied_by_sqrt_d_k_is_recognised():
+    """Exercise 1: q = (0, −1), k = (−1, 1), (1, 0), (0, −2), so q·k = −1, 0, 2. Multiplied by
+    √2 instead of divided: e^(−1.41421) = 0.24312, e^0 = 1, e^(2.82843) = 16.91883, sum
+    18.16195, weights 0.01339, 0.05506, 0.93155; the right ones are 0.0879, 0.1784, 0.7337."""
+    e = ex.by_hand_exercise(1)
+    assert e.q.tolist() == [0, -1] and e.k.tolist() == [[-1, 1], [1, 0], [0, -2]] and e.scores.tolist() == [-1, 0, 2]
+    np.testing.assert_allclose(e.weights, [0.0879, 0.1784, 0.7337], atol=5e-5)
+    written = [0.24312 / 18.16195, 1 / 18.16195, 16.91883 / 18.16195]
+    np.testing.assert_allclose(written, [0.01339, 0.05506, 0.93155], atol=5e-6)
+    np.testing.assert_allclose(ex.slip_answers(e.scores)["times_sqrt_d_k"], written, atol=1e-5)
+    for given in (written, [0.01, 0.06, 0.93], [0.013, 0.055, 0.932]):
+        r = ex.check_by_hand(e, given)
+        assert not r.correct and r.mistakes == ("times_sqrt_d_k",), (given, r.mistakes)
 
 
 def test_the_old_draw_let_slips_pass():
@@ -329,6 +511,40 @@ def test_no_scaling_question_and_its_numbers(seed):
     ref = [math.exp(x - m) for x in logits]
     np.testing.assert_allclose(e.example_scaled, [r / sum(ref) for r in ref], atol=1e-6)
     assert raw.max() > np.max(e.example_scaled)
+
+
+NO_SCALING_SEEDS = range(300)
+
+
+def test_the_right_option_holds_on_every_seed():
+    """The right option says: they get more extreme, on average the top score takes most of the
+    weight, and less gradient flows back. On each of 300 seeds, at the d_k it draws: the mean
+    largest weight without ÷√d_k is above 1/2 and above the one with it, and the softmax
+    Jacobian is smaller. (It is not "nearly all" nor "vanishes": at d_k = 16 the mean largest
+    weight is 0.73 … 0.78 and the Jacobian's size about 0.25 against 0.36 with ÷√d_k.)"""
+    for seed in NO_SCALING_SEEDS:
+        e = ex.no_scaling_exercise(seed)
+        assert 0.5 < e.raw_max_weight and e.scaled_max_weight < e.raw_max_weight, seed
+        assert e.raw_jacobian < e.scaled_jacobian, seed
+
+
+@pytest.mark.parametrize("d_k", ex.NO_SCALING_D_KS)
+def test_the_right_option_holds_at_every_d_k(d_k):
+    """The same at each d_k the question can ask, for seeds 0 … 199, computed here from the
+    experiment's rows by loops; and the explanation's "the larger d_k, the closer to one-hot,
+    the less gradient" holds from each d_k to the next."""
+    for seed in range(200):
+        run = scaling_experiment(d_k, n_keys=ex.NO_SCALING_KEYS, n_samples=ex.NO_SCALING_SAMPLES, seed=seed)
+        raw_rows, scaled_rows = run.raw_weights.tolist(), run.scaled_weights.tolist()
+        raw_top = sum(max(r) for r in raw_rows) / len(raw_rows)
+        scaled_top = sum(max(r) for r in scaled_rows) / len(scaled_rows)
+        assert raw_top > 0.5 and raw_top > scaled_top, (d_k, seed, raw_top)
+        assert run.raw_stats.jacobian_norm < run.scaled_stats.jacobian_norm
+        bigger = [x for x in ex.NO_SCALING_D_KS if x > d_k]
+        if bigger:
+            nxt = scaling_experiment(bigger[0], n_keys=ex.NO_SCALING_KEYS, n_samples=ex.NO_SCALING_SAMPLES, seed=seed)
+            assert nxt.raw_stats.max_weight > run.raw_stats.max_weight
+            assert nxt.raw_stats.jacobian_norm < run.raw_stats.jacobian_norm
 
 
 def test_no_scaling_checking():
@@ -455,6 +671,42 @@ def test_page_by_hand_wrong_then_right(existing_pages, lang):
         at.number_input(key=f"ex_hand_{seed}_{j}").set_value(round(float(w), 2))
     check(at, lang)
     assert at.success and score_of(at) == "0/1"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_by_hand_multiplied_by_sqrt_d_k(existing_pages, lang):
+    seed = 1
+    at = open_page(lang, ex_seed=str(seed), ex_kind="by_hand")
+    for j, w in enumerate([0.013, 0.055, 0.932]):  # softmax(q·k · √2), written out above
+        at.number_input(key=f"ex_hand_{seed}_{j}").set_value(w)
+    check(at, lang)
+    assert at.error and score_of(at) == "0/1"
+    body = texts(at)
+    assert translate(lang, "exercises.mistake_times_sqrt_d_k") in body
+    assert translate(lang, "exercises.mistake_forgot_scale") not in body
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_attend_on_the_trained_model(existing_pages, lang):
+    """The default: the learner's sentence through the model. The page names the drawn head
+    (counted from 1), shows that head's scores and, once answered, its weights."""
+    from tests.helpers import _decode, figures_by_key, run_page
+
+    seed = 5
+    at = run_page("pages/exercises.py", lang=lang, ex_seed=str(seed))
+    assert not at.exception, at.exception
+    lesson = trained_lesson(ModelEmbedder().load(), DEFAULT_SENTENCE)
+    e = ex.attend_from_lesson(lesson, seed)
+    note = translate(lang, "exercises.lesson_note_trained", layer=shown(e.layer), head=shown(e.head))
+    assert note in [c.value for c in at.caption]
+    assert (e.layer, e.head) != (lesson.settings.layer, lesson.settings.head)  # seed 5: not the sidebar's head
+    figures = figures_by_key(at)
+    np.testing.assert_allclose(_decode(figures[f"ex_scores_{seed}"]["data"][0]["y"]), e.scores, atol=1e-12)
+    at.radio(key=f"ex_attend_answer_{seed}_lesson").set_value(e.answers[0])
+    check(at, lang)
+    assert at.success and score_of(at) == "1/1"
+    assert lesson.tokens[e.answers[0]] in texts(at) and f"{e.weights[e.answers[0]]:.3f}" in texts(at)
+    np.testing.assert_allclose(_decode(figures_by_key(at)[f"ex_weights_{seed}"]["data"][0]["y"]), e.weights, atol=1e-12)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
