@@ -71,6 +71,16 @@ def row_shares(x) -> np.ndarray:
     return frozen(np.divide(x, total, out=np.zeros_like(x), where=total > 0), copy=False)
 
 
+def share_on(matrix, keys) -> float:
+    """The mean over rows i of Σ_{j in keys} matrix[i, j]: how much of a row goes to those keys.
+
+    >>> share_on(np.array([[0.5, 0.5], [0.9, 0.1]]), [0])
+    0.7
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)  # (T_q, T_k)
+    return float(matrix[:, list(keys)].sum(axis=1).mean()) if len(keys) else 0.0
+
+
 def rollout(weights) -> np.ndarray:
     """Attention rollout through the layers (Abnar & Zuidema, 2020).
 

@@ -148,6 +148,15 @@ def role_scores(text: str | EncoderTrace, *, name: str | os.PathLike | None = No
     return weights_role_scores(trace.weights, trace.tokens)
 
 
+def quiet_keys(tokens) -> list[int]:
+    """The keys where heads often park weight that changes little: the markers and punctuation.
+
+    >>> quiet_keys(["[CLS]", "hi", ",", "you", "[SEP]"])
+    [0, 2, 4]
+    """
+    return [j for j, token in enumerate(tokens) if token in MARKERS or is_punctuation(token)]
+
+
 # --------------------------------------------------------------------------- where a word looks
 
 
@@ -471,6 +480,28 @@ def best_heads(scores, n: int = 3) -> list[tuple[int, int, float]]:
     return [(int(layer), int(head), float(scores[layer, head])) for layer, head in zip(layers, heads)]
 
 
+MEASURES = ("agreement", "pairs", *ROLES)
+"""What the census grid can colour every head by: the two pronoun tests, then the ``ROLES``."""
+
+
+def measure_scores(found: Census, measure_name: str) -> np.ndarray:
+    """Every head's score for one of ``MEASURES``, in [0, 1]: (L, H).
+
+    "agreement" is the share of he/she sentences a head gets right, "pairs" the share of minimal
+    pairs it resolves; the roles are ``Census.roles``.
+
+    >>> bool(measure_scores(census(), "pairs").max() <= 0.3)
+    True
+    """
+    if measure_name == "agreement":
+        return found.agreement_correct / found.n_agreement
+    if measure_name == "pairs":
+        return found.pairs_resolved / found.n_pairs
+    if measure_name in ROLES:
+        return found.roles[measure_name]
+    raise ValueError(f"measure must be one of {MEASURES}, got {measure_name!r}")
+
+
 # --------------------------------------------------------------------------- one head, in numbers
 
 WEIGHT_ROLES = ("previous", "next", "self", "cls", "sep", "punctuation")
@@ -564,6 +595,39 @@ def heads_with_a_job(found: Census) -> list[Job]:
         if score >= bar:
             jobs.append(Job(job=job, layer=layer, head=head, score=score))
     return jobs
+
+
+PARKING = 0.5
+"""A head "parks" on the markers when its rows put, on average, more than this share of their
+weight on [CLS] and [SEP] together."""
+
+
+def parking_heads(found: Census) -> int:
+    """How many heads park on the markers over the plain sentences (``PARKING``).
+
+    >>> 20 < parking_heads(census()) < 50
+    True
+    """
+    return int(((found.roles["cls"] + found.roles["sep"]) > PARKING).sum())
+
+
+TRAP = ("The cat sat on the mat because it was tired", "it", 5, 11)
+"""(sentence, word, layer, head): the example that once made this app say that layer 6, head 12
+finds what "it" refers to. The head sends "it" to "cat" here; on the minimal pairs its answer
+hardly ever changes (``Census.pairs_same``). The heads page tells the story with these numbers."""
+
+
+def where_word_looks(text: str, word: str, layer: int, head: int, *, name=None) -> tuple[str, float]:
+    """The token ``word`` puts its largest weight on in one head (markers and itself left out), and that weight.
+
+    >>> token, weight = where_word_looks(*TRAP)
+    >>> token, weight > 0.5
+    ('cat', True)
+    """
+    trace = encode(text, name=name)
+    i = word_position(trace.tokens, word)
+    key, weight = looks_most(trace.weights[layer, head], trace.tokens, i)
+    return trace.tokens[int(key)], float(weight)
 
 
 if __name__ == "__main__":  # python -m attention_core.heads: measure the bundled model again and store it

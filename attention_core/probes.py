@@ -30,6 +30,19 @@ class Pair:
     referent_a: str
     referent_b: str
 
+    @property
+    def switch(self) -> tuple[str, str]:
+        """The one word that differs, as it reads in a and in b.
+
+        >>> Pair("It was big.", "It was small.", "it", "x", "y").switch
+        ('big.', 'small.')
+        """
+        words_a, words_b = self.a.split(), self.b.split()
+        differ = [(x, y) for x, y in zip(words_a, words_b) if x != y]
+        if len(words_a) != len(words_b) or len(differ) != 1:
+            raise ValueError(f"a minimal pair differs in exactly one word: {self.a!r} / {self.b!r}")
+        return differ[0]
+
 
 @dataclass(frozen=True)
 class Agreement:

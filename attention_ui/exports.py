@@ -210,6 +210,7 @@ def show_figure(
     corner: str = "",
     alt: str | None = None,
     defer_csv: bool = False,
+    on_click=None,
 ) -> None:
     """Draw ``fig`` with one small export menu under it: PNG or SVG through the chart's
     camera and, given ``matrix``, a CSV download.
@@ -235,6 +236,10 @@ def show_figure(
         Write the CSV only when the button is clicked (Streamlit runs the callable then, on
         its own thread), not on every rerun. For wide matrices: 12 × 1536 numbers take
         ~20-50 ms to write and ~250 kB to hold, on every click anywhere on the page.
+    on_click : callable, optional
+        ``on_click(point)`` runs before the rerun when the learner clicks a marker of the
+        figure (``figures.click_targets``); ``point`` is Plotly's point as Streamlit reports
+        it (``point["customdata"]``, ``point["x"]`` …).
 
     A heatmap whose cells print numbers (``figures.heatmap``) sits in a container that hides
     them, with the note "hover for the values", where the chart is too narrow for them
@@ -266,6 +271,15 @@ def show_figure(
     # The browser merges a new figure into the one it shows, so a font size that disappears
     # from the layout would stay, and so would the camera's tooltip: another key draws afresh.
     chart_key = key + ("_present" if presenting else "") + ("" if fmt == IMAGE_FORMATS[0] else f"_{fmt}")
+    selecting = {}
+    if on_click is not None:
+
+        def clicked() -> None:
+            points = st.session_state[chart_key].selection.points
+            if points:
+                on_click(points[0])
+
+        selecting = {"on_select": clicked, "selection_mode": "points"}
     with box:
         st.plotly_chart(
             themed_figure(shown),  # Streamlit's look in the figure itself, without meta: drawn once
@@ -273,6 +287,7 @@ def show_figure(
             theme=None,
             config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),
             alt=alt or alt_text(fig),
+            **selecting,
         )
         if cells is not None:
             note = st.container(key=NOTE_KEY.format(key=key)) if cells else st.container()

@@ -277,6 +277,8 @@ def heatmap(
     digits: int = 2,
     height: int | None = None,
     max_ticked: int = MAX_TICKED_COLS,
+    overlay=(),
+    **layout,
 ) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
@@ -288,17 +290,56 @@ def heatmap(
     ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
     instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
+    ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
+    layout settings, in the same single call.
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
     return figure(
-        [trace],
+        [trace, *overlay],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
         meta={"cell_numbers_width": width},
         xaxis=_x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk),
         yaxis=_y_axis(row_labels, y_title),
+        **layout,
     )
+
+
+def clicked_data(point) -> list:
+    """The ``customdata`` of a clicked marker as Streamlit reports it, as a list: Streamlit hands
+    a row of a typed (binary) array back as a dict {"0": …, "1": …}, a row of a list as a list.
+
+    >>> clicked_data({"customdata": {"0": 1, "1": 3}}), clicked_data({"customdata": [1, 3]})
+    ([1, 3], [1, 3])
+    """
+    values = point.get("customdata")
+    if isinstance(values, dict):
+        return [values[k] for k in sorted(values, key=int)]
+    return list(values) if isinstance(values, list | tuple) else [values]
+
+
+def click_targets(x, y, *, size: int, customdata=None) -> dict:
+    """Invisible markers at (x, y) that make a chart report clicks: a heatmap or an image alone
+    reports none to ``st.plotly_chart(on_select=...)``, a selected marker does (with its
+    ``customdata``). Draw the chart with ``clickmode="event+select"``; each marker is an SVG
+    element Chromium draws on every visit, so use as few as the clicks need.
+
+    >>> click_targets([1, 2], [1, 1], size=20)["marker"]
+    {'size': 20, 'opacity': 0.0}
+    """
+    return {
+        "type": "scatter",
+        "x": np.asarray(x).tolist(),  # lists: a 1-D typed array comes back from Streamlit as an object
+        "y": np.asarray(y).tolist(),
+        "customdata": None if customdata is None else np.asarray(customdata).tolist(),  # JSON lists, not typed arrays
+        "mode": "markers",
+        "hoverinfo": "none",
+        "marker": {"size": size, "opacity": 0.0},
+        "showlegend": False,
+        "selected": {"marker": {"opacity": 0.0}},
+        "unselected": {"marker": {"opacity": 0.0}},
+    }
 
 
 ROW_GAP = 0.08

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 
 from attention_core.arrays import frozen
 
-from .figures import figure
+from .figures import click_targets, figure
 from .safe import escape_label
 
 HEIGHT, WIDTH = 400, 720
@@ -232,17 +232,7 @@ def focus_picture(img: np.ndarray, *, title: str = "") -> go.Figure:
     source = "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
     xs, ys = np.meshgrid(np.arange(CLICK_GRID // 2, w, CLICK_GRID), np.arange(CLICK_GRID // 2, h, CLICK_GRID))
     picture = {"type": "image", "source": source, "hoverinfo": "skip"}
-    targets = {
-        "type": "scatter",
-        "x": xs.ravel(),
-        "y": ys.ravel(),
-        "mode": "markers",
-        "hoverinfo": "none",
-        "marker": {"size": CLICK_GRID, "opacity": 0.0},
-        "showlegend": False,
-        "selected": {"marker": {"opacity": 0.0}},
-        "unselected": {"marker": {"opacity": 0.0}},
-    }
+    targets = click_targets(xs.ravel(), ys.ravel(), size=CLICK_GRID)
     return figure(
         [picture, targets],
         title=title or None,

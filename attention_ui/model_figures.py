@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate, figure
+from .figures import COLORSCALE, ENGLISH, Translate, click_targets, figure
 from .notation import shown
 
 SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
@@ -61,6 +61,8 @@ def heads_grid(
     holds T and the gap, for the server: ``chart_theme.themed`` drops it before sending).
     Chromium drew the 72 heads as 72 subplots in 0.92 s and as one heatmap in 0.13 s
     (bench/bench_draw.py).
+    An invisible click target sits on every thumbnail (``figures.click_targets``, ``customdata``
+    = (layer, head) in the model's numbering, 0-based), so a click on a head can choose it.
     Every thumbnail has a frame, drawn transparent: the page colours the selected head's one
     with a style (``frame_index``, ``style.show_selected_frame``), so that picking another head
     changes a style and not the figure, and Streamlit does not draw the grid again.
@@ -101,6 +103,13 @@ def heads_grid(
         "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5 if n_layers > 2 else 1.0, "x": 1.01},
     }
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
+    centre = t // 2  # the cell nearest to it, whose category names place a click target
+    targets = click_targets(
+        x=[cols[h * step + centre] for _ in range(n_layers) for h in range(n_heads)],
+        y=[rows[layer * step + centre] for layer in range(n_layers) for _ in range(n_heads)],
+        size=max(12, int(0.8 * THUMB_PX)),
+        customdata=[[first_layer + layer, h] for layer in range(n_layers) for h in range(n_heads)],
+    )
     heads_word = {  # "head" above the layer names; the heads' numbers alone above their columns (a phone fits them)
         "text": tr("figures.grid_heads_word"),
         "xref": "paper",
@@ -156,9 +165,12 @@ def heads_grid(
         for h in range(n_heads)
     ]
     return figure(
-        [trace],
+        [trace, targets],
         title=title,
         height=90 + THUMB_PX * n_layers,
+        clickmode="event+select",
+        dragmode=False,
+        hovermode="closest",
         margin={"l": 60, "r": 40, "t": 80, "b": 10},
         **layout,
     )

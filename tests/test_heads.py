@@ -33,6 +33,7 @@ from attention_core.heads import (
 )
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.probes import load_probes
+from tests.helpers import ROOT
 
 OUR_SENTENCES = [  # written for this test, not in the probe set
     "My aunt keeps three noisy geese, a goat and one very patient donkey.",
@@ -237,3 +238,17 @@ def test_rollout_equals_a_loop_over_layers():
         expected = a @ expected
         np.testing.assert_allclose(rollout(w)[layer], expected, atol=1e-12)
     np.testing.assert_allclose(rollout(w).sum(axis=-1), 1.0)
+
+
+def test_numbers_written_in_the_docs_are_the_census():
+    """The README and the TRAINED_HEAD docstring quote the census: they must say what it measures."""
+    found = census()
+    p = profile(found, *TRAINED_HEAD)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").replace("\n", " ")
+    shown = f"layer {TRAINED_HEAD[0] + 1}, head {TRAINED_HEAD[1] + 1}"
+    assert f"{shown}, which sends" in readme
+    assert f"in {p.agreement_correct} of {p.n_agreement} of our probe sentences" in readme
+    assert f"on our {found.n_pairs} minimal pairs" in readme
+    assert f"no head resolves more than {int(found.pairs_resolved.max())}," in readme
+    lesson_source = (ROOT / "attention_core" / "lesson.py").read_text(encoding="utf-8").replace("\n", " ")
+    assert f"in {p.agreement_correct} of {p.n_agreement} sentences" in lesson_source

@@ -127,7 +127,7 @@ def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):
     assert query(page).get("token") == ["3"]  # the number shown, not the index
     step, total = step_indicator(page)
     assert step == 1 and total > 1
-    next_button = page.get_by_role("button", name=re.compile("Next"))
+    next_button = page.locator('[data-testid="stMain"]').get_by_role("button", name=re.compile("Next"))
     seen = [step]
     while step < total:
         next_button.click()
