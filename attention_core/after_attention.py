@@ -1,13 +1,15 @@
 """After attention: the rest of an encoder layer, the six layers, and the sentence vector.
 
 The lesson's other pages stop at b_i, the output of one head. In the model (``encoder``),
-for layer l with input h⁽ˡ⁾ (T tokens, d_model = 384, d_ff = 1536):
+layer l (counted from 1, as the page shows it) reads h⁽ˡ⁻¹⁾ and writes h⁽ˡ⁾; h⁽⁰⁾ are the
+embeddings (T tokens, d_model = 384, d_ff = 1536). In the page's notation, where b is only the
+output of attention, c a learned bias and δ LayerNorm's shift (β is a softmax's sharpness):
 
-    o       = Concat(head_0 … head_{H-1}) W^O + b^O      (T, d_model)   the heads, mixed
-    u       = LayerNorm(h⁽ˡ⁾ + o)                        (T, d_model)   residual, then norm
-    f       = GELU(u W_1 + b_1) W_2 + b_2                (T, d_model)   feed-forward, via d_ff
-    h⁽ˡ⁺¹⁾  = LayerNorm(u + f)                           (T, d_model)   residual, then norm
-    m       = (1/T) Σ_i h⁽ᴸ⁾_i,   e = m / ‖m‖             (d_model,)     the sentence vector
+    o       = Concat(head_1 … head_H) W^O + c^O          (T, d_model)   the heads, mixed
+    u       = LayerNorm(h⁽ˡ⁻¹⁾ + o)                      (T, d_model)   residual, then norm (Post-LN)
+    f       = GELU(u W_1 + c_1) W_2 + c_2                (T, d_model)   feed-forward, via d_ff
+    h⁽ˡ⁾    = LayerNorm(u + f)                           (T, d_model)   residual, then norm
+    h̄       = (1/T) Σ_i h⁽ᴸ⁾_i,   e = h̄ / ‖h̄‖             (d_model,)     the sentence vector
 
 ``encoder.encode`` computes all of it (``EncoderTrace.layer(l)`` keeps every step). This module
 recomputes none of the model: it reads traces and adds the few numbers the "After attention"

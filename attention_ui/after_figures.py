@@ -197,11 +197,11 @@ def pooling_strips(last_hidden, mean, tokens, *, title: str, tr: Translate = ENG
 
     >>> fig = pooling_strips(np.ones((3, 4)), np.ones(4), ["a", "b", "c"], title="t")
     >>> fig.data[0].z.shape, fig.layout.yaxis.ticktext[-1]
-    ((4, 4), 'm')
+    ((4, 4), 'h̄')
     """
     h = np.asarray(last_hidden, dtype=np.float64)  # (T, d)
     rows = np.vstack([h, np.asarray(mean, dtype=np.float64)[None, :]])  # (T+1, d)
-    labels = numbered_labels(tokens) + ["m"]
+    labels = numbered_labels(tokens) + ["h̄"]
     return vector_strips(rows, labels, title=title, symbol="h", tr=tr, rule_before=len(tokens))
 
 

@@ -5,8 +5,14 @@ everywhere and change in one place.
 The notation, for query token i and key token j:
 
     α_ij = q_i · k_j                          the raw score (any real number)
+    s_j  = α_ij / √d_k                         the scaled score, what the softmax takes
     α̂_ij = softmax_j(α_ij / √d_k)             the weight (in [0, 1], a row sums to 1)
     b_i  = Σ_j α̂_ij v_j                        the output
+
+Every symbol keeps one meaning on every page (docs/ARCHITECTURE.md lists them): b is only the
+output, so a learned bias is c (``bias("Q")`` is c^Q; c_1, c_2 in the feed-forward network);
+m is a vector's component (q · k = Σ_m q_m k_m), n a sine–cosine pair of the positional
+encoding, s_max the largest s_j of a row.
 
 Indices written as letters run together (``α_ij``); a number is set off by a comma
 (``α_{3,j}``), so that token 1 and key 12 never read as key 112.
@@ -84,6 +90,19 @@ def b(*indices) -> str:
     return "b" + index(*indices) if indices else "b"
 
 
+BIAS = "c"
+"""A learned bias. Not b, which is the output b_i of attention on every page."""
+
+
+def bias(of) -> str:
+    """The bias of a projection: ``bias("Q")`` is ``c^Q`` (W^Q's), ``bias(1)`` is ``c_1`` (W_1's).
+
+    >>> bias("O"), bias(2)
+    ('c^O', 'c_2')
+    """
+    return f"{BIAS}^{of}" if isinstance(of, str) else f"{BIAS}_{of}"
+
+
 SCORE = rf"{alpha('i', 'j')} = q_i \cdot k_j"
 """The raw score, defined: α_ij = q_i · k_j."""
 WEIGHT = rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j({alpha('i', 'j')}/\sqrt{{d_k}})"
@@ -94,14 +113,14 @@ OUTPUT = rf"{b('i')} = \sum_j {alpha_hat('i', 'j')} v_j"
 
 POSITIONAL_ENCODING = (
     r"\begin{aligned}"
-    r"\mathrm{PE}_{i,\,2m-1} &= \sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
-    r"\mathrm{PE}_{i,\,2m} &= \cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}\\"
-    r"m &= 1, \dots, \tfrac{d_{model}}{2}"
+    r"\mathrm{PE}_{i,\,2n-1} &= \sin\frac{i - 1}{10000^{2(n-1)/d_{model}}}\\"
+    r"\mathrm{PE}_{i,\,2n} &= \cos\frac{i - 1}{10000^{2(n-1)/d_{model}}}\\"
+    r"n &= 1, \dots, \tfrac{d_{model}}{2}"
     r"\end{aligned}"
 )
 """The sinusoidal positional encoding of token i (from 1) as the random and identity lessons add
-it (``attention_core.positional``): components 2m − 1 and 2m are a sine and a cosine turning
-at their own rate; the first token's angle is 0. One line each, so that it fits a phone."""
+it (``attention_core.positional``): components 2n − 1 and 2n (pair n) are a sine and a cosine
+turning at their own rate; the first token's angle is 0. One line each, so that it fits a phone."""
 
 
 def scaled_qk(q: str = "Q", k: str = "K", *, scaled: bool = True, d_k="d_k") -> str:
@@ -172,13 +191,20 @@ def scaled_row(i: int, scaled, d_k: int, *, symbolic: bool = True) -> str:
     return head + r":\quad " + terms(scaled, lambda j, v: f"{v:.3f}")
 
 
-def softmax_row(i: int, weights, row_max: float, row_sum: float) -> str:
-    """α̂_{i,j} as the stable softmax computes it (s_j = the scaled score α_{i,j}/√d_k, m = the
-    row's largest s_j); s is the scaled score on every page and nothing else."""
+def softmax_row(i: int, weights, row_max: float, row_sum: float, *, scaled: bool = True) -> str:
+    """α̂_{i,j} as the stable softmax computes it, with s_j defined: the scaled score
+    α_{i,j}/√d_k (α_{i,j} itself when ``scaled`` is off), and s_max the row's largest s_j.
+    s is the scaled score on every page and nothing else.
+
+    >>> r"s_j = \\alpha_{1,j}" in softmax_row(0, [1.0], 2.0, 1.0, scaled=False)
+    True
+    """
+    n = shown(i)
+    s_j = rf"\frac{{{alpha(n, 'j')}}}{{\sqrt{{d_k}}}}" if scaled else alpha(n, "j")
     return (
-        rf"{alpha_hat(shown(i), 'j')} = \frac{{e^{{s_j - m}}}}{{\sum_{{j'}} e^{{s_{{j'}} - m}}}},"
-        rf"\quad m = {row_max:.3f},"
-        rf"\ \sum_j e^{{s_j - m}} = {row_sum:.4f}:\quad " + terms(weights, lambda j, v: f"{v:.3f}")
+        rf"{alpha_hat(n, 'j')} = \frac{{e^{{s_j - s_{{\max}}}}}}{{\sum_{{j'}} e^{{s_{{j'}} - s_{{\max}}}}}},"
+        rf"\quad s_j = {s_j},\quad s_{{\max}} = {row_max:.3f},"
+        rf"\ \sum_j e^{{s_j - s_{{\max}}}} = {row_sum:.4f}:\quad " + terms(weights, lambda j, v: f"{v:.3f}")
     )
 
 

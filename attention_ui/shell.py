@@ -22,6 +22,7 @@ from attention_core.model_files import MODEL_ENV
 from attention_core.scaling import scaling_sweep
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.exports import view_link
+from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.notation import shown
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
@@ -31,6 +32,7 @@ from attention_ui.url_state import (
     carry_over,
     keep_in_url,
     remember,
+    remembered,
     url_choice,
     url_int,
     url_notes,
@@ -39,7 +41,7 @@ from attention_ui.url_state import (
     url_value,
 )
 
-DEFAULT_SENTENCE = "The cat sat on the mat because it was tired"
+DEFAULT_SENTENCE = "The boy thanked the girl because she had helped him"
 D_K_RANGE = (2, 16)
 
 
@@ -122,6 +124,7 @@ NAV = [
     ("cross_attention", "🔀"),
     ("multi_head", "🧠"),
     ("real_model", "🤖"),
+    ("heads", "🔬"),
     ("exercises", "📝"),
     ("code", "💻"),
 ]
@@ -227,9 +230,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         )
         shape = model_shape()
         layer, head = trained_head(shape, show_pickers=pickers_in_sidebar(w, page))
-        d_k = st.slider(
-            t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", disabled=w != "random", value=DEFAULTS["d_k"]
-        )
+        d_k = d_k_control(w, toy)
         seed = st.number_input(
             t("shell.seed"),
             0,
@@ -287,15 +288,79 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     return sentence or "", source, settings
 
 
+PAGES_WITH_HEAD_PICKERS = ("real_model", "heads")
+"""Pages that draw the layer and head pickers themselves, beside their grid of heads."""
+
+
+def link_params(**overrides) -> dict[str, str]:
+    """The URL parameters of a link to another page that keeps this session's shared settings
+    (the values that differ from ``DEFAULTS``) with ``overrides`` on top, and the language.
+    Example: ``st.page_link("pages/matrices.py", query_params=link_params(w="trained", layer=1, head=3))``."""
+    values = {name: remembered(name, default) for name, default in DEFAULTS.items()} | overrides
+    shared = {k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k]}
+    shared["lang"] = init_lang()
+    return shared
+
+
+def d_k_control(w: str, toy: bool) -> int:
+    """The d_k slider when W is random (trained W on the toy embedder falls back to random);
+    otherwise no slider, which would show a d_k the page does not use, but a line with the d_k
+    that is: the trained head's own, or d_model for the identity. Returns the random W's d_k."""
+    if w == "random" or (w == "trained" and toy):
+        return st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", value=DEFAULTS["d_k"])
+    embedder, _ = (None, None) if toy else _model_or_reason()
+    if w == "trained" and embedder is not None:
+        from attention_core.model import model_info
+
+        info = model_info(embedder.name)
+        st.caption(t("shell.d_k_fixed_trained", d_k=info.d_head, d_model=info.d_model, n_heads=info.n_heads))
+    else:
+        st.caption(t("shell.d_k_fixed_identity", d_k=(embedder or _toy_embedder()).dim))
+    return int(remembered("d_k", DEFAULTS["d_k"]))
+
+
 def pickers_in_sidebar(w: str | None, page: str) -> bool:
     """Whether the sidebar draws the layer and head pickers: with trained W, on every page but
-    Real model heads (which draws its own, beside its grid of heads). A page that needs a
-    layer without them (After attention, whose model runs whatever W is) draws its own.
+    those of ``PAGES_WITH_HEAD_PICKERS``. A page that needs a layer without them (After
+    attention, whose model runs whatever W is) draws its own.
 
     >>> pickers_in_sidebar("trained", "matrices"), pickers_in_sidebar("random", "matrices")
     (True, False)
+    >>> pickers_in_sidebar("trained", "heads")
+    False
     """
-    return w == "trained" and page != "real_model"
+    return w == "trained" and page not in PAGES_WITH_HEAD_PICKERS
+
+
+def choose_head(layer: int, head: int) -> None:
+    """Make (``layer``, ``head``) the trained head, 0-based: a callback (a button, a click on a
+    grid of heads), so it runs before the pickers are drawn and they show the new head."""
+    state = st.session_state
+    state["layer"] = state["layer_picker"] = int(layer)
+    state["head"] = state["head_picker"] = int(head)
+    remember("layer", int(layer))
+    remember("head", int(head))
+
+
+def heads_with_a_job_buttons() -> None:
+    """One button per head with a measured job (previous token, next token, he/she): a click
+    makes it the trained head."""
+    from attention_core.heads import heads_with_a_job
+
+    found = measured_census()
+    if found is None:
+        return
+    st.caption(t("shell.jobs_label"))
+    with st.container(horizontal=True, gap="small"):
+        for job in heads_with_a_job(found):
+            st.button(
+                t(f"heads.job_{job.job}", layer=shown(job.layer), head=shown(job.head), score=job.score),
+                key=f"job_{job.job}",
+                on_click=choose_head,
+                args=(job.layer, job.head),
+                help=t(f"heads.job_{job.job}_help", score=job.score, n=found.n_agreement, n_plain=found.n_plain),
+                type="secondary",
+            )
 
 
 def model_shape() -> tuple[int, int]:
@@ -323,8 +388,10 @@ def trained_head(shape: tuple[int, int], *, show_pickers: bool) -> tuple[int, in
         )
     layer = url_picker(t("shell.layer"), "layer", n_layers, default=DEFAULTS["layer"], clamp=True)
     head = url_picker(t("shell.head"), "head", n_heads, default=DEFAULTS["head"], clamp=True)
-    if (layer, head) == TRAINED_HEAD:
-        st.caption(t("shell.why_this_head", layer=shown(layer), head=shown(head)))
+    found = measured_census()
+    if found is not None:
+        st.caption(head_summary(found, layer, head, brief=True))
+        heads_with_a_job_buttons()
     return layer, head
 
 
@@ -431,7 +498,9 @@ def honesty_banner(lesson: Lesson) -> None:
         text = t("shell.honest_trained", layer=shown(settings.layer), head=shown(settings.head), d_k=lesson.trace.d_k)
         if not settings.scaled:
             text += " " + t("shell.honest_trained_unscaled")
-        text += " " + t("shell.honest_special_tokens")
+        found = measured_census()
+        if found is not None:
+            text += " " + t("shell.honest_special_tokens", **parking_fields(found))
     else:
         words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
         proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")

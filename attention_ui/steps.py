@@ -14,9 +14,11 @@ from attention_core.lesson import STEPS, input_scales, mean_self_weight
 
 from .exports import show_figure
 from .figures import heatmap
+from .head_claims import measured_census, parking_fields
 from .i18n import t
 from .notation import (
     POSITIONAL_ENCODING,
+    bias,
     component_labels,
     fmt_vec,
     output_row,
@@ -40,8 +42,9 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     n = shown(i)  # token i as the learner sees it, from 1
     if step == 0:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
-        if lesson.trained:
-            st.markdown(t("steps.tokens_trained"))
+        found = measured_census() if lesson.trained else None
+        if found is not None:
+            st.markdown(t("steps.tokens_trained", **parking_fields(found)))
     elif step == 1 and lesson.trained:
         layer, d = lesson.settings.layer, lesson.inputs.shape[1]  # layer: 0-based, h^(layer) is its input
         st.latex(
@@ -79,11 +82,11 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
             )
         )
     elif step == 2:
-        bias = {x: rf" + b^{x}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
+        plus = {x: f" + {bias(x)}" if lesson.trained else "" for x in "QKV"}  # a trained head has biases
         st.latex(
-            rf"q_{{{n}}} = a_{{{n}}} W^Q{bias['Q']} = {fmt_vec(trace.q[i])},\quad\allowbreak "  # a phone breaks here
-            rf"k_{{{n}}} = a_{{{n}}} W^K{bias['K']} = {fmt_vec(trace.k[i])},\quad\allowbreak "
-            rf"v_{{{n}}} = a_{{{n}}} W^V{bias['V']} = {fmt_vec(trace.v[i])}"
+            rf"q_{{{n}}} = a_{{{n}}} W^Q{plus['Q']} = {fmt_vec(trace.q[i])},\quad\allowbreak "  # a phone breaks here
+            rf"k_{{{n}}} = a_{{{n}}} W^K{plus['K']} = {fmt_vec(trace.k[i])},\quad\allowbreak "
+            rf"v_{{{n}}} = a_{{{n}}} W^V{plus['V']} = {fmt_vec(trace.v[i])}"
         )
         kind = lesson.projections.kind
         st.markdown(
@@ -101,10 +104,21 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
         if lesson.settings.scaled:
             st.latex(scaled_row(i, e.scaled, trace.d_k))
             st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(trace.d_k))))
+            if lesson.trained:  # the variance argument is about random weights: say what learned ones give
+                scores = np.asarray(trace.scores)  # (T, T), the head's raw scores
+                st.markdown(
+                    t(
+                        "steps.scale_trained",
+                        low=f"{scores.min():.1f}",
+                        high=f"{scores.max():.1f}",
+                        variance=float(scores.var()),
+                        d_k=trace.d_k,
+                    )
+                )
         else:
             st.markdown(t("steps.scale_off"))
     elif step == 5:
-        st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
+        st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum, scaled=lesson.settings.scaled))
         st.markdown(t("steps.softmax_text", i=n, share=float(e.weights.max()), top=shown(e.top_key)))
     elif step == 6:
         st.latex(output_row(i, e.weights) + rf" = {fmt_vec(e.output)}")

@@ -41,7 +41,7 @@ from attention_ui.after_figures import (
 )
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
-from attention_ui.notation import component_labels, shown
+from attention_ui.notation import bias, component_labels, shown
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import DEFAULTS, page_start, pickers_in_sidebar, unknown_tokens_help
 from attention_ui.tables import number_table
@@ -64,7 +64,7 @@ DEFAULT_SENTENCES = "\n".join(
 STEPS = ("heads", "norm_1", "ffn", "norm_2")
 VIEWS = ("change", "cosines", "attention")
 VECTOR_VIEWS = ("pooling", "compare", "table")
-COMPONENT = 0  # the component c of the worked LayerNorm examples
+COMPONENT = 0  # the component m of the worked LayerNorm examples
 
 
 def gathered(*rows: str) -> str:
@@ -95,17 +95,17 @@ def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, 
     """The LayerNorm of one number, with the sidebar's-style token picker above it."""
     i = token_picker(t("after_attention.token_picker"), tokens, param="after_token", default=default_query(tokens))
     e = norm_example(norm, params, eps, i, COMPONENT)
-    n, c = shown(i), shown(COMPONENT)  # token and component as the learner sees them, from 1
-    st.markdown(t("after_attention.example_text", i=n, token=escape_markdown(tokens[i]), c=c))
+    n, m = shown(i), shown(COMPONENT)  # token and component as the learner sees them, from 1
+    st.markdown(t("after_attention.example_text", i=n, token=escape_markdown(tokens[i]), m=m))
     d = norm.inputs.shape[1]
     st.latex(
         gathered(
-            rf"\mu_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c {symbol}_{{{n},c}} = {e.mean:.4f}",
-            rf"\sigma^2_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_c ({symbol}_{{{n},c}} - \mu_{{{n}}})^2"
+            rf"\mu_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_m {symbol}_{{{n},m}} = {e.mean:.4f}",
+            rf"\sigma^2_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_m ({symbol}_{{{n},m}} - \mu_{{{n}}})^2"
             rf" = {e.var:.4f}",
             rf"\sqrt{{\sigma^2_{{{n}}} + \varepsilon}} = {e.std:.4f},\quad \varepsilon = {power_of_ten(e.eps)}",
-            rf"{out}_{{{n},{c}}} = \frac{{{symbol}_{{{n},{c}}} - \mu_{{{n}}}}}"
-            rf"{{\sqrt{{\sigma^2_{{{n}}} + \varepsilon}}}}\,\gamma_{{{c}}} + \beta_{{{c}}}",
+            rf"{out}_{{{n},{m}}} = \frac{{{symbol}_{{{n},{m}}} - \mu_{{{n}}}}}"
+            rf"{{\sqrt{{\sigma^2_{{{n}}} + \varepsilon}}}}\,\gamma_{{{m}}} + \delta_{{{m}}}",
             rf"= \frac{{{signed(e.x)} - {signed(e.mean)}}}{{{e.std:.4f}}} \cdot {signed(e.gamma)} + {signed(e.beta)}",
             rf"= {signed(e.standardized)} \cdot {signed(e.gamma)} + {signed(e.beta)} = {e.output:.4f}",
         )
@@ -150,10 +150,10 @@ def show_pooling(vector_a, n_layers: int, d_model: int) -> None:
     T_a = len(vector_a.tokens)
     st.latex(
         gathered(
-            rf"m = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
-            rf"m = {short_vec(vector_a.mean)}",
-            rf"\lVert m \rVert = \sqrt{{\textstyle\sum_c m_c^2}} = {vector_a.norm:.4f}",
-            r"e_A = \frac{m}{\lVert m \rVert},\quad \lVert e_A \rVert = 1",
+            rf"\bar h = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
+            rf"\bar h = {short_vec(vector_a.mean)}",
+            rf"\lVert \bar h \rVert = \sqrt{{\textstyle\sum_m \bar h_m^2}} = {vector_a.norm:.4f}",
+            r"e_A = \frac{\bar h}{\lVert \bar h \rVert},\quad \lVert e_A \rVert = 1",
             rf"e_A = {short_vec(vector_a.embedding)}",
         )
     )
@@ -202,7 +202,7 @@ def show_comparison(vector_a, d_model: int, limit: int) -> None:
     st.latex(
         gathered(
             r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
-            rf"= \sum_{{c=1}}^{{{d_model}}} e_A[c]\,e_B[c]",
+            rf"= \sum_{{m=1}}^{{{d_model}}} e_A[m]\,e_B[m]",
             rf"= {' + '.join(terms)} + \dots",
             rf"= {pair.cosine:.4f}",
         )
@@ -335,9 +335,9 @@ st.markdown(
 st.caption(t("after_attention.chain"))
 st.latex(
     rf"\begin{{aligned}}"
-    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + b^O\\"
+    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + {bias('O')}\\"
     rf"u &= \mathrm{{LayerNorm}}\big(h^{{({layer})}} + o\big)\\"
-    rf"f &= \mathrm{{GELU}}\big(u W_1 + b_1\big)\,W_2 + b_2\\"
+    rf"f &= \mathrm{{GELU}}\big(u W_1 + {bias(1)}\big)\,W_2 + {bias(2)}\\"
     rf"h^{{({layer + 1})}} &= \mathrm{{LayerNorm}}\big(u + f\big)\\"
     rf"&o, u, f, h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}"
     rf"\end{{aligned}}"
@@ -354,8 +354,9 @@ if step_tabs["heads"].open:
             gathered(
                 rf"C = \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})",
                 rf"C \in \mathbb{{R}}^{{{T} \times {d_model}}},\quad {n_heads} \times {d_v} = {d_model}",
-                rf"o = C\,W^O + b^O \in \mathbb{{R}}^{{{T} \times {d_model}}}",
-                rf"W^O \in \mathbb{{R}}^{{{d_model} \times {d_model}}},\quad b^O \in \mathbb{{R}}^{{{d_model}}}",
+                rf"o = C\,W^O + {bias('O')} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+                rf"W^O \in \mathbb{{R}}^{{{d_model} \times {d_model}}},\quad "
+                rf"{bias('O')} \in \mathbb{{R}}^{{{d_model}}}",
             )
         )
         st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
@@ -389,10 +390,10 @@ if step_tabs["norm_1"].open:
         st.latex(
             gathered(
                 rf"x_i = h^{{({layer})}}_i + o_i",
-                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{c=1}}^{{{d_model}}} x_{{i,c}}",
-                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{c=1}}^{{{d_model}}} (x_{{i,c}} - \mu_i)^2",
-                r"u_{i,c} = \frac{x_{i,c} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}\,\gamma_c + \beta_c",
-                rf"\gamma, \beta \in \mathbb{{R}}^{{{d_model}}},\quad \varepsilon = {power_of_ten(norms.eps)},\quad "
+                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{m=1}}^{{{d_model}}} x_{{i,m}}",
+                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{m=1}}^{{{d_model}}} (x_{{i,m}} - \mu_i)^2",
+                r"u_{i,m} = \frac{x_{i,m} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}\,\gamma_m + \delta_m",
+                rf"\gamma, \delta \in \mathbb{{R}}^{{{d_model}}},\quad \varepsilon = {power_of_ten(norms.eps)},\quad "
                 rf"u \in \mathbb{{R}}^{{{T} \times {d_model}}}",
             )
         )
@@ -429,9 +430,9 @@ if step_tabs["ffn"].open:
     with step_tabs["ffn"]:
         st.latex(
             gathered(
-                rf"z = u\,W_1 + b_1 \in \mathbb{{R}}^{{{T} \times {d_ff}}}",
+                rf"z = u\,W_1 + {bias(1)} \in \mathbb{{R}}^{{{T} \times {d_ff}}}",
                 r"g = \mathrm{GELU}(z) = z\,\Phi(z)",
-                rf"f = g\,W_2 + b_2 \in \mathbb{{R}}^{{{T} \times {d_model}}}",
+                rf"f = g\,W_2 + {bias(2)} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
                 rf"W_1 \in \mathbb{{R}}^{{{d_model} \times {d_ff}}},\quad "
                 rf"W_2 \in \mathbb{{R}}^{{{d_ff} \times {d_model}}}",
                 r"\Phi(z) = \tfrac{1}{2}\big(1 + \mathrm{erf}(z/\sqrt{2})\big)",
@@ -470,8 +471,8 @@ if step_tabs["norm_2"].open:
         st.latex(
             gathered(
                 r"y_i = u_i + f_i",
-                rf"h^{{({layer + 1})}}_{{i,c}} = \frac{{y_{{i,c}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}"
-                r"\,\gamma'_c + \beta'_c",
+                rf"h^{{({layer + 1})}}_{{i,m}} = \frac{{y_{{i,m}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}"
+                r"\,\gamma'_m + \delta'_m",
                 rf"h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
             )
         )
@@ -519,7 +520,16 @@ if view_tabs["cosines"].open:
     with view_tabs["cosines"]:
         cosines = token_cosines(encoded)  # (L+1, T, T)
         means = mean_pair_cosine(cosines)  # (L+1,)
-        st.markdown(t("after_attention.cosines_text"))
+        falls = [shown(n) for n in range(n_layers) if means[n + 1] < means[n]]  # layers after which it fell
+        st.markdown(
+            t("after_attention.cosines_text", first=means[0], last=means[-1], n_layers=n_layers)
+            + " "
+            + (
+                t("after_attention.cosines_falls", layers=t("shell.list_sep").join(map(str, falls)))
+                if falls
+                else t("after_attention.cosines_rises")
+            )
+        )
         show_figure(
             layers_grid(
                 cosines,

@@ -3,19 +3,20 @@
 Sentence A is the sidebar's lesson; sentence B is built by the same pipeline
 (attention_core.build_lesson with the same embedder and settings, hence the same
 positional encoding and the same seeded W^Q/W^K/W^V), so the two can meet in
-attention_core.cross_attention.
+attention_core.cross_attention. With a trained head in the sidebar both keep the model's hidden
+states, [CLS] and [SEP] included, and get seeded random W (attention_core.cross.with_projections).
 """
-
-from dataclasses import replace
 
 import streamlit as st
 
 from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
+from attention_core.cross import with_projections
+from attention_core.projections import random_projections
 from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
-from attention_ui.notation import SOFTMAX, component_labels, scaled_qk
+from attention_ui.notation import SOFTMAX, component_labels, scaled_qk, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
@@ -68,22 +69,33 @@ asks = "b" if swap else "a"
 if lesson is None:
     st.stop()
 embedder, _ = get_embedder(source)
-if lesson.trained:  # the model is an encoder: it has self-attention heads only, none that read another sentence
-    st.info(t("cross_attention.no_trained_heads"))
-    lesson = build_lesson(lesson.text, embedder, replace(lesson.settings, projection="random"))
+# A trained sidebar: the model is an encoder, with self-attention heads only, none that reads another
+# sentence. Both sentences keep what the head reads, the hidden states entering its layer, [CLS] and
+# [SEP] included (so a token has the number it has on every other page), with seeded random W.
+hidden = lesson.trained
+if hidden:
+    st.info(t("cross_attention.no_trained_heads", layer=shown(lesson.settings.layer)))
 try:
     lesson_b = build_lesson(sentence_b or "", embedder, lesson.settings)
 except ValueError:
     st.info(t("cross_attention.no_sentence_b"))
     st.stop()
+if hidden:
+    random_w = random_projections(lesson.inputs.shape[1], lesson.settings.d_k, seed=lesson.settings.seed)
+    lesson, lesson_b = with_projections(lesson, random_w), with_projections(lesson_b, random_w)
+specials = 2 if hidden else 0  # [CLS] and [SEP] are no word pieces of sentence B
 
 honesty_banner(lesson)
 if lesson_b.truncated:
-    st.info(t("cross_attention.b_truncated", total=lesson_b.n_tokens, shown=len(lesson_b.tokens)))
+    st.info(t("cross_attention.b_truncated", total=lesson_b.n_tokens - specials, shown=len(lesson_b.tokens) - specials))
 if lesson_b.unknown:
     words = t("shell.list_sep").join(escape_markdown(w) for w in lesson_b.unknown_words[:MAX_LISTED])
     st.warning(
-        t("cross_attention.b_unknown", unknown=len(lesson_b.unknown), total=len(lesson_b.tokens))
+        t(
+            "cross_attention.b_unknown_hidden" if hidden else "cross_attention.b_unknown",
+            unknown=len(lesson_b.unknown),
+            total=len(lesson_b.tokens) - specials,
+        )
         + (" " + t("shell.unknown_words", words=words) if words else "")
     )
 if lesson.projections.kind == "random":
@@ -107,7 +119,16 @@ st.latex(
     rf"\underbrace{{{SOFTMAX}\!\left({scaled_qk(scaled=lesson.settings.scaled)}\right)}}_{{{t_q} \times {t_k}}}"
     rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}"
 )
-st.caption(t("cross_attention.inputs_caption", d_model=d_model, seed=lesson.settings.seed, d_k=d_k))
+caption = "inputs_caption_hidden" if hidden else "inputs_caption"
+st.caption(
+    t(
+        f"cross_attention.{caption}",
+        d_model=d_model,
+        seed=lesson.settings.seed,
+        d_k=d_k,
+        layer=shown(lesson.settings.layer),
+    )
+)
 st.markdown(t("cross_attention.shapes", t_q=t_q, t_k=t_k, asker=_name(asker), answerer=_name(answerer)))
 
 y_title = t("cross_attention.query_axis", name=_name(asker))

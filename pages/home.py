@@ -12,6 +12,7 @@ lesson, _ = page_start("home")
 st.markdown(t("home.intro"))
 st.latex(attention_formula())
 st.markdown(t("home.per_token", score=SCORE, weight=WEIGHT, output=OUTPUT))
+st.caption(t("home.d2l"))  # the same letters mean other things in d2l: say which
 with st.expander(t("home.mistakes")):
     st.markdown(t("home.mistakes_list"))
 st.subheader(t("home.path"))

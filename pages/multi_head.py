@@ -6,13 +6,14 @@ import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import panels_csv, show_figure
-from attention_ui.figures import heatmap_row, vectors_matrix
+from attention_ui.figures import clicked_data, heatmap_row, vectors_matrix
+from attention_ui.head_claims import jobs_fields, measured_census
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
-from attention_ui.notation import SOFTMAX, alpha, alpha_hat, component_labels, scaled_qk, shown
+from attention_ui.notation import SOFTMAX, alpha, alpha_hat, bias, component_labels, scaled_qk, shown
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start
+from attention_ui.shell import choose_head, honesty_banner, page_start
 from attention_ui.style import show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]
@@ -20,6 +21,10 @@ DEFAULT_HEADS = 2
 
 lesson, _ = page_start("multi_head")
 st.markdown(t("multi_head.intro"))
+found = measured_census()
+jobs = jobs_fields(found) if found is not None else None
+if jobs is not None:
+    st.markdown(t("multi_head.intro_measured", **jobs))
 if lesson is None:
     st.stop()
 honesty_banner(lesson)
@@ -51,13 +56,14 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
             tr=t,
         ),
         "fig_trained_heads",
+        on_click=lambda point: choose_head(*clicked_data(point)),
     )
     show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
     st.subheader(t("multi_head.step2"))
     width = layer_trace.concat.shape[1]
     st.latex(
         rf"\mathrm{{MultiHead}}(X) = "
-        rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + b^O,"
+        rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + {bias('O')},"
         rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
     )
     st.markdown(t("multi_head.trained_concat_text", n_heads=n_heads, d_v=d_k, width=width, d_model=d_model))

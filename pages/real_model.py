@@ -9,12 +9,14 @@ from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
-from attention_ui.figures import key_bars, token_matrix, vectors_matrix
+from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
+from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import (
     attention_formula,
     b,
+    bias,
     component_labels,
     fmt_vec,
     output_row,
@@ -24,7 +26,7 @@ from attention_ui.notation import (
     softmax_row,
 )
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import page_start, unknown_tokens_help
+from attention_ui.shell import choose_head, page_start, unknown_tokens_help
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
@@ -33,11 +35,9 @@ MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, b
 CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
 
 
-def jump_to(layer: int, head: int) -> None:
-    """Choose another head (a button's callback: it runs before the pickers are drawn)."""
-    state = st.session_state
-    state["layer"] = state["layer_picker"] = layer
-    state["head"] = state["head_picker"] = head
+def click_head(point) -> None:
+    """A click on a thumbnail of the grid chooses that head."""
+    choose_head(*clicked_data(point))
 
 
 def run_check(encoded) -> None:
@@ -71,7 +71,9 @@ T = len(tokens)
 st.markdown(
     t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model, d_head=info.d_head)
 )
-st.caption(t("real_model.special_tokens"))
+measured = measured_census()  # every head over the probe set
+if measured is not None:
+    st.caption(t("real_model.special_tokens", **parking_fields(measured)))
 if encoded.truncated and not (lesson.truncated and lesson.trained):  # else the shell has just said the same
     st.info(t("real_model.cut", total=encoded.n_pieces, shown=T - 2))
 if encoded.unknown:
@@ -97,7 +99,9 @@ else:
     st.caption(t("real_model.check_cost"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
-show_figure(heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid")  # the same for every pick
+show_figure(  # the same figure for every pick
+    heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid", on_click=click_head
+)
 st.caption(t("real_model.grid_caption"))
 
 st.subheader(t("real_model.h_head"))
@@ -122,7 +126,7 @@ with c_tokens:
     number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
-    st.latex(r"q_i = a_i W^Q + b^Q,\quad k_i = a_i W^K + b^K,\quad v_i = a_i W^V + b^V")
+    st.latex(rf"q_i = a_i W^Q + {bias('Q')},\quad k_i = a_i W^K + {bias('K')},\quad v_i = a_i W^V + {bias('V')}")
     st.latex(
         rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
         rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
@@ -202,9 +206,11 @@ if pick is not None and (pick.layer, pick.head) != (layer, head):
         ),
         icon="🎯",
         key="jump_head",
-        on_click=jump_to,
+        on_click=choose_head,
         args=(pick.layer, pick.head),
     )
+    if measured is not None:
+        st.caption(head_summary(measured, pick.layer, pick.head))
 elif pick is not None:
     st.caption(t("real_model.jump_here", i=shown(i), j=shown(pick.key), share=pick.weight))
 st.latex(scores_row(i, e.scores, digits=2))

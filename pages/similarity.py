@@ -149,7 +149,8 @@ if vectors == "inputs":
 else:
     a, b, d_name = lesson.trace.q, lesson.trace.k, "d_k"
 comp = compare_similarities(a, b)  # (T, T) each
-st.markdown(t(f"similarity.sentence_intro_{vectors}", d=comp.d, t=len(tokens)))
+intro = "hidden" if vectors == "inputs" and lesson.trained else vectors  # a trained head reads a hidden state
+st.markdown(t(f"similarity.sentence_intro_{intro}", d=comp.d, t=len(tokens), layer=shown(lesson.settings.layer)))
 
 axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"), "col_labels": labels, "tr": t}
 show_figure(

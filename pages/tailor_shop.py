@@ -212,5 +212,6 @@ st.markdown(
     f"| {t('tailor.map_percent')} | ${alpha_hat('i', 'j')}$ | {top_weights}, … |\n"
     f"| {t('tailor.map_result')} | ${OUTPUT}$ | {t('tailor.map_result_now')} |\n"
 )
+st.markdown(t("tailor.mapping_note", d_k=len(FEATURES), d_v=len(ATTRIBUTES)))  # d_v ≠ d_k; cross, not self
 st.caption(t("tailor.honest"))
 st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon="👣")

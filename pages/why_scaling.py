@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
 from attention_core import build_lesson
@@ -25,16 +26,17 @@ SWEEPS = ("variance", "max_weight", "entropy", "jacobian")  # the tabs of sectio
 
 
 @st.fragment
-def experiment() -> None:
+def experiment(d_k_help: str) -> None:
     """Random queries and keys at the chosen d_k, and the sweep over every d_k. Its slider reruns
-    only this function: the learner's own sentence below does not depend on it."""
+    only this function: the learner's own sentence below does not depend on it. ``d_k_help`` says
+    which d_k section 4 uses."""
     d_k = st.select_slider(
         t("why_scaling.d_k_slider"),
         options=list(D_KS),
         value=64,
         key="exp_d_k",
         bind="query-params",
-        help=t("why_scaling.d_k_help"),  # the sidebar's d_k is another setting: say which one this is
+        help=d_k_help,  # section 4's d_k is another one: say which, and its value
     )
     result = scaling_experiment(d_k)
     sweep = scaling_sweep()
@@ -130,7 +132,11 @@ def own_name(name: str, current: bool) -> str:
 lesson, source = page_start("why_scaling")
 st.markdown(t("why_scaling.intro"))
 
-experiment()
+help_text = t("why_scaling.d_k_help")
+if lesson is not None:  # section 4's d_k: the trained head's own, the sidebar's, or d_model
+    source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
+    help_text += " " + t("why_scaling.d_k_help_now", d_k=lesson.trace.d_k, d_k_source=source_of_d_k)
+experiment(help_text)
 
 st.subheader(t("why_scaling.h_own"))
 if lesson is None:
@@ -140,8 +146,18 @@ else:
     embedder, _ = get_embedder(source)
     other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))
     with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
-    source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
     st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k, d_k_source=source_of_d_k))
+    if lesson.trained:  # the argument of section 1 is about random weights: what learned ones give
+        scores = np.asarray(lesson.trace.scores)  # (T, T), the same raw scores with and without ÷√d_k
+        st.markdown(
+            t(
+                "why_scaling.own_trained",
+                low=f"{scores.min():.1f}",
+                high=f"{scores.max():.1f}",
+                variance=float(scores.var()),
+                d_k=lesson.trace.d_k,
+            )
+        )
     variants = ((with_scaling, "own_with"), (without_scaling, "own_without"))
     show_figure(
         heatmap_row(

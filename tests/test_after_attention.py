@@ -26,13 +26,14 @@ from streamlit.testing.v1 import AppTest
 from attention_core import MAX_TOKENS
 from attention_core import after_attention as aa
 from attention_core.encoder import encode
+from attention_core.lesson import TRAINED_HEAD
 from attention_ui import shell
 from attention_ui.i18n import LANGS, LOCALES, translate
 from tests.helpers import APP, ROOT, _decode, english_prose, figures_by_key, page_texts, z_of
 from tests.helpers import tables as page_tables
 
 PAGE = "pages/after_attention.py"
-SENTENCE = "The cat sat on the mat because it was tired"
+SENTENCE = "The cat sat on the mat because it was tired"  # typed in the sidebar by run()
 OTHER = "A tired cat rested on the rug"
 LONG = " ".join(["The tailor measured the customer's shoulders and cut the plaid cloth."] * 25)  # > 254 pieces
 TABLE = [SENTENCE, OTHER, "Stock prices fell sharply this morning", "猫坐在垫子上，因为它累了", LONG]
@@ -168,7 +169,7 @@ def test_cosines_mean_attention_and_gelu_by_loops():
 # --------------------------------------------------------------------------- the page
 
 
-def run(lang: str = "en", *, sentence: str | None = None, **params) -> AppTest:
+def run(lang: str = "en", *, sentence: str | None = SENTENCE, **params) -> AppTest:
     """The page from a shared link (the real model: no ?toy=), parameters on its first run."""
     at = AppTest.from_file(APP, default_timeout=180)
     at.switch_page(PAGE)
@@ -211,7 +212,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     figs = figures_by_key(at)
     assert set(figs) == {"fig_concat", "fig_wo", "fig_change", "fig_pooling"}, list(figs)  # the first view of each
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
-    layer = trace.layer(5)  # the sidebar's default layer
+    layer = trace.layer(TRAINED_HEAD[0])  # the sidebar's default layer
     assert_strip(figs["fig_concat"], layer.concat)
     assert_strip(figs["fig_wo"], layer.attention_output)
     assert figs["fig_concat"]["layout"]["yaxis"]["ticktext"][0] == "1: [CLS]"
@@ -421,3 +422,21 @@ def test_bold_spans_in_the_chinese_catalogs_close():
                     if not unicodedata.category(after).startswith("P"):
                         bad.append(f"{path.stem}.{key}: {m.group(0)[-16:]}")
     assert not bad, bad
+
+
+@pytest.mark.parametrize(("sentence", "falls"), [(SENTENCE, []), (OTHER, [5])])
+def test_the_cosines_text_says_where_the_mean_falls_instead_of_layer_after_layer(sentence, falls):
+    """The mean cosine of two different tokens is higher after the last layer than in the embeddings,
+    but it need not rise at every layer (on OTHER it falls at layer 5): the page says which, from the
+    core's numbers, checked here against a loop."""
+    at = run(sentence=sentence, layers_view="cosines")
+    means = aa.mean_pair_cosine(aa.token_cosines(encode(sentence, max_pieces=MAX_TOKENS)))  # (7,)
+    assert [layer for layer in range(1, len(means)) if means[layer] < means[layer - 1]] == falls
+    assert means[-1] > means[0]
+    trend = (
+        translate("en", "after_attention.cosines_falls", layers=", ".join(map(str, falls)))
+        if falls
+        else translate("en", "after_attention.cosines_rises")
+    )
+    text = translate("en", "after_attention.cosines_text", first=means[0], last=means[-1], n_layers=6)
+    assert f"{text} {trend}" in [m.value for m in at.markdown]

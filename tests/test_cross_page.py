@@ -170,8 +170,8 @@ def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
     at = open_page(sentence="The cat sat on the mat", sentence_b="猫坐在垫子上", lang=lang)
-    n_b = cross_maps(figures_by_key(at))[1].shape[1]
-    expected = translate(lang, "cross_attention.b_unknown", unknown=n_b - 2, total=n_b)  # 子 and 上 are known
+    n_b = cross_maps(figures_by_key(at))[1].shape[1]  # [CLS], 6 pieces, [SEP]: the trained sidebar's numbering
+    expected = translate(lang, "cross_attention.b_unknown_hidden", unknown=n_b - 4, total=n_b - 2)  # 子, 上 known
     words = translate(lang, "shell.list_sep").join(["猫", "坐", "在", "垫"])
     assert [w.value for w in at.warning] == [expected + " " + translate(lang, "shell.unknown_words", words=words)]
 
@@ -232,3 +232,29 @@ def test_the_chinese_page_is_chinese_throughout():
     assert sum(bool(CJK.search(text)) for text in texts) >= 10
     left = english_prose(texts, allowed_words=SENTENCE_A.split() + DEFAULT_B.split())
     assert not left, f"English prose on the Chinese page: {left}"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_trained_sidebar_keeps_the_hidden_states_and_the_numbering_of_the_other_pages(lang):
+    """The model has no cross-attention head: with W = Trained (the default) both sentences keep the
+    hidden states the sidebar's head reads, [CLS] and [SEP] included, so "she" has the number it
+    has on Step by step; W^Q, W^K, W^V are the sidebar's seeded random ones. Numbers against PyTorch."""
+    from attention_core.model import ModelEmbedder
+    from attention_core.projections import random_projections
+
+    sentence_a, sentence_b = "The boy thanked the girl because she had helped him", "A tired cat rested on the rug"
+    at = open_page(sentence=sentence_a, sentence_b=sentence_b, lang=lang)
+    settings = LessonSettings(projection="trained")
+    a, b = (build_lesson(text, ModelEmbedder(), settings) for text in (sentence_a, sentence_b))
+    w = random_projections(a.inputs.shape[1], settings.d_k, seed=settings.seed)
+    scores, weights, outputs = torch_attention(a.inputs, b.inputs, w.w_q, w.w_k, w.w_v, 1 / np.sqrt(w.d_k))
+    figs = figures_by_key(at)
+    for got, expected in zip((*cross_maps(figs), z_of(figs["fig_cross_outputs"])), (scores, weights, outputs)):
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9)
+    rows = figs["fig_cross"]["layout"]["yaxis"]["ticktext"]
+    assert rows == labels(a.tokens) and rows[0] == "1: [CLS]" and "8: she" in rows  # as on Step by step
+    assert key_ticks(figs) == labels(b.tokens) and key_ticks(figs)[-1].endswith("[SEP]")
+    layer = settings.layer + 1
+    assert any(i.value == translate(lang, "cross_attention.no_trained_heads", layer=layer) for i in at.info)
+    caption = translate(lang, "cross_attention.inputs_caption_hidden", d_model=384, seed=0, d_k=4, layer=layer)
+    assert caption in [c.value for c in at.caption]

@@ -34,9 +34,12 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core import model as core_model
 from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
+from attention_core.lesson import TRAINED_HEAD
 from attention_ui import shell
 from attention_ui.i18n import translate
 from tests.helpers import APP, _decode, charts
+
+LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
 PAGES = [page for page, _ in shell.NAV]
 LESSON_PAGES = [p for p in ("step_by_step", "matrices") if p in PAGES]  # pages that chart the lesson's weights
@@ -170,7 +173,7 @@ def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
 def test_without_a_fault_the_same_pages_use_the_real_model():
     """The contrast that makes the tests above mean something: normally no warning, and the
     banner says every number is the trained model's own."""
-    real = translate("en", "shell.honest_trained", layer=6, head=12, d_k=32)  # TRAINED_HEAD, counted from 1
+    real = translate("en", "shell.honest_trained", layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32)
     for page in LESSON_PAGES:
         at = run(page)
         assert not at.exception, error_text(at)
@@ -316,7 +319,7 @@ def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(mon
     from attention_core import model_reference
 
     model_reference.clear_cache()
-    real = translate("en", "shell.honest_trained", layer=6, head=12, d_k=32)  # TRAINED_HEAD, counted from 1
+    real = translate("en", "shell.honest_trained", layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32)
     for page in PAGES:
         at = run(page)
         assert not at.exception, f"{page} without torch:\n{error_text(at)}"

@@ -195,10 +195,11 @@ def test_trained_heads_are_the_models_own_in_chinese():
     """The default (trained W): all 12 heads of the sidebar's layer, their concatenation and
     W^O's output, each equal to the NumPy encoder's trace; the heads picker is not shown."""
     from attention_core.encoder import encode
+    from attention_core.lesson import TRAINED_HEAD
 
     at = open_page(sentence="The cat sat on the mat", lang="zh", heads="2")
     figs = figures_by_key(at)
-    layer = encode("The cat sat on the mat").layer(5)
+    layer = encode("The cat sat on the mat").layer(TRAINED_HEAD[0])  # the sidebar's default layer
     thumbnails = grid_thumbnails(figs["fig_trained_heads"], 1, 12)  # (1, 12, T, T)
     np.testing.assert_allclose(thumbnails[0], layer.attention.weights, atol=1e-6)  # float32 thumbnails
     np.testing.assert_allclose(z_of(figs["fig_concat"]), layer.concat, atol=1e-12)

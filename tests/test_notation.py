@@ -18,6 +18,7 @@ from attention_ui.notation import (
     alpha_hat,
     attention_formula,
     b,
+    bias,
     output_row,
     scaled_qk,
     scaled_row,
@@ -44,6 +45,8 @@ def test_the_doctests_run():
         (b(), "b"),
         (b("i"), "b_i"),
         (b(4), "b_{4}"),
+        (bias("Q"), "c^Q"),  # a bias is never b, the output
+        (bias(1), "c_1"),
         (SCORE, r"\alpha_{ij} = q_i \cdot k_j"),
         (WEIGHT, r"\hat\alpha_{ij} = \mathrm{softmax}_j(\alpha_{ij}/\sqrt{d_k})"),
         (OUTPUT, r"b_i = \sum_j \hat\alpha_{ij} v_j"),
@@ -67,8 +70,11 @@ def test_step_formulas_carry_the_numbers():
         r"\frac{\alpha_{4,j}}{\sqrt{d_k}} = \frac{\alpha_{4,j}}{\sqrt{4}}:\quad 0.500,\ -1.250"
     )
     assert scaled_row(3, scores / 2, 4, symbolic=False).startswith(r"\frac{\alpha_{4,j}}{\sqrt{4}}:\quad")
-    assert softmax_row(3, weights, 0.5, 1.3333).startswith(r"\hat\alpha_{4,j} = \frac{e^{s_j - m}}")
-    assert r"m = 0.500,\ \sum_j e^{s_j - m} = 1.3333:\quad 0.750,\ 0.250" in softmax_row(3, weights, 0.5, 1.3333)
+    row = softmax_row(3, weights, 0.5, 1.3333)
+    assert row.startswith(r"\hat\alpha_{4,j} = \frac{e^{s_j - s_{\max}}}")
+    assert r"s_j = \frac{\alpha_{4,j}}{\sqrt{d_k}}" in row  # s_j is defined where it is used
+    assert r"s_{\max} = 0.500,\ \sum_j e^{s_j - s_{\max}} = 1.3333:\quad 0.750,\ 0.250" in row
+    assert r"s_j = \alpha_{4,j}," in softmax_row(3, weights, 0.5, 1.3333, scaled=False)
     assert output_row(3, weights) == r"b_{4} = \sum_j \hat\alpha_{4,j} v_j = 0.75\,v_{1} + 0.25\,v_{2}"
 
 
@@ -80,20 +86,20 @@ def test_positions_count_from_one():
 
 
 def test_the_positional_encoding_formula_is_the_one_the_core_adds():
-    """notation.POSITIONAL_ENCODING, read literally (token i and component c from 1, p = i − 1),
+    """notation.POSITIONAL_ENCODING, read literally (token i and pair n from 1, p = i − 1),
     gives attention_core.positional's table; a loop, not the core's vectorised code."""
     from attention_core.positional import sinusoidal_encoding
 
     tex = notation.POSITIONAL_ENCODING
-    assert r"\sin\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m-1}" in tex
-    assert r"\cos\frac{i - 1}{10000^{2(m-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2m}" in tex
+    assert r"\sin\frac{i - 1}{10000^{2(n-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2n-1}" in tex
+    assert r"\cos\frac{i - 1}{10000^{2(n-1)/d_{model}}}" in tex and r"\mathrm{PE}_{i,\,2n}" in tex
     d, T = 10, 7
     table = sinusoidal_encoding(T, d)
     for i in range(1, T + 1):
-        for m in range(1, d // 2 + 1):
-            angle = (i - 1) / 10000 ** (2 * (m - 1) / d)
-            assert table[i - 1, 2 * m - 2] == pytest.approx(np.sin(angle), abs=1e-12)  # component 2m − 1
-            assert table[i - 1, 2 * m - 1] == pytest.approx(np.cos(angle), abs=1e-12)  # component 2m
+        for n in range(1, d // 2 + 1):
+            angle = (i - 1) / 10000 ** (2 * (n - 1) / d)
+            assert table[i - 1, 2 * n - 2] == pytest.approx(np.sin(angle), abs=1e-12)  # component 2n − 1
+            assert table[i - 1, 2 * n - 1] == pytest.approx(np.cos(angle), abs=1e-12)  # component 2n
 
 
 def test_long_rows_are_shortened_in_the_middle():

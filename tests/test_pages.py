@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
+from attention_core.lesson import TRAINED_HEAD
 from attention_ui.i18n import LANGS, translate
 from tests.helpers import CJK, _decode, chart_words, charts, english_prose, figures_by_key, page_texts, run_page
 from tests.helpers import tables as page_tables
+
+LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
 PAGES = ["pages/home.py", "pages/step_by_step.py", "pages/matrices.py"]
 MY_PAGES = ["home", "step_by_step", "matrices", "why_scaling", "real_model"]  # the pages of issue #6
@@ -28,7 +31,7 @@ def test_default_page_uses_real_model_and_says_so():
     at = run_page("pages/matrices.py")
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert translate("en", "shell.honest_trained", layer=6, head=12, d_k=32) in captions  # TRAINED_HEAD, from 1
+    assert translate("en", "shell.honest_trained", layer=LAYER_SHOWN, head=HEAD_SHOWN, d_k=32) in captions
     assert "seeded random" not in captions
 
 

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, explain
+from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
@@ -54,11 +55,13 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
     assert any("[CLS]" in c.value and "[SEP]" in c.value for c in at.caption)
     tokens, weights = model_all_weights(SENTENCE)  # (6, 12, T, T)
     grid = figure(at, translate("en", "real_model.grid_title"))
-    assert len(grid["data"]) == 1  # one heatmap, its blocks the 72 heads
+    assert len(grid["data"]) == 2  # one heatmap, its blocks the 72 heads, and a click target on each
+    targets = np.asarray(_decode(grid["data"][1]["customdata"])).reshape(-1, 2)
+    assert targets.tolist() == [[layer, head] for layer in range(6) for head in range(12)]
     np.testing.assert_allclose(grid_thumbnails(grid, 6, 12), weights, rtol=0, atol=1e-7)  # thumbnails carry float32
     cividis = figure(at, "Weights α̂ = softmax")["data"][0]["colorscale"]  # figures.COLORSCALE, as Plotly sends it
-    assert all(trace["colorscale"] == cividis for trace in grid["data"])
-    assert all(trace["zmin"] == 0 and trace["zmax"] == 1 for trace in grid["data"])
+    assert grid["data"][0]["colorscale"] == cividis
+    assert grid["data"][0]["zmin"] == 0 and grid["data"][0]["zmax"] == 1
 
     assert difference_shown(at) is None  # PyTorch is loaded only when asked for
     at.button(key="torch_check").click().run()
@@ -103,7 +106,10 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
 
 @pytest.mark.parametrize(
     "params, layer, head",
-    [({"layer": "99", "head": "-1"}, 5, 0), ({"layer": "abc", "head": "1e9", "model_token": "500"}, 5, 11)],
+    [
+        ({"layer": "99", "head": "-1"}, 5, 0),
+        ({"layer": "abc", "head": "1e9", "model_token": "500"}, *TRAINED_HEAD),  # not numbers: the default head
+    ],
     ids=["out of range", "not integers"],
 )
 def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head):

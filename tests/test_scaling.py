@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, softmax
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep, softmax_jacobian
+from attention_ui import shell
 from attention_ui.i18n import translate
 from tests.helpers import APP, _decode, charts, run_page
 
@@ -261,3 +262,32 @@ def test_page_without_a_sentence_still_shows_the_experiment():
     at = open_page("   ", toy="true")
     assert not at.exception
     assert len(charts(at)) == 3 and any("Type a sentence" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_slider_help_names_section_4s_own_d_k_and_a_trained_head_its_score_range(lang):
+    """The default sidebar runs a trained head (d_k = 32, not the random W's 4): the slider's help says
+    which d_k section 4 uses, and section 4 says the variance argument is about initialisation, with
+    this head's raw scores as the page computes them."""
+    from attention_core.model import ModelEmbedder
+
+    at = open_page(lang=lang)
+    assert not at.exception, at.exception
+    lesson = build_lesson(shell.DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    assert lesson.trace.d_k == 32
+    source = translate(lang, "why_scaling.own_d_k_model")
+    assert at.select_slider(key="exp_d_k").help == (
+        translate(lang, "why_scaling.d_k_help")
+        + " "
+        + translate(lang, "why_scaling.d_k_help_now", d_k=32, d_k_source=source)
+    )
+    scores = lesson.trace.scores
+    text = translate(
+        lang,
+        "why_scaling.own_trained",
+        low=f"{scores.min():.1f}",
+        high=f"{scores.max():.1f}",
+        variance=float(np.var(scores)),
+        d_k=32,
+    )
+    assert text in [m.value for m in at.markdown]

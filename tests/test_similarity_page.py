@@ -305,3 +305,23 @@ def test_with_the_real_model_the_heatmaps_are_its_queries_and_keys():
     figs = figures(at)
     for n, name in enumerate(ORDER):
         np.testing.assert_allclose(_decode(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_a_trained_head_the_inputs_are_the_hidden_states_entering_its_layer(lang):
+    """In trained mode a_i is the hidden state entering the layer, not a word embedding plus a
+    positional encoding: the text says so and the maps compare exactly those vectors."""
+    from attention_core.model import ModelEmbedder
+
+    at = run_page(PAGE, SENTENCE, lang=lang, vectors="inputs")
+    assert not at.exception, at.exception
+    lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    layer = lesson.settings.layer
+    np.testing.assert_array_equal(lesson.inputs, lesson.encoded.hidden[layer])
+    want = references(lesson.inputs, lesson.inputs)
+    np.testing.assert_allclose(_decode(figures(at)["fig_measures"]["data"][0]["z"]), want["cosine"], atol=1e-12)
+    intro = translate(lang, "similarity.sentence_intro_hidden", d=384, t=len(lesson.tokens), layer=layer + 1)
+    assert intro in [m.value for m in at.markdown]
+    assert translate(lang, "similarity.sentence_intro_inputs", d=384, t=len(lesson.tokens)) not in [
+        m.value for m in at.markdown
+    ]

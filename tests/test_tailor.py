@@ -368,3 +368,12 @@ def test_hand_typed_url_parameters_give_a_working_page(params):
     _, w, drawn = page_numbers(at)
     np.testing.assert_allclose(w.sum(), 1.0, atol=1e-12)
     assert ((drawn >= -1e-6) & (drawn <= 1 + 1e-6)).all()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_says_the_values_have_their_own_size_and_the_customer_is_no_sample(lang):
+    """d_v ≠ d_k is allowed (10 features, 12 attributes), and the shop is cross-attention in shape."""
+    at = open_page(lang)
+    assert (len(FEATURES), len(ATTRIBUTES)) == (10, 12)
+    note = translate(lang, "tailor.mapping_note", d_k=len(FEATURES), d_v=len(ATTRIBUTES))
+    assert note in [m.value for m in at.markdown]
