@@ -205,14 +205,15 @@ def _widest_number(low: float, high: float) -> str:
     """The widest tick label Plotly may write between ``low`` and ``high``.
 
     >>> _widest_number(0, 1), _widest_number(-1, 1), _widest_number(0, 6000)
-    ('0.2', '−0.5', '1000')
+    ('0.1', '−0.2', '1000')
     """
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
         return "−0.00"
-    step = _nice_step(high - low)
-    decimals = len(f"{step:.6f}".rstrip("0").split(".")[1])
-    ticks = (round(k * step, decimals) for k in range(math.floor(low / step), math.ceil(high / step) + 1))
-    candidates = {f"{tick:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{tick:.0f}" for tick in ticks}
+    candidates = set()
+    for step in {_nice_step(high - low), _nice_step(high - low, 12)}:  # a tall axis or colour bar ticks finer
+        decimals = len(f"{step:.6f}".rstrip("0").split(".")[1])
+        ticks = (round(k * step, decimals) for k in range(math.floor(low / step), math.ceil(high / step) + 1))
+        candidates |= {f"{tick:.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{tick:.0f}" for tick in ticks}
     return max(sorted(label.replace("-", "−") for label in candidates), key=text_px)
 
 

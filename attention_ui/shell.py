@@ -1,11 +1,10 @@
-"""The Streamlit shell every page shares: the sidebar settings, the cached embedder and the
-honesty banner. The one place for st.cache_*.
+"""The Streamlit shell every page shares: the one route of a script run (``run_app``), the
+sidebar settings, the cached embedder and the honesty banner. The one place for st.cache_*.
 
-Each page calls ``page_start()`` first. It works whether the page runs inside app.py's
-st.navigation or alone: the first request of a fresh server runs a shared link's page file
-through Streamlit's legacy ``pages/`` router, without app.py (``url_state`` explains the
-catch; ``page_start`` sends such a run back through app.py). What the URL keeps, and how,
-is ``attention_ui.url_state``.
+Every run takes one path: ``run_app`` (app.py) declares the pages, draws the sidebar, runs the
+page and adds the link to this view. Each page calls ``page_start()`` first; when Streamlit ran
+the page file by itself (``legacy_page_run``), ``page_start`` takes the same path in place.
+What the URL keeps, and how, is ``attention_ui.url_state``.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from attention_ui.presentation import apply_presentation, is_presenting, present
 from attention_ui.safe import escape_markdown
 from attention_ui.style import apply_style, sidebar_script
 from attention_ui.url_state import (
-    carry_over,
     keep_in_url,
     remember,
     remembered,
@@ -186,6 +184,10 @@ DEFAULTS = {
     "cjk": "chars",
 }
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
+BOUND = ("sentence", "toy", "d_k", "seed", "scaled", "positional")
+"""The shared settings whose sidebar widget is bound to the URL (``bind="query-params"``): drawn
+on every page, Streamlit keeps their parameters itself, so links to other pages leave them out
+(given twice, Streamlit would write them twice: ``?toy=true&toy=true``)."""
 POSITIONS = ("layer", "head")
 """The shared settings that are positions: 0-based here, in the URL as the number shown (from 1)."""
 
@@ -204,14 +206,12 @@ def url_text(name: str, value) -> str:
 def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     """Draw the shared sidebar for page id ``page``; return (sentence, source, settings).
 
-    app.py calls it (through ``app_sidebar``) before the page runs, so its widgets belong to
-    the main script: Streamlit then keeps their URL parameters when another page opens
-    (widgets drawn by a page lose theirs). ``url_state.carry_over`` keeps the values too
-    where Streamlit would not (AppTest's page switches, the legacy first request).
+    ``run_app`` calls it (through ``app_sidebar``) before the page runs, so its widgets are
+    drawn on every run of every page: Streamlit keeps their values and URL parameters when
+    another page opens (widgets drawn by a page lose theirs).
     """
-    carry_over(page, DEFAULTS)
     with st.sidebar:
-        lang = language_switch()
+        language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
         st.header(t("shell.your_sentence"))
         sentence = st.text_input(
@@ -268,11 +268,11 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     }
     for key, value in values.items():
         remember(key, value)
-    shared = {k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k]}
-    shared["lang"] = lang
+    other, same = link_params(**values), link_params(same_page=True, **values)
     with nav:
         for page_id, icon in NAV:
-            st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=shared)
+            params = same if page_id == page else other
+            st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=params)
     source = "toy" if toy else "model"
     settings = LessonSettings(
         projection=w,
@@ -292,12 +292,18 @@ PAGES_WITH_HEAD_PICKERS = ("real_model", "heads")
 """Pages that draw the layer and head pickers themselves, beside their grid of heads."""
 
 
-def link_params(**overrides) -> dict[str, str]:
+def link_params(*, same_page: bool = False, **overrides) -> dict[str, str]:
     """The URL parameters of a link to another page that keeps this session's shared settings
     (the values that differ from ``DEFAULTS``) with ``overrides`` on top, and the language.
+
+    A link to another page leaves out the ``BOUND`` settings: on a page change Streamlit writes
+    their parameters itself. A link to the page on screen (``same_page``) keeps them: there
+    Streamlit takes the link's parameters as they are.
     Example: ``st.page_link("pages/matrices.py", query_params=link_params(w="trained", layer=1, head=3))``."""
     values = {name: remembered(name, default) for name, default in DEFAULTS.items()} | overrides
-    shared = {k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k]}
+    shared = {
+        k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k] and (same_page or k not in BOUND)
+    }
     shared["lang"] = init_lang()
     return shared
 
@@ -418,11 +424,20 @@ def _cjk_control(sentence: str, toy: bool) -> str:
 
 _SIDEBAR_THIS_RUN = "_sidebar_this_run"
 _SHARE_BOX = "_share_box"
-_THROUGH_APP = "_through_app"  # this session's runs go through app.py (or were just sent there)
+
+
+def run_app() -> None:
+    """The one route of every script run: the page list, the shared sidebar, the page, and the
+    link to this view after it. app.py is this call; ``page_start`` makes it too when Streamlit
+    ran a page file by itself (``legacy_page_run``), so every run takes this same path."""
+    page = st.navigation(navigation_pages(), position="hidden")
+    app_sidebar(page.url_path or NAV[0][0])
+    page.run()
+    share_link()
 
 
 def share_link() -> None:
-    """What app.py calls after the page: the link to this exact view, at the foot of the
+    """What ``run_app`` does after the page: the link to this exact view, at the foot of the
     sidebar, once the page has put its own parameters (token, step, tab …) in the URL."""
     box = st.session_state.pop(_SHARE_BOX, None)
     if box is not None:
@@ -431,22 +446,22 @@ def share_link() -> None:
 
 
 def app_sidebar(page: str) -> None:
-    """What app.py calls between st.navigation and the page: draw the sidebar and hand its
+    """What ``run_app`` does between st.navigation and the page: draw the sidebar and hand its
     values to the page's ``page_start`` (through session state, for this run only)."""
     warm_up()
-    st.session_state[_THROUGH_APP] = True
     st.session_state[_SIDEBAR_THIS_RUN] = sidebar(page)
 
 
-def _declare_pages() -> None:
-    """A fresh server runs the first request for an inner page (a shared link) through the
-    legacy ``pages/`` router, without app.py (the catch the ``url_state`` docstring explains).
-    Declaring the page list here and rerunning makes this and every later run go through
-    app.py's st.navigation, so the sidebar's settings keep their URL parameters from page to
-    page (checked in Chromium by tests/browser/test_app.py)."""
-    st.session_state[_THROUGH_APP] = True
-    st.navigation(navigation_pages(), position="hidden")
-    st.rerun()
+def legacy_page_run() -> bool:
+    """True when Streamlit ran this page file by itself instead of through ``run_app``.
+
+    Streamlit 1.67 answers the first request of a fresh server process through its legacy
+    ``pages/`` router when a ``pages/`` folder sits beside the entry point, even though app.py
+    calls st.navigation: a shared link to an inner page then runs that page file alone. AppTest
+    does the same on every ``run()``. ``run_app`` leaves a mark for the page of its own run; a
+    page without the mark was run alone. ``tests/test_route.py`` checks that Streamlit still
+    behaves so (and fails, naming this function, the day it does not)."""
+    return _SIDEBAR_THIS_RUN not in st.session_state
 
 
 def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, str]:
@@ -457,15 +472,18 @@ def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, st
     sentence (cut to the first tokens, the model unavailable, a URL value out of range) come
     under it. Returns (lesson, source); lesson is None (and a friendly message is shown)
     when the sentence cannot be used.
+
+    A page file that Streamlit ran by itself (``legacy_page_run``) takes the one route here:
+    ``run_app`` draws the sidebar and runs this same page inside it, then this run stops. No
+    rerun: a click that arrived with this run (the first click after a reconnect to a fresh
+    server) is handled by the page inside, not dropped.
     """
+    if legacy_page_run():
+        run_app()
+        st.stop()
     init_lang()
     st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎", layout="wide")
-    state = st.session_state
-    drawn = state.pop(_SIDEBAR_THIS_RUN, None)
-    if drawn is None and not state.get(_THROUGH_APP):
-        _declare_pages()
-    # AppTest reruns a page it switched to without app.py: then the page draws the sidebar.
-    sentence, source, settings = drawn if drawn is not None else sidebar(page)
+    sentence, source, settings = st.session_state.pop(_SIDEBAR_THIS_RUN)
     apply_presentation(is_presenting())
     apply_style()
     st.title(t(f"{catalog or page}.title"))

@@ -15,17 +15,10 @@ in three ways:
 
 A value equal to its default is left out of the URL, so a link names only what differs.
 
-Streamlit forgets a widget's value when another page opens. ``remember`` keeps the last value
-of a setting in session state under ``_keep_<name>``; ``carry_over`` puts the sidebar's back
-when a new page starts, and ``url_choice`` falls back to it when the URL does not say.
-
-The fresh-server catch: app.py routes every page through ``st.navigation``, but Streamlit
-also finds the ``pages/`` folder next to the entry point. On the first request a fresh server
-gets (a shared link such as ``/matrices?sentence=…`` waking a sleeping app) it runs the page
-file through its legacy multipage router, without app.py, and without the sidebar that app.py
-draws. ``shell.page_start`` notices that run, declares the page list and reruns, so the link
-opens its view and the sidebar's parameters keep working from page to page
-(tests/browser/test_app.py checks this in Chromium).
+Streamlit forgets the value of a widget a page drew when another page opens. ``remember`` keeps
+the last value of a setting in session state under ``_keep_<name>``; ``url_choice`` falls back to
+it when the URL does not say, and ``shell.link_params`` builds links to other pages from it. The
+sidebar's widgets are drawn on every run (``shell.run_app``), so Streamlit keeps them itself.
 
 Example: ``token_picker("Query token", ["the", "cat"])`` shows "1: the" and "2: cat", returns
 the chosen index (1 for "cat") and keeps the number shown in the URL as ``?token=2``.
@@ -83,22 +76,6 @@ def remember(name: str, value) -> None:
 def remembered(name: str, default=None):
     """The last value ``remember`` kept for ``name``, else ``default``."""
     return st.session_state.get(f"_keep_{name}", default)
-
-
-def carry_over(page: str, names) -> None:
-    """On the first run of a newly opened page, put the remembered values of ``names`` back
-    in session state before their widgets are drawn.
-
-    Streamlit drops a page's widget state when another page opens; app.py draws the sidebar,
-    so in the app its widgets survive, but AppTest's page switches and the legacy first
-    request of a fresh server run the page alone. Example: ``carry_over("matrices", ["toy"])``.
-    """
-    state = st.session_state
-    if state.get("_page") != page:
-        for name in names:
-            if f"_keep_{name}" in state:
-                state[name] = state[f"_keep_{name}"]
-    state["_page"] = page
 
 
 # --------------------------------------------------------------------------- choices by id

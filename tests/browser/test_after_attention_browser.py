@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 from attention_core.after_attention import compare_sentences, sentence_table, sentence_vector
+from attention_core.lesson import TRAINED_HEAD
+from attention_ui.shell import DEFAULT_SENTENCE
 from tests.browser.harness import download_first_csv, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-SENTENCE_A = "The cat sat on the mat because it was tired"  # the sidebar's default
+SENTENCE_A = DEFAULT_SENTENCE  # the sidebar's default
 SENTENCE_B = "A kitten was sleeping on the carpet"
 TYPED_B = "Interest rates rose again this year"
 ROWS = "A dog barked at the mailman\nThe postman was chased by a dog\nRain is expected tomorrow"
@@ -60,7 +62,7 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
 
         download = download_first_csv(page)  # a deferred CSV: written when clicked
         text = Path(download.path()).read_text(encoding="utf-8-sig")
-        assert download.suggested_filename == "concat_layer6.csv"  # the default layer, counted from 1
+        assert download.suggested_filename == f"concat_layer{TRAINED_HEAD[0] + 1}.csv"  # the default layer, from 1
         assert text.splitlines()[1].startswith("[CLS],") and len(text.splitlines()[0].split(",")) == 1 + 384
 
         page.goto(page.url)  # the link, opened again, shows the same view
