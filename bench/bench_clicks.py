@@ -1,14 +1,14 @@
 """What a learner's clicks cost, in Chromium, against a bare Streamlit app's rerun in the same run.
 
-    python bench/bench_clicks.py                      # every interaction, 3 repetitions (~15 min)
-    python bench/bench_clicks.py --reps 5
-    python bench/bench_clicks.py --only "W:"          # only interactions whose name contains "W:"
-    python bench/bench_clicks.py --profile /tmp/prof  # cProfile every run (times inflated!), top functions
-    python bench/bench_clicks.py --js-profile --only "page →"  # where Chromium spends the time
+    python -m bench.bench_clicks                      # every interaction, 3 repetitions (~15 min)
+    python -m bench.bench_clicks --reps 5
+    python -m bench.bench_clicks --only "W:"          # only interactions whose name contains "W:"
+    python -m bench.bench_clicks --profile /tmp/prof  # cProfile every run (times inflated!), top functions
+    python -m bench.bench_clicks --js-profile --only "page →"  # where Chromium spends the time
 
-Two servers, started alike from the repo root (``python bench/st_timed.py run <script>
---server.headless true --server.port <free> --server.address 127.0.0.1 --server.fileWatcherType
-none --browser.gatherUsageStats false``, HF_HUB_OFFLINE=1, the bundled model): "ours" is app.py,
+Two servers, started alike from the repo root (``bench.core.Server(timed=True)``: ``python -m
+bench.st_timed run <script> --server.port <free> --server.headless true --server.address 127.0.0.1
+--server.fileWatcherType none``, HF_HUB_OFFLINE=1, the bundled model): "ours" is app.py,
 "bare" is bench/bare_app.py (a text input and one go.Heatmap). bench/st_timed.py is
 ``streamlit run`` with a stopwatch around every script run; the app is not changed. One
 headless Debian Chromium (Playwright's sync API, 1400×900), one browser context per app.
@@ -90,218 +90,18 @@ import json
 import os
 import pstats
 import re
-import signal
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from bench.core import ROOT, chromium, on_sigterm_exit, percentile, sentences, wait_idle
+from bench.pageclock import App, Sample, timed_server
 
-from bench_app import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, pct, sentences  # noqa: E402 - bench/
-from harness import PROTOBUF_FIELDS_JS  # noqa: E402 - tests/browser/
-from proctree import tree_cpu_s  # noqa: E402
-
-QUIET_MS = 400  # over once nothing in the page changed for this long (after the runs ended)
-NO_RUN_MS = 4000  # an interaction that starts no run within this is recorded with runs = 0
 SLOW_S = 1.0
-BROWSER_METRICS = ("TaskDuration",)  # CDP Performance.getMetrics: the renderer's main-thread task time (s)
-
-# --------------------------------------------------------------------------- the page's clock
-
-# ForwardMsg's top-level fields (streamlit/proto/ForwardMsg.proto): a run starts with new_session
-# and ends with script_finished (whatever its status, an interrupted run included).
-NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, 6
-
-INIT_JS = (
-    """(() => {
-  if (window.__bench) return;
-  const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
-                              bytes: 0, frames: 0, states: [], changes: [], lastWhat: null, drawn: []};
-  const fields = buf => (PROTOBUF_FIELDS)(buf).map(([n]) => n);  // top-level field numbers
-  const NativeWS = window.WebSocket;
-  window.WebSocket = class extends NativeWS {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', e => {
-        const now = performance.now(), d = e.data;
-        B.bytes += d.byteLength ?? d.size ?? d.length ?? 0;
-        B.frames += 1;
-        if (!(d instanceof ArrayBuffer)) return;
-        const f = fields(d);
-        if (f.includes(NEW_SESSION)) B.news.push(now);
-        if (f.includes(SCRIPT_FINISHED)) B.fins.push(now);
-      });
-    }
-  };
-  // Every change of the page: the last one, and two animation frames after it (then it is drawn).
-  const observer = new MutationObserver(records => {
-    const t = performance.now();
-    B.lastMut = t;
-    const el = records[records.length - 1].target;
-    const owner = (el.nodeType === 1 ? el : el.parentElement)?.closest('[data-testid]');
-    B.lastWhat = owner ? owner.getAttribute('data-testid') : el.nodeName;
-    B.changes.push([t, B.lastWhat]);
-    for (const r of records) {
-      if (r.attributeName === 'data-test-script-state') B.states.push([t, r.target.getAttribute(r.attributeName)]);
-      for (const n of r.addedNodes) {  // a chart drawn afresh (mounted): Plotly adds its plot-container
-        if (n.nodeType !== 1 || !n.classList.contains('plot-container')) continue;
-        const keyed = r.target.closest('[class*="st-key-"]');
-        const key = keyed ? (keyed.className.match(/st-key-([\\w-]+)/) || [])[1] : null;
-        B.drawn.push(key || '?');
-      }
-    }
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      if (B.lastMut === t) B.settled = [t, performance.now()];
-    }));
-  });
-  const start = () => observer.observe(document.documentElement, {
-    subtree: true, childList: true, attributes: true, characterData: true});
-  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
-  const input = () => { if (B.armed) { B.t0 = performance.now(); B.armed = false; } };
-  window.addEventListener('pointerdown', input, true);
-  window.addEventListener('keydown', input, true);
-})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS)
-    .replace("NEW_SESSION", str(NEW_SESSION_FIELD))
-    .replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED_FIELD))
-)
-
-ARM_JS = """() => { const B = window.__bench;
-  B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;
-  B.states = []; B.changes = []; B.drawn = []; }"""
-
-# "done": the runs the input started have ended (as many script_finished as new_session), the
-# page is idle and clean, and nothing in the page changed for ``quiet`` ms.
-SETTLED_JS = """([quiet, noRun]) => { const B = window.__bench;
-  if (B.t0 === null) return false;
-  const now = performance.now();
-  if (!B.fins.length) return (!B.news.length && now - B.t0 > noRun) ? 'norun' : false;
-  if (B.news.length > B.fins.length) return false;
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const plot = c.querySelector('.js-plotly-plot');
-    if (!plot || !plot._fullLayout) return false;
-  }
-  if (!B.settled || B.settled[0] !== B.lastMut || now - B.lastMut < quiet) return false;
-  return 'done'; }"""
-
-RESULT_JS = """() => { const B = window.__bench;
-  const lastFin = B.fins.length ? B.fins[B.fins.length - 1] : null;
-  const end = B.settled && lastFin !== null ? Math.max(B.settled[1], lastFin) : null;
-  return {t0: B.t0, end, runs: B.news.length, finished: B.fins.length,
-          seen_running: B.states.filter(([, s]) => s === 'running').length,
-          first_news: B.news.length ? B.news[0] - B.t0 : null, last_fin: lastFin === null ? null : lastFin - B.t0,
-          bytes: B.bytes, frames: B.frames, nodes: document.getElementsByTagName('*').length, drawn: B.drawn,
-          // what changed after the last script_finished arrived: [ms after it, data-testid]
-          late: lastFin === null ? [] : B.changes.filter(([t]) => t > lastFin).slice(-4)
-                 .map(([t, what]) => [Math.round(t - lastFin), what])}; }"""
-
-
-@dataclass
-class Sample:
-    total: float  # s, page clock
-    script: float  # s, server wall, summed over the runs
-    cpu: float  # s, script thread CPU
-    server_cpu: float  # s, the server tree's CPU (proctree) over the whole interaction
-    browser: float  # s, renderer main-thread task time
-    runs: int  # counted in the page
-    server_runs: int
-    kb: float
-    nodes: int = 0  # elements in the page afterwards
-    charts: list = field(default_factory=list)  # [key, bytes, s] per st.plotly_chart, all runs
-    profiles: list = field(default_factory=list)  # run numbers (cProfile files)
-    js_profile: dict | None = None  # Chromium's CPU profile (CDP Profiler), with --js-profile
-    trace: dict | None = None  # the renderer main thread's self time (s) by kind and event, with --trace
-    fin: float = float("nan")  # s from the input to the last script_finished reaching the page
-    late: list = field(default_factory=list)  # the last changes after it: [ms after it, data-testid]
-    drawn: list = field(default_factory=list)  # keys of the charts the browser drew afresh (mounted)
-
-
-class App:
-    """One app in its own browser context, with the page clock installed and the server log read."""
-
-    def __init__(self, server: Server, runs_log: Path, browser, timeout: float):
-        self.server, self.runs_log, self.timeout, self.browser = server, runs_log, timeout, browser
-        self.context = browser.new_context(viewport=VIEWPORT)
-        self.context.set_default_timeout(timeout * 1000)
-        self.context.add_init_script(INIT_JS)
-        self.page = self.context.new_page()
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.cdp = self.context.new_cdp_session(self.page)
-        self.cdp.send("Performance.enable")
-        self.log_pos = 0
-
-    def browser_metrics(self) -> dict[str, float]:
-        """Chromium's cumulative main-thread task time of this page (s)."""
-        metrics = {m["name"]: m["value"] for m in self.cdp.send("Performance.getMetrics")["metrics"]}
-        return {k: metrics.get(k, 0.0) for k in BROWSER_METRICS}
-
-    def new_runs(self) -> list[dict]:
-        with open(self.runs_log, encoding="utf-8") as f:
-            f.seek(self.log_pos)
-            text = f.read()
-        complete = text[: text.rfind("\n") + 1]
-        self.log_pos += len(complete.encode("utf-8"))
-        return [json.loads(line) for line in complete.splitlines() if line.strip()]
-
-    def measure(self, act: Callable[[], None], js_profile: bool = False, trace: bool = False) -> Sample:
-        """Arm the clock, ``act()`` (one click or key press), wait until it is over; the sample.
-
-        ``js_profile``: record Chromium's JavaScript CPU profile meanwhile (``Sample.js_profile``);
-        ``trace``: a Chromium performance trace (``Sample.trace``, main-thread time by kind)."""
-        self.new_runs()  # forget runs nobody asked for
-        self.page.evaluate(ARM_JS)
-        if js_profile:
-            self.cdp.send("Profiler.enable")
-            self.cdp.send("Profiler.setSamplingInterval", {"interval": 500})  # µs
-            self.cdp.send("Profiler.start")
-        if trace:
-            self.browser.start_tracing(page=self.page, categories=TRACE_CATEGORIES)
-        m0, cpu0 = self.browser_metrics(), tree_cpu_s(self.server.proc.pid)
-        act()
-        self.page.mouse.move(2, 2)  # off the page's content: no hover label moves into the measurement
-        state = self.page.wait_for_function(
-            SETTLED_JS, arg=[QUIET_MS, NO_RUN_MS], polling=50, timeout=self.timeout * 1000
-        ).json_value()
-        m1, cpu1 = self.browser_metrics(), tree_cpu_s(self.server.proc.pid)
-        profile = self.cdp.send("Profiler.stop")["profile"] if js_profile else None
-        kinds = main_thread_time(self.browser.stop_tracing()) if trace else None
-        r = self.page.evaluate(RESULT_JS)
-        time.sleep(0.05)  # the log line is written before the run's last message is sent
-        runs = self.new_runs()
-        if state == "norun" or r["end"] is None:
-            total = float("nan")
-        else:
-            total = (r["end"] - r["t0"]) / 1e3
-        return Sample(
-            total=total,
-            script=sum(x["wall"] for x in runs),
-            cpu=sum(x["cpu"] for x in runs),
-            server_cpu=cpu1 - cpu0,
-            browser=m1["TaskDuration"] - m0["TaskDuration"],
-            nodes=r["nodes"],
-            runs=r["runs"],
-            server_runs=len(runs),
-            kb=r["bytes"] / 1024,
-            charts=[c for x in runs for c in x["charts"]],
-            profiles=[x["n"] for x in runs],
-            js_profile=profile,
-            trace=kinds,
-            fin=float("nan") if r["last_fin"] is None else r["last_fin"] / 1e3,
-            late=r["late"],
-            drawn=r["drawn"],
-        )
-
-    def close(self) -> None:
-        self.context.close()
 
 
 # --------------------------------------------------------------------------- ours: selectors
@@ -358,15 +158,23 @@ class Group:
     steps: Callable[[], list[Step]]  # built when the group runs (the app's state then)
 
 
-NAV = ["home", "intuition", "tailor_shop", "step_by_step", "matrices", "after_attention", "why_scaling"]
-NAV += ["similarity", "cross_attention", "multi_head", "real_model", "exercises", "code"]
-N_STEPS = 7
+def _app_constants() -> tuple[list[str], int, int, int]:
+    """The sidebar's pages in menu order and the default trained head (layer, head), from the app itself."""
+    from attention_core.lesson import STEPS, TRAINED_HEAD
+    from attention_ui.shell import NAV as SHELL_NAV
+
+    return [page_id for page_id, _icon in SHELL_NAV], len(STEPS), *TRAINED_HEAD
+
+
+NAV, N_STEPS, LAYER, HEAD = _app_constants()
+OTHER_LAYER, OTHER_HEAD = (LAYER + 1) % 6, (HEAD + 1) % 12  # a pick away from the default, and back
 STEP_TOKENS = (2, 4)  # the two query tokens walked through (of the default sentence's 12 pieces)
 
 
 def groups(o: Ours, runner) -> list[Group]:
     """Every group of interactions; each starts by opening its page and ends in the defaults."""
     sb, mn, opt = o.sidebar, o.main, o.option
+    L, L2, H, H2 = LAYER + 1, OTHER_LAYER + 1, HEAD + 1, OTHER_HEAD + 1  # as shown, from 1
 
     def goto(page_id: str) -> list[Step]:
         if o.current == page_id:
@@ -414,10 +222,10 @@ def groups(o: Ours, runner) -> list[Group]:
                 Step(f"W: Random → Trained {at}", w(0)),
                 Step(f"W: Trained → Identity {at}", w(2)),
                 Step(f"W: Identity → Trained {at}", w(0)),
-                Step(f"layer 5 → 4 {at}", lambda: opt(sb("layer_picker"), 4).click()),
-                Step(f"layer 4 → 5 {at}", lambda: opt(sb("layer_picker"), 5).click()),
-                Step(f"head 11 → 0 {at}", lambda: opt(sb("head_picker"), 0).click()),
-                Step(f"head 0 → 11 {at}", lambda: opt(sb("head_picker"), 11).click()),
+                Step(f"layer {L} → {L2} {at}", lambda: opt(sb("layer_picker"), OTHER_LAYER).click()),
+                Step(f"layer {L2} → {L} {at}", lambda: opt(sb("layer_picker"), LAYER).click()),
+                Step(f"head {H} → {H2} {at}", lambda: opt(sb("head_picker"), OTHER_HEAD).click()),
+                Step(f"head {H2} → {H} {at}", lambda: opt(sb("head_picker"), HEAD).click()),
                 Step(f"scaled off {at}", lambda: o.toggle("scaled").click()),
                 Step(f"scaled on {at}", lambda: o.toggle("scaled").click()),
                 Step(f"toy on {at}", lambda: o.toggle("toy").click()),
@@ -437,10 +245,10 @@ def groups(o: Ours, runner) -> list[Group]:
 
     def real_model() -> list[Step]:
         return goto("real_model") + [
-            Step("real_model: layer 5 → 4", lambda: opt(mn("layer_picker"), 4).click()),
-            Step("real_model: layer 4 → 5", lambda: opt(mn("layer_picker"), 5).click()),
-            Step("real_model: head 11 → 0", lambda: opt(mn("head_picker"), 0).click()),
-            Step("real_model: head 0 → 11", lambda: opt(mn("head_picker"), 11).click()),
+            Step(f"real_model: layer {L} → {L2}", lambda: opt(mn("layer_picker"), OTHER_LAYER).click()),
+            Step(f"real_model: layer {L2} → {L}", lambda: opt(mn("layer_picker"), LAYER).click()),
+            Step(f"real_model: head {H} → {H2}", lambda: opt(mn("head_picker"), OTHER_HEAD).click()),
+            Step(f"real_model: head {H2} → {H}", lambda: opt(mn("head_picker"), HEAD).click()),
             Step("real_model: query token picked", lambda: opt(mn("model_token_picker"), 3).click()),
         ]
 
@@ -564,47 +372,17 @@ def fmt_s(x: float) -> str:
     return "    nan" if x != x else f"{x:6.3f}s"
 
 
-def spawn_timed(server: Server) -> None:
-    """bench_app.Server.spawn, but ``python bench/st_timed.py run <script>`` instead of ``-m streamlit``."""
-    import subprocess
-
-    from bench_app import free_port
-
-    server.port = free_port()
-    server.log = tempfile.NamedTemporaryFile(prefix=f"bench-clicks-{server.name}-", suffix=".log", delete=False)
-    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}
-    env.update(HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "bench/st_timed.py", "run", server.script, "--server.headless", "true"]
-    cmd += ["--server.port", str(server.port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
-    cmd += ["--browser.gatherUsageStats", "false"]
-    server.t_spawn = time.perf_counter()
-    server.proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=server.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-
-
 def open_app(browser, name: str, script: str, path: str, tmp: Path, args) -> App:
-    runs_log = tmp / f"{name}-runs.jsonl"
-    runs_log.touch()
-    os.environ["BENCH_RUNS_LOG"] = str(runs_log)
+    """Start ``script`` through bench/st_timed.py, open ``path`` in a context with the page clock."""
+    profile = None
     if args.profile and name == "ours":
-        Path(args.profile).mkdir(parents=True, exist_ok=True)
-        os.environ["BENCH_PROFILE_DIR"] = str(Path(args.profile).resolve())
-    else:
-        os.environ.pop("BENCH_PROFILE_DIR", None)
-    server = Server(name, script, path, n_figures=1)
-    spawn_timed(server)
+        profile = Path(args.profile).resolve()
+        profile.mkdir(parents=True, exist_ok=True)
+    server = timed_server(name, script, tmp, profile_dir=profile).start()
     server.wait_health(args.timeout)
-    app = App(server, runs_log, browser, args.timeout)
-    app.page.goto(server.base + path)
-    app.page.wait_for_selector('[data-testid="stApp"]')
-    app.page.wait_for_function(
-        """() => { const a = document.querySelector('[data-testid="stApp"]');
-                   return a && a.getAttribute('data-test-script-state') === 'notRunning'
-                          && document.querySelectorAll('.js-plotly-plot').length > 0; }""",
-        polling=100,
-    )
+    app = App(server, browser, args.timeout, trace_reader=main_thread_time, trace_categories=TRACE_CATEGORIES)
+    app.page.goto(server.url + path)
+    wait_idle(app.page, args.timeout, predicate_js="() => document.querySelectorAll('.js-plotly-plot').length > 0")
     time.sleep(1.0)
     return app
 
@@ -630,7 +408,7 @@ def report(runner: Runner, args) -> None:
     print()
     print(
         f"bare Enter → redrawn heatmap: median {bare:.3f} s, "
-        f"p95 {pct([s.total for s in runner.bare_samples], 0.95):.3f} s, "
+        f"p95 {percentile([s.total for s in runner.bare_samples], 95):.3f} s, "
         f"script {med([s.script for s in runner.bare_samples]):.3f} s, "
         f"browser {med([s.browser for s in runner.bare_samples]):.3f} s, "
         f"run over {med([s.fin for s in runner.bare_samples]):.3f} s (n = {len(runner.bare_samples)})"
@@ -650,7 +428,7 @@ def report(runner: Runner, args) -> None:
         if any(x > SLOW_S for x in totals):
             slow_rows.append(name)
         print(
-            f"{pad(name, 44)} {len(ss):>2} {runs_text(ss):>5} {m:7.3f} {pct(totals, 0.95):7.3f} "
+            f"{pad(name, 44)} {len(ss):>2} {runs_text(ss):>5} {m:7.3f} {percentile(totals, 95):7.3f} "
             f"{med([s.fin for s in ss]):6.3f} {med([s.script for s in ss]):7.3f} {med([s.browser for s in ss]):7.3f} "
             f"{med([s.kb for s in ss]):6.0f} {m / bare:6.2f}×"
         )
@@ -660,11 +438,11 @@ def report(runner: Runner, args) -> None:
     print(f"{len(medians)} interactions, {len(all_totals)} samples; bare median {bare:.3f} s")
     print(
         f"  per-interaction medians: median {med(medians):.3f} s = {med(medians) / bare:.2f}× bare (target ≤ 1.2×), "
-        f"p95 {pct(medians, 0.95):.3f} s = {pct(medians, 0.95) / bare:.2f}× bare (target ≤ 2×)"
+        f"p95 {percentile(medians, 95):.3f} s = {percentile(medians, 95) / bare:.2f}× bare (target ≤ 2×)"
     )
     print(
         f"  all samples:             median {med(all_totals):.3f} s = {med(all_totals) / bare:.2f}× bare, "
-        f"p95 {pct(all_totals, 0.95):.3f} s = {pct(all_totals, 0.95) / bare:.2f}× bare"
+        f"p95 {percentile(all_totals, 95):.3f} s = {percentile(all_totals, 95) / bare:.2f}× bare"
     )
     print(
         f"  interactions with a sample over {SLOW_S:.0f} s: {len(slow_rows)} (target 0); "
@@ -871,11 +649,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of the bare app's sentences")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds for any one wait (default 180)")
     args = ap.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    if not os.access(CHROMIUM, os.X_OK):
-        sys.exit(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    on_sigterm_exit()
     import streamlit
-    from playwright.sync_api import sync_playwright
 
     t_start = time.perf_counter()
     print(
@@ -886,8 +661,7 @@ def main() -> int:
         flush=True,
     )
     apps: list[App] = []
-    with tempfile.TemporaryDirectory(prefix="bench-clicks-") as tmp, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    with tempfile.TemporaryDirectory(prefix="bench-clicks-") as tmp, chromium() as browser:
         try:
             ours = open_app(browser, "ours", "app.py", "matrices?lang=en", Path(tmp), args)
             apps.append(ours)
@@ -914,7 +688,6 @@ def main() -> int:
                 with contextlib.suppress(Exception):
                     app.close()
                 app.server.stop()
-            browser.close()
     print(
         f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
         f"took {time.perf_counter() - t_start:.0f} s"

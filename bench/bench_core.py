@@ -1,8 +1,8 @@
 """Our traced NumPy attention against PyTorch's fused kernel, side by side in one run.
 
-    python bench/bench_core.py            # full table (~1-2 min on 2 cores)
-    python bench/bench_core.py --quick    # T up to 512 only
-    python bench/bench_core.py --threads 1   # both libraries on one thread (a shared machine)
+    python -m bench.bench_core            # full table (~1-2 min on 2 cores)
+    python -m bench.bench_core --quick    # T up to 512 only
+    python -m bench.bench_core --threads 1   # both libraries on one thread (a shared machine)
 
 What is timed: one call of ``attention_core.scaled_dot_product_attention`` (float64, the
 full AttentionTrace kept: scores, scaled, weights, outputs, all copied read-only) against
@@ -36,7 +36,7 @@ if any(v in os.environ for v in _OPENBLAS_VARS) and "--keep-openblas-env" not in
     removed = {v: os.environ[v] for v in _OPENBLAS_VARS if v in os.environ}
     env = {k: v for k, v in os.environ.items() if k not in _OPENBLAS_VARS}
     env["BENCH_REMOVED_OPENBLAS_ENV"] = json.dumps(removed)
-    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    os.execve(sys.executable, [sys.executable, "-m", "bench.bench_core", *sys.argv[1:]], env)
 
 if "--threads" in sys.argv:
     _n = sys.argv[sys.argv.index("--threads") + 1]
@@ -53,9 +53,8 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 from attention_core import scaled_dot_product_attention  # noqa: E402
+from bench.core import ROOT, machine  # noqa: E402
 
 HEADS = 12
 D_KS = (32, 64)
@@ -130,7 +129,8 @@ def memory_child(impl: str, t: int, d_k: int) -> None:
 
 def measure_memory(impl: str, t: int, d_k: int) -> dict:
     proc = subprocess.run(
-        [sys.executable, __file__, "--memory-child", impl, str(t), str(d_k)],
+        [sys.executable, "-m", "bench.bench_core", "--memory-child", impl, str(t), str(d_k)],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
@@ -224,6 +224,7 @@ def main(argv: list[str]) -> None:
             )
     print()
     print(f"# total wall time {time.perf_counter() - wall0:.1f} s")
+    print(f"# {machine()}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """What Chromium pays to draw a figure, as the app draws it now and in a cheaper form: an A/B.
 
-    python bench/bench_draw.py            # 3 repetitions (~3 min)
-    python bench/bench_draw.py --reps 7 --only sim3
+    python -m bench.bench_draw            # 3 repetitions (~3 min)
+    python -m bench.bench_draw --reps 7 --only sim3
 
-This one file is both the benchmark and the Streamlit app it drives. ``python bench/bench_draw.py``
-starts ``bench/st_timed.py run bench/bench_draw.py`` (the app part, below), opens it in Debian's
-Chromium and times, with bench_clicks.py's clock (the page's ``performance.now()`` from the
-click until the last change to the page is painted; see its docstring), a click from an empty
-page to each variant, the variants interleaved within every repetition:
+This one file is both the benchmark and the Streamlit app it drives. ``python -m bench.bench_draw``
+starts ``python -m bench.st_timed run bench/bench_draw.py`` (the app part, below), opens it in
+Debian's Chromium and times, with the page's own clock (``bench/pageclock.py``: the page's
+``performance.now()`` from the click until the last change to the page is painted), a click from
+an empty page to each variant, the variants interleaved within every repetition:
 
 * ``vectors384 now`` / ``compact``: three ``figures.vectors_matrix`` of 12 × 384 (q, k, v with
   identity W; the trained multi-head page's concatenation and W^O output are as wide), as the
@@ -26,9 +26,9 @@ page to each variant, the variants interleaved within every repetition:
   numbers fixed``: the same figure with margins large enough for its labels and automargin
   off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
   does for every chart of the app).
-* ``sim3 figures`` / ``one figure``: three 12 × 12 similarity maps as three charts in
-  columns, and the same three traces as panels of one chart (what ``figures.heatmap_row``
-  does).
+* ``sim3 figures`` / ``one figure``: three 12 × 12 maps as three charts in columns
+  (``figures.heatmap`` each), and the same three as panels of one chart (``figures.heatmap_row``,
+  what the Similarity page draws).
 
 ``--only TEXT`` times only the variants whose name contains TEXT.
 
@@ -39,9 +39,7 @@ prints medians; it never asserts a time.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 TOKENS = ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", "[SEP]"]
 VARIANTS = [
     "empty",
@@ -91,8 +89,8 @@ def one_heatmap_grid(w):
 
 
 def app() -> None:
-    """The Streamlit part: a radio of VARIANTS and the chosen figures."""
-    sys.path.insert(0, str(ROOT))
+    """The Streamlit part: a radio of VARIANTS and the chosen figures (run from the repo root by
+    ``python -m bench.st_timed``, so ``attention_ui`` imports as it does for app.py)."""
     import numpy as np
     import streamlit as st
 
@@ -136,32 +134,21 @@ def app() -> None:
             show_figure(fig, "fig_matrix")
     elif variant.startswith("sim3"):
         from attention_ui.exports import show_figure
-        from attention_ui.figures import panel_axes
-        from attention_ui.similarity_figures import matrix_heatmap
+        from attention_ui.figures import heatmap, heatmap_row
+        from attention_ui.safe import numbered_labels
         from attention_ui.style import apply_style
 
         apply_style()
         z = rng.normal(size=(3, len(TOKENS), len(TOKENS)))  # (3, T, T)
-        kw = {"x_title": "key", "y_title": "query", "hover": "%{z}"}
-        figs = [matrix_heatmap(z[n], TOKENS, TOKENS, title=f"m{n}", first=n == 0, **kw) for n in range(3)]
-        if variant.endswith("figures"):
+        labels = numbered_labels(TOKENS)
+        if variant.endswith("figures"):  # three charts in columns
             for n, column in enumerate(st.columns(3)):
                 with column:
-                    show_figure(figs[n], f"fig_sim{n}")
-        else:  # the same three traces as panels of one figure
-            import plotly.graph_objects as go
-
-            layout = panel_axes(3, across=True, gap=0.08, titles=["m0", "m1", "m2"])
-            traces = []
-            for n, f in enumerate(figs):
-                trace = f.data[0].to_plotly_json()
-                suffix = "" if n == 0 else str(n + 1)
-                hi = layout[f"xaxis{suffix}"]["domain"][1]
-                bar = {"x": hi + 0.005, "thickness": 8, "len": 0.9}
-                trace.update(xaxis=f"x{suffix}", yaxis=f"y{suffix}", colorbar=bar)
-                traces.append(trace)
-                layout[f"yaxis{suffix}"].update(autorange="reversed")
-            show_figure(go.Figure(data=traces, layout={**layout, "height": 450}), "fig_sim_all")
+                    fig = heatmap(z[n], labels, labels, title=f"m{n}", x_title="key", y_title="query")
+                    show_figure(fig, f"fig_sim{n}")
+        else:  # the same three matrices as panels of one chart, as the app draws them
+            fig = heatmap_row([(f"m{n}", z[n]) for n in range(3)], labels, title="m0 | m1 | m2")
+            show_figure(fig, "fig_sim_all")
     elif variant.startswith("grid"):
         w = rng.dirichlet(np.ones(len(TOKENS)), size=(6, 12, len(TOKENS)))  # (L, H, T, T)
         fig = heads_grid(w, title="grid") if variant.endswith("now") else one_heatmap_grid(w)
@@ -174,29 +161,25 @@ def drive() -> int:
     import statistics
     import tempfile
     import time
+    from pathlib import Path
 
-    sys.path.insert(0, str(ROOT / "bench"))
-    from bench_app import Server
-    from bench_clicks import CHROMIUM, CHROMIUM_ARGS, App, spawn_timed
-    from playwright.sync_api import sync_playwright
+    from bench.core import chromium, on_sigterm_exit
+    from bench.pageclock import App, timed_server
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", default="", help="time only the variants whose name contains this")
     args = ap.parse_args()
+    on_sigterm_exit()
     print(f"bench_draw: {args.reps} rep(s), load average {os.getloadavg()[0]:.2f} at the start", flush=True)
     results: dict[str, list] = {v: [] for v in VARIANTS[1:]}
-    with tempfile.TemporaryDirectory(prefix="bench-draw-") as tmp, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        runs_log = Path(tmp) / "runs.jsonl"
-        runs_log.touch()
-        os.environ["BENCH_RUNS_LOG"] = str(runs_log)
-        server = Server("draw", "bench/bench_draw.py", "", n_figures=0)
-        spawn_timed(server)
+    with tempfile.TemporaryDirectory(prefix="bench-draw-") as tmp, chromium() as browser:
+        server = timed_server("draw", "bench/bench_draw.py", Path(tmp))
         try:
+            server.start()
             server.wait_health(120)
-            page_app = App(server, runs_log, browser, 180.0)
-            page_app.page.goto(server.base)
+            page_app = App(server, browser, 180.0)
+            page_app.page.goto(server.url)
             page_app.page.wait_for_selector(".st-key-variant")
             time.sleep(2)
             options = page_app.page.locator('.st-key-variant [role="radiogroup"] label')
@@ -211,7 +194,6 @@ def drive() -> int:
             page_app.close()
         finally:
             server.stop()
-            browser.close()
     print(f"\n{'variant':<20} {'total':>8} {'browser':>8} {'KB':>6}   (medians; empty page → variant)")
     for variant, samples in results.items():
         if not samples:

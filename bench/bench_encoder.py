@@ -1,7 +1,7 @@
 """Our NumPy encoder against the same model in transformers (PyTorch), side by side in one run.
 
-    python bench/bench_encoder.py              # one thread each (the target's condition)
-    python bench/bench_encoder.py --threads 2  # both libraries on two threads
+    python -m bench.bench_encoder              # one thread each (the target's condition)
+    python -m bench.bench_encoder --threads 2  # both libraries on two threads
 
 What is timed, for the first 8, 24 and 100 word pieces of one text (plus [CLS] and [SEP]):
 
@@ -37,12 +37,11 @@ import json  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.core import ROOT, machine, percentile  # noqa: E402
+
 TEXT = " ".join(["The animal didn't cross the busy street last night because it was far too tired."] * 8)
 PIECES = (8, 24, 100)  # the first n word pieces of TEXT (24 is the lessons' cut)
 
@@ -66,11 +65,6 @@ elapsed = time.perf_counter() - t
 rss = int(open('/proc/self/status').read().split('VmRSS:')[1].split()[0]) / 1024
 print(json.dumps({'seconds': elapsed, 'rss_mb': rss, 'torch': 'torch' in sys.modules}))
 """
-
-
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 def time_forward(reps: int) -> None:
@@ -110,8 +104,8 @@ def time_forward(reps: int) -> None:
             b.append(time.perf_counter() - t0)
         ma, mb = statistics.median(a) * 1e3, statistics.median(b) * 1e3
         print(
-            f"{n:>6}  {n + 2:>4}  {ma:>9.1f} ms  {pct(a, 0.9) * 1e3:>6.1f} ms  {mb:>10.1f} ms  "
-            f"{pct(b, 0.9) * 1e3:>6.1f} ms  {ma / mb:.2f}x"
+            f"{n:>6}  {n + 2:>4}  {ma:>9.1f} ms  {percentile(a, 90) * 1e3:>6.1f} ms  {mb:>10.1f} ms  "
+            f"{percentile(b, 90) * 1e3:>6.1f} ms  {ma / mb:.2f}x"
         )
 
 
@@ -138,7 +132,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="BLAS and torch threads (default 1)")
     ap.add_argument("--load-runs", type=int, default=3, help="fresh processes per loader (default 3)")
     args = ap.parse_args()
-    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; numpy {np.__version__}")
+    print(f"{machine()}; numpy {np.__version__}")
     time_forward(args.reps)
     time_load(args.load_runs)
 

@@ -1,8 +1,8 @@
 """What each figure builder costs the server per rerun, against the bare Plotly figure of the
 same traces, side by side in one run.
 
-    python bench/bench_figures.py            # every builder, 30 repeats each
-    python bench/bench_figures.py --repeats 100
+    python -m bench.bench_figures            # every builder, 30 repeats each
+    python -m bench.bench_figures --repeats 100
 
 A page pays for a chart three times on every rerun: the builder, ``st.plotly_chart``'s
 ``to_dict`` (a deep copy) and its ``plotly.io.to_json``. This script times all three for each
@@ -17,7 +17,6 @@ asserts a time.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -27,12 +26,10 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from attention_ui import figures, model_figures, multihead_figures, scaling_figures, similarity_figures, tailor_figures  # noqa: E402  # noqa: E402
-from attention_ui.i18n import translate  # noqa: E402
-from attention_ui.presentation import projector_figure  # noqa: E402
+from attention_ui import figures, model_figures, multihead_figures, scaling_figures, similarity_figures, tailor_figures
+from attention_ui.i18n import translate
+from attention_ui.presentation import projector_figure
+from bench.core import machine, table
 
 
 def builders() -> dict:
@@ -65,8 +62,8 @@ def builders() -> dict:
         "scaling.variance_sweep": lambda: scaling_figures.variance_sweep(
             d_ks, np.asarray(d_ks, float), np.ones(len(d_ks)), highlight=64, tr=en
         ),
-        "similarity.matrix_heatmap": lambda: similarity_figures.matrix_heatmap(
-            z, tokens, tokens, title="cos", x_title="j", y_title="i", hover="%{z}"
+        "figures.heatmap_row (three panels)": lambda: figures.heatmap_row(
+            [("dot", z), ("scaled", z / 2), ("cosine", np.tanh(z))], tokens, title="measures", tr=en
         ),
         "similarity.row_bars": lambda: similarity_figures.row_bars(
             [("cosine", "cos", z[0]), ("dot", "dot", z[1]), ("scaled_dot", "scaled", z[2])],
@@ -106,7 +103,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
-    print(f"{'builder':32s} {'ours':>9s} {'bare':>9s} {'ours/bare':>10s}   (ms: build + to_dict + to_json, median)")
+    rows = []
     for name, build in builders().items():
         bare = bare_of(build)
         ours_ms, bare_ms = [], []
@@ -114,8 +111,11 @@ def main() -> int:
             ours_ms.append(once_ms(partial(as_streamlit_does, build)))
             bare_ms.append(once_ms(partial(as_streamlit_does, bare)))
         a, b = statistics.median(ours_ms), statistics.median(bare_ms)
-        print(f"{name:32s} {a:9.2f} {b:9.2f} {a / b:9.2f}×")
-    print(f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
+        rows.append([name, f"{a:.2f}", f"{b:.2f}", f"{a / b:.2f}×"])
+        print(f"  {name}: {a:.2f} ms", flush=True)
+    print()
+    print(table(["builder", "ours", "bare", "ours/bare"], rows, title="ms: build + to_dict + to_json, median"))
+    print(f"\n{machine()}")
     return 0
 
 

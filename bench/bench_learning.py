@@ -1,8 +1,8 @@
 """How long the NumPy decoder of attention_core.learning takes to learn each task, on one BLAS thread.
 
-    python bench/bench_learning.py                 # every task, seed 0, 3 runs each (~30 s)
-    python bench/bench_learning.py --seeds 0 1 2   # the same for three seeds
-    python bench/bench_learning.py --tasks reverse --runs 5
+    python -m bench.bench_learning                 # every task, seed 0, 3 runs each (~30 s)
+    python -m bench.bench_learning --seeds 0 1 2   # the same for three seeds
+    python -m bench.bench_learning --tasks reverse --runs 5
 
 What is timed, per task and seed, with ``threadpoolctl.threadpool_limits(1)`` (one BLAS thread,
 as a page on a shared server would get): ``Trainer(task, seed)`` from its random initial W,
@@ -25,17 +25,14 @@ accuracy within 5 s on a 2-core machine.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from attention_core.learning import DEFAULT_TASK, TASKS, Trainer, accuracy, train  # noqa: E402
+from attention_core.learning import DEFAULT_TASK, TASKS, Trainer, accuracy, train
+from bench.core import machine
 
 TARGET_SECONDS = 5.0
 
@@ -52,8 +49,7 @@ def time_to_target(task: str, seed: int, target: float, every: int, max_steps: i
 
 
 def load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+    return machine()
 
 
 def main() -> None:

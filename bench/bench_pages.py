@@ -1,8 +1,8 @@
 """A learner's first tour of the app on a fresh server, in Chromium: how long the first visits
 take, and how much memory the server holds once every page has been used.
 
-    python bench/bench_pages.py                        # this checkout, 3 fresh servers
-    python bench/bench_pages.py --baseline 0a24709     # and an older commit, side by side
+    python -m bench.bench_pages                        # this checkout, 3 fresh servers
+    python -m bench.bench_pages --baseline 0a24709     # and an older commit, side by side
 
 What is measured, per fresh server (``streamlit run app.py``, the bundled model, no toy):
 
@@ -24,66 +24,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from bench.core import (
+    MIB,
+    ROOT,
+    VIEWPORT,
+    chromium,
+    streamlit_server,
+    tree_hwm_bytes,
+    tree_pids,
+    tree_rss_bytes,
+    wait_idle,
+)
 
-from harness import free_port, launch_browser, wait_for_app  # noqa: E402
-from proctree import tree_hwm_bytes, tree_pids, tree_rss_bytes  # noqa: E402
-
-MIB = 1024 * 1024
 SENTENCE = "The animal didn't cross the street because it was too tired"
-
-
-@contextlib.contextmanager
-def server_in(directory: Path, timeout: float = 180.0):
-    """``streamlit run app.py`` in ``directory``; yields (base URL, pid)."""
-    port = free_port()
-    log = tempfile.NamedTemporaryFile(prefix="bench-pages-", suffix=".log", delete=False)
-    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(
-        cmd, cwd=directory, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(Path(log.name).read_text(errors="replace")[-3000:])
-            with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"no health answer in {timeout} s")
-            time.sleep(0.1)
-        yield url, proc.pid
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, sig)
-            try:
-                proc.wait(timeout=10)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        log.close()
-        os.unlink(log.name)
 
 
 def torch_mapped(pid: int) -> bool:
@@ -101,18 +62,19 @@ def sidebar_link(page, path: str):
 
 
 def tour(browser, directory: Path) -> dict:
-    with server_in(directory) as (url, pid):
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+    with streamlit_server(cwd=directory, name="pages") as server:
+        url, pid = server.url, server.pid
+        context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         page.set_default_timeout(180_000)
         t0 = time.perf_counter()
         page.goto(url + "matrices?sentence=" + urllib.parse.quote(SENTENCE))
-        wait_for_app(page, settle=300)
+        wait_idle(page, 180, settle=0.3)
         matrices = time.perf_counter() - t0
         t0 = time.perf_counter()
         sidebar_link(page, "real_model").click()
         page.wait_for_url("**/real_model**")
-        wait_for_app(page, settle=300)
+        wait_idle(page, 180, settle=0.3)
         real_model = time.perf_counter() - t0
         hrefs = page.evaluate(
             """() => [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stPageLink"] a')]
@@ -123,7 +85,7 @@ def tour(browser, directory: Path) -> dict:
             if path in ("matrices", "real_model"):
                 continue
             sidebar_link(page, path).click()
-            wait_for_app(page, settle=300)
+            wait_idle(page, 180, settle=0.3)
         time.sleep(2.0)
         result = {
             "matrices": matrices,
@@ -151,7 +113,7 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; sentence: {SENTENCE!r}")
     results: dict[str, list[dict]] = {name: [] for name in apps}
     try:
-        with launch_browser() as browser:
+        with chromium() as browser:
             for run in range(args.runs):
                 for name, directory in apps.items():
                     r = tour(browser, directory)

@@ -1,7 +1,7 @@
 """The Chinese word segmenters side by side: jieba (pure Python) against rjieba (jieba-rs).
 
-    python bench/bench_segmenter.py              # 7 rounds (~25 s on 2 cores)
-    python bench/bench_segmenter.py --rounds 11
+    python -m bench.bench_segmenter              # 7 rounds (~25 s on 2 cores)
+    python -m bench.bench_segmenter --rounds 11
 
 What is measured, each number in a fresh ``python`` subprocess (no module, dictionary or
 segmenter state from an earlier run; the operating system's file cache is not dropped):
@@ -45,6 +45,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench.core import ROOT, machine
 
 SHORT = "注意力机制很重要"
 LONG = SHORT * 30
@@ -122,7 +124,12 @@ def run_variant(variant: str, cached_dir: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench_segmenter_") as empty_dir:
         env = dict(os.environ, TMPDIR=cached_dir if variant == "jieba, cached" else empty_dir)
         proc = subprocess.run(
-            [sys.executable, __file__, "--child", lib], capture_output=True, text=True, env=env, timeout=300
+            [sys.executable, "-m", "bench.bench_segmenter", "--child", lib],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
         )
     if proc.returncode != 0:
         raise RuntimeError(f"{variant}: {proc.stderr.strip()}")
@@ -180,6 +187,7 @@ def main() -> None:
     for title, key, fmt in columns:
         if all(key in row for rows in results.values() for row in rows):
             print(f"| {title} | " + " | ".join(_cell([row[key] for row in results[v]], fmt) for v in variants) + " |")
+    print(f"\n{machine()}")
 
 
 if __name__ == "__main__":

@@ -1,378 +1,292 @@
-"""A class at once, measured at the server: N sessions speaking Streamlit's own protocol, no browser.
+"""A class at once, measured at the server: N learners speaking Streamlit's own protocol, no browser.
 
-    python bench/bench_server.py                       # 20 sessions, real model, burst and class pace
-    python bench/bench_server.py --sessions 40 --modes toy model --think 3 8
+    python -m bench.bench_server                          # 20 learners, real model: single, burst, class pace
+    python -m bench.bench_server --sessions 20 40 80 120  # a fresh server for each class size
+    python -m bench.bench_server --modes toy model --think 3 8
+    python -m bench.bench_server --url http://localhost:8080/ --pids 1234 1235   # a running app or proxy
+    python -m bench.bench_server --check-protocol         # Chromium and the client side by side, then exit
 
-Why a second load bench. bench_load.py drives 20 real Chromium pages, but on a 2-core machine those
-20 pages take most of the CPU: in its run of 2026-12-03 the server used 19 s of CPU in 121 s of wall
-time, so its p95 measured the one machine that had to draw 20 pages of Plotly. In a classroom every
-learner's laptop draws its own page. This script plays the 20 learners with 20 websocket clients that
-send what the browser sends (a BackMsg ``rerun_script`` with the changed widget's state) and read
-what the server answers (the ForwardMsgs up to ``script_finished``), so nearly all of the machine's
-CPU is the server's, and the time measured is the server's time to the updated page.
+Why a protocol bench. Chromium pages on a 2-core machine take most of its CPU, so their times
+measure the machine that draws N pages; in a classroom every learner's laptop draws its own.
+Here every learner is a ``bench.protocol.Client``: it sends exactly what Chromium sends (every
+widget's state, the URL, the page's hash, its cached messages; ``--check-protocol`` compares
+the two message by message) and reads the server's answers up to the end of the script run,
+drawing nothing. Nearly all of the machine's CPU is the server's, and the time measured is the
+server's time to the updated page.
 
-Each session: open /step_by_step (``?lang=en``, plus ``&toy=true`` in toy mode), type its own
-sentence (the ``sentence`` text input), pick its query token i (the ``token_picker`` segmented
-control), and press Next (``step_next``) to the last step. Every answer is checked against
-attention_core computed here: the token picker's options are this sentence's tokens, the progress
-text shows the right step, the softmax step's bar is ``explain(trace, i).weights`` and the last
-step's b_i markers are ``explain(trace, i).output`` (atol 1e-9); an exception element is an error.
+Each learner walks the lesson of ``bench/classroom.py``: open Step by step, type its own
+sentence and press Enter, pick its own query token, Next to the last step, switch to Attention
+matrices and back. Every answer is checked against attention_core computed here for that
+learner's sentence (tokens counted from 1 and escaped as the app sends them, the softmax
+weights, b_i, the weights matrix; atol 1e-9), on the app's defaults (today: the trained head,
+layer 2 head 4). ``preflight`` walks one learner first and stops the run within seconds when
+the app no longer answers as expected; every later wait is bounded by ``--timeout``.
 
-Scenarios, in one run on one server:
-  single  one session, ``--single-reps`` sentences: the reference time.
-  burst   N sessions press Enter in the same instant (a barrier), then click Next as fast as the
-          answers come. The worst case: N script runs queue behind one GIL.
-  class   N sessions start within ``--spread`` seconds and wait a random think time (uniform in
-          ``--think`` seconds) before every action, as learners reading each step do.
+Scenarios, for each class size N (each on a fresh server unless ``--url``):
+  single  one learner at a time, ``--single-reps`` learners: the reference.
+  burst   N learners press Enter in the same instant, then click on as fast as the answers come:
+          the worst case, N script runs queued behind one lock.
+  class   N learners start within ``--spread`` s and read ``--think`` s before every action.
 
-Times: from sending the BackMsg to the ``script_finished`` that ends the run (a run that ends early
-because the script asked for a rerun is followed to its successor). Printed: median and p95 per
-scenario, the p95 ratio to the single user, the server's CPU per script run, and its memory.
-Targets (issue 7): p95 < 3x the single user; memory growth < 5 MB per extra session.
-This script prints figures; it asserts nothing about time.
+Times: from sending the BackMsg to the ``script_finished`` that ends its run; p50 and p95 per
+action ("Enter → update", "page switch", "Next", "query token picked"). Memory: RSS of the
+server's process tree with one learner connected after ``single``, with all N connected after
+each scenario, and its peak; per learner, the growth from just before a scenario's learners
+connect to all of them connected (a closed session stays in memory for the server's
+``disconnectedSessionTTL``, 300 s, so each scenario is measured against its own start). Also
+the server's CPU per script
+run. This script prints figures; it asserts nothing about time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import json
-import os
 import random
-import statistics
-import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-
-import numpy as np  # noqa: E402
-import websockets  # noqa: E402
-from bench_load import Expected, expected_for, pct, sentence_for, settle_rss  # noqa: E402 - bench/
-from harness import streamlit_server  # noqa: E402
-from proctree import RssSampler, pin, tree_cpu_s  # noqa: E402 - bench/
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-
-from attention_core import ToyEmbedder  # noqa: E402
-
-MIB = 1024 * 1024
-FINISHED_EARLY_FOR_RERUN = 2  # ForwardMsg.script_finished: the script asked for another run
+from bench import classroom as C
+from bench.core import (
+    MIB,
+    RssSampler,
+    Server,
+    machine,
+    on_sigterm_exit,
+    p50,
+    p95,
+    table,
+)
 
 
-# --------------------------------------------------------------------------- one answer
+def mb(value: float | None) -> str:
+    return "n/a" if value is None else f"{value / MIB:.0f} MB"
 
 
-def plotly_arrays(value):
-    """A Plotly JSON value with its typed arrays ({"dtype", "bdata"}) decoded to lists."""
-    if isinstance(value, dict) and "bdata" in value and "dtype" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    if isinstance(value, list):
-        return [plotly_arrays(v) for v in value]
-    return value
-
-
-@dataclass
-class Answer:
-    """What one script run sent: widget ids by key, the token picker, the progress text, the figures."""
-
-    seconds: float = 0.0
-    runs: int = 0  # script runs (a run that ended early for a rerun counts too)
-    widget_ids: dict[str, str] = field(default_factory=dict)  # user key -> widget id
-    token_options: list[str] = field(default_factory=list)
-    progress: str = ""
-    figures: list[list[dict]] = field(default_factory=list)  # per chart: its traces (type, y)
-    exceptions: list[str] = field(default_factory=list)
-
-    def take(self, msg: ForwardMsg) -> None:
-        if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
-            return
-        element = msg.delta.new_element
-        kind = element.WhichOneof("type")
-        proto = getattr(element, kind)
-        if getattr(proto, "id", "").startswith("$$ID-"):
-            self.widget_ids[proto.id.split("-", 2)[2]] = proto.id
-        if kind == "button_group" and proto.id.endswith("-token_picker"):
-            self.token_options = [o.content for o in proto.options]
-        elif kind == "progress":
-            self.progress = proto.text
-        elif kind == "plotly_chart":
-            spec = json.loads(proto.spec)
-            self.figures.append([{"type": t.get("type"), "y": plotly_arrays(t.get("y"))} for t in spec["data"]])
-        elif kind == "exception":
-            self.exceptions.append(f"{proto.type}: {proto.message}"[:300])
-
-
-class Session:
-    """One learner's websocket: one Streamlit session."""
-
-    def __init__(self, ws):
-        self.ws = ws
-        self.widget_ids: dict[str, str] = {}
-
-    @classmethod
-    async def open(cls, base: str, query: str) -> tuple[Session, Answer]:
-        host = base.split("//", 1)[1].rstrip("/")
-        ws = await websockets.connect(
-            f"ws://{host}/_stcore/stream",
-            subprotocols=["streamlit"],
-            origin=base.rstrip("/"),
-            max_size=None,
-            open_timeout=600,
-            ping_timeout=None,
-        )
-        session = cls(ws)
-        msg = BackMsg()
-        msg.rerun_script.query_string = query
-        msg.rerun_script.page_name = "step_by_step"
-        return session, await session._send(msg)
-
-    async def _send(self, msg: BackMsg) -> Answer:
-        answer = Answer()
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        while True:
-            reply = ForwardMsg()
-            reply.ParseFromString(await self.ws.recv())
-            answer.take(reply)
-            if reply.WhichOneof("type") == "script_finished":
-                answer.runs += 1
-                if reply.script_finished != FINISHED_EARLY_FOR_RERUN:
-                    break
-        answer.seconds = time.perf_counter() - t0
-        self.widget_ids.update(answer.widget_ids)
-        return answer
-
-    async def set_widget(self, key: str, **value) -> Answer:
-        """Send what the browser sends when widget ``key`` changes, e.g. string_value=... or trigger_value=True."""
-        msg = BackMsg()
-        state = msg.rerun_script.widget_states.widgets.add()
-        state.id = self.widget_ids[key]
-        for name, v in value.items():
-            if name == "string_array_value":
-                state.string_array_value.data.extend(v)
-            else:
-                setattr(state, name, v)
-        msg.rerun_script.page_name = "step_by_step"
-        return await self._send(msg)
-
-    async def close(self) -> None:
-        await self.ws.close()
-
-
-# --------------------------------------------------------------------------- one learner
-
-
-@dataclass
-class Learner:
-    name: str
-    expected: Expected
-    times: list[float] = field(default_factory=list)  # seconds per action: Enter, token, Next...
-    runs: int = 0
-    checked: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def check(answer: Answer, learner: Learner, step: int | None) -> None:
-    exp = learner.expected
-    learner.errors += answer.exceptions
-    want = [f"{n}: {tok}" for n, tok in enumerate(exp.tokens)]
-    if answer.token_options != want:
-        learner.errors.append(f"token picker {answer.token_options} != {want}")
-    if step is None:
-        return
-    numbers = [int(s) for s in "".join(c if c.isdigit() else " " for c in answer.progress).split()[:2]]
-    if numbers[:1] != [step + 1]:
-        learner.errors.append(f"progress {answer.progress!r}, expected step {step + 1}")
-    T = len(exp.tokens)
-    for traces in answer.figures:
-        if (
-            len(traces) == 1
-            and traces[0]["type"] == "bar"
-            and len(traces[0]["y"]) == T
-            and abs(sum(traces[0]["y"]) - 1) < 1e-9
-        ):  # the softmax step's weights bar
-            learner.checked += 1
-            if not np.allclose(traces[0]["y"], exp.weights, atol=1e-9):
-                learner.errors.append(f"step {step + 1}: weights {np.round(traces[0]['y'], 6).tolist()}")
-        if len(traces) == T + 1 and traces[-1]["type"] == "scatter":  # the last step's b_i markers
-            learner.checked += 1
-            if not np.allclose(traces[-1]["y"], exp.output, atol=1e-9):
-                learner.errors.append(f"step {step + 1}: b_i {np.round(traces[-1]['y'], 6).tolist()}")
-
-
-async def walk(session: Session, learner: Learner, think=None, start: asyncio.Event | None = None) -> None:
-    """Type the sentence, pick token i, Next to the end; ``think()`` seconds before each action."""
-
-    async def act(key: str, step: int | None, **value) -> None:
-        if think is not None:
-            await asyncio.sleep(think())
-        answer = await session.set_widget(key, **value)
-        learner.times.append(answer.seconds)
-        learner.runs += answer.runs
-        check(answer, learner, step)
-
-    exp = learner.expected
-    if start is not None:
-        await start.wait()
-    await act("sentence", 0, string_value=exp.sentence)
-    if exp.i:
-        await act("token_picker", 0, string_array_value=[f"{exp.i}: {exp.tokens[exp.i]}"])
-    for step in range(1, 7):
-        await act("step_next", step, trigger_value=True)
-    if learner.checked != 2:
-        learner.errors.append(f"{learner.checked} of the 2 number checks ran")
-
-
-# --------------------------------------------------------------------------- scenarios
-
-
-async def scenario(
-    base: str, query: str, learners: list[Learner], pid: int, think=None, spread: float = 0.0, barrier: bool = False
-) -> dict:
-    opened = await asyncio.gather(*[Session.open(base, query) for _ in learners])
-    for (_, answer), learner in zip(opened, learners):
-        learner.errors += answer.exceptions
-    start = asyncio.Event() if barrier else None
-    delays = [random.uniform(0, spread) for _ in learners]
-
-    async def one(session, learner, delay):
-        await asyncio.sleep(delay)
-        await walk(session, learner, think, start)
-
-    cpu0, t0 = tree_cpu_s(pid), time.perf_counter()
-    tasks = [asyncio.create_task(one(s, learner, d)) for (s, _), learner, d in zip(opened, learners, delays)]
-    if start is not None:
-        await asyncio.sleep(0.2)
-        start.set()
-    done = await asyncio.gather(*tasks, return_exceptions=True)
-    wall, cpu = time.perf_counter() - t0, tree_cpu_s(pid) - cpu0
-    for learner, d in zip(learners, done):
-        if isinstance(d, BaseException):
-            learner.errors.append(f"{type(d).__name__}: {d}")
-    rss = settle_rss(pid, 1.0)
-    for session, _ in opened:
-        await session.close()
-    return summary(learners, wall, cpu, rss)
-
-
-def summary(learners: list[Learner], wall: float, cpu: float, rss: int) -> dict:
-    """The figures of one scenario: its learners' action times, script runs, checks and errors."""
-    times = [s for learner in learners for s in learner.times]
+async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler, first: int) -> dict:
+    learners = [C.Learner(f"{name}-{k}", C.expected_for(C.sentence_for(first + k), mode, k), mode) for k in range(n)]
+    seats = [C.ProtocolSeat(learner, target.url, args.timeout) for learner in learners]
+    kwargs = {}
+    if name == "burst":
+        kwargs["barrier"] = True
+    elif name == "class":
+        kwargs.update(think=C.seeded_think(*args.think, args.seed), spread=args.spread)
+    if sampler is not None:
+        sampler.reset()
+    before = target.settle(1.0) if n > 1 else None
+    cpu0 = target.cpu()
+    memory = {}
+    wall = await C.run_class(seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
+    cpu = None if cpu0 is None else target.cpu() - cpu0
+    runs = sum(learner.runs for learner in learners)
     return {
-        "median": statistics.median(times) if times else float("nan"),
-        "p95": pct(times, 95),
-        "max": max(times, default=float("nan")),
-        "actions": len(times),
+        "name": name,
+        "learners": learners,
         "wall": wall,
-        "cpu": cpu,
-        "runs": sum(learner.runs for learner in learners),
-        "rss": rss,
-        "checked": sum(learner.checked for learner in learners),
-        "errors": [(learner.name, e) for learner in learners for e in learner.errors],
+        "cpu_per_run": None if cpu is None else cpu / max(runs, 1),
+        "runs": runs,
+        "rss": memory.get("rss"),
+        "peak": sampler.peak if sampler is not None else None,
+        "per_learner": None if before is None or memory.get("rss") is None else (memory["rss"] - before) / n,
     }
 
 
-async def run_mode(base: str, pid: int, sampler: RssSampler, mode: str, args) -> list[tuple[str, dict]]:
-    query = "lang=en" + ("&toy=true" if mode == "toy" else "")
-    if mode == "toy":
-        embedder = ToyEmbedder(dim=8)
-    else:
-        from attention_core.model import ModelEmbedder
-
-        embedder = ModelEmbedder()
-    n = args.sessions
+async def one_size(target: C.Target, mode: str, n: int, args, sampler) -> list[dict]:
+    await C.preflight(target.url, mode, args.timeout)  # also warms the caches and the model
     results = []
-    warm = [Learner("warm-up", expected_for(sentence_for(499), embedder, i=1))]
-    await scenario(base, query, warm, pid)  # caches, the model, the first figures
-    single = [
-        Learner(f"single-{r}", expected_for(sentence_for(500 + r), embedder, i=r % 8)) for r in range(args.single_reps)
-    ]
-    wall = cpu = 0.0
-    for learner in single:  # one after another: one learner at a time
-        r = await scenario(base, query, [learner], pid)
-        wall, cpu = wall + r["wall"], cpu + r["cpu"]
-    rss_1 = settle_rss(pid, 1.0)
-    results.append(("single", summary(single, wall, cpu, rss_1)))
-    lo, hi = args.think
-
-    def think():
-        return random.uniform(lo, hi)
-
-    for name, kwargs in (("burst", {"barrier": True}), ("class", {"think": think, "spread": args.spread})):
-        learners = [Learner(f"{name}-{s}", expected_for(sentence_for(s), embedder, i=s % 8)) for s in range(n)]
-        sampler.reset()
-        r = await scenario(base, query, learners, pid, **kwargs)
-        r["peak"] = sampler.peak
-        results.append((name, r))
-    for _name, r in results:
-        r["per_session"] = (r["rss"] - rss_1) / max(n - 1, 1)
+    single = []
+    for r in range(args.single_reps):  # one learner after another
+        res = await scenario(target, mode, "single", 1, args, sampler, 500 + r)
+        single.append(res)
+    merged = {
+        "name": "single",
+        "learners": [x for res in single for x in res["learners"]],
+        "wall": sum(res["wall"] for res in single),
+        "cpu_per_run": p50([res["cpu_per_run"] for res in single]) if target.pids else None,
+        "runs": sum(res["runs"] for res in single),
+        "rss": target.settle(1.0),
+        "peak": max((res["peak"] or 0) for res in single) if sampler is not None else None,
+    }
+    results.append(merged)
+    for name in args.scenarios:
+        if name != "single":
+            results.append(await scenario(target, mode, name, n, args, sampler, 0))
+    merged["per_learner"] = None
     return results
 
 
-def report(mode: str, n: int, results: list[tuple[str, dict]], args) -> None:
-    single_p95 = results[0][1]["p95"]
-    print(f"\n== mode {mode}: {n} protocol sessions (no browser); time from the BackMsg to script_finished")
-    for name, r in results:
-        who = "1 session, one after another" if name == "single" else f"{n} sessions"
-        how = {
-            "single": "",
-            "burst": ", all Enter at once then Next flat out",
-            "class": f", start within {args.spread:g} s, think {args.think[0]:g}-{args.think[1]:g} s",
-        }[name]
-        ratio = f" -> p95 {r['p95'] / single_p95:.1f}x single (target < 3x)" if name != "single" else ""
+def report(mode: str, n: int, results: list[dict], args) -> None:
+    print(f"\n== {mode}: {n} protocol learners (no browser); time from the BackMsg to the end of the run")
+    groups = {res["name"]: res["learners"] for res in results}
+    print(C.times_table(groups))
+    for res in results:
+        learners = res["learners"]
+        errors = sum(len(x.errors) for x in learners)
+        cpu = "n/a" if res["cpu_per_run"] is None else f"{res['cpu_per_run'] * 1000:.0f} ms"
+        per = "" if res.get("per_learner") is None else f", {res['per_learner'] / MIB:+.2f} MB per learner"
         print(
-            f"  {name:6} ({who}{how}): {r['actions']} actions, median {r['median'] * 1000:.0f} ms, "
-            f"p95 {r['p95'] * 1000:.0f} ms, max {r['max'] * 1000:.0f} ms{ratio}"
+            f"  {res['name']:6} {len(learners)} learner(s), wall {res['wall']:.1f} s, {res['runs']} script runs, "
+            f"server CPU {cpu} per run; RSS {mb(res['rss'])} (peak {mb(res['peak'])}){per}; "
+            f"number checks passed {sum(x.checked for x in learners)}, errors {errors}"
         )
-        print(
-            f"         server CPU {r['cpu']:.1f} s in {r['wall']:.1f} s wall for {r['runs']} script runs = "
-            f"{r['cpu'] / max(r['runs'], 1) * 1000:.0f} ms per run; RSS {r['rss'] / MIB:.0f} MB"
-            + (
-                f", peak {r['peak'] / MIB:.0f} MB, {r['per_session'] / MIB:+.2f} MB per extra session (target < 5 MB)"
-                if "peak" in r
-                else ""
+        for line in C.problems(learners, 8):
+            print(f"      {line}")
+
+
+def summary(all_results: dict[tuple[str, int], list[dict]]) -> None:
+    """One row per mode and class size: what issue 34's capacity table needs."""
+    for name in ("burst", "class"):
+        rows = []
+        for (mode, n), results in all_results.items():
+            res = next((r for r in results if r["name"] == name), None)
+            if res is None:
+                continue
+            ls = res["learners"]
+            e, s, x = (C.times_of(ls, k) for k in ("enter", "switch", "next"))
+            rows.append(
+                [f"{mode} {n}", p50(e), p95(e), p50(s), p95(s), p50(x), p95(x), sum(len(a.errors) for a in ls)]
+                + [None if res["rss"] is None else round(res["rss"] / MIB)]
+                + [None if res.get("per_learner") is None else round(res["per_learner"] / MIB, 2)]
             )
-        )
-        print(f"         number checks passed {r['checked']}, errors {len(r['errors'])}")
-        for who_, e in r["errors"][:10]:
-            print(f"           {who_}: {e}")
+        if rows:
+            headers = ["learners", "Enter p50", "p95", "switch p50", "p95", "Next p50", "p95", "errors"]
+            print("\n" + table(headers + ["MB/process", "MB/learner"], rows, title=f"summary, {name} (seconds)"))
 
 
 async def main_async(args) -> int:
     random.seed(args.seed)
     failed = False
-    with streamlit_server(timeout=180) as server:
-        pid = server.process.pid
-        pinning = pin(pid, args.server_cpus, args.client_cpus)
-        sampler = RssSampler(pid, interval=0.05)
-        sampler.start()
-        try:
-            for mode in args.modes:
-                results = await run_mode(server.url, pid, sampler, mode, args)
-                report(mode, args.sessions, results, args)
-                failed |= any(r["errors"] for _, r in results)
-        finally:
-            sampler.stop()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    print(
-        f"\nmachine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; commit "
-        f"{commit.stdout.strip() or 'n/a'}; {pinning}",
-        flush=True,
-    )
+    all_results: dict[tuple[str, int], list[dict]] = {}
+    for n in args.sessions:
+        with C.target(args) as target_and_note:
+            target, pinning = target_and_note
+            sampler = RssSampler(target.pids, interval=0.05) if target.pids else None
+            if sampler is not None:
+                sampler.start()
+            try:
+                for mode in args.modes:
+                    results = await one_size(target, mode, n, args, sampler)
+                    all_results[mode, n] = results
+                    report(mode, n, results, args)
+                    failed |= any(x.errors for res in results for x in res["learners"])
+            finally:
+                if sampler is not None:
+                    sampler.stop()
+            print(f"({target.url}, {pinning})", flush=True)
+    summary(all_results)
+    print("\n" + machine(), flush=True)
     return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------- --check-protocol
+
+CHECK_SENTENCE = "the cat sat on the <b>mat</b> & slept"
+
+
+def _normal(msg) -> dict:
+    """A rerun_script message as compared: query, page, hash, each widget's state by key, how many cached hashes."""
+    from google.protobuf.json_format import MessageToDict
+
+    d = MessageToDict(msg).get("rerunScript", {})
+    widgets = {
+        w["id"].split("-", 2)[-1]: {k: v for k, v in w.items() if k != "id"}
+        for w in d.get("widgetStates", {}).get("widgets", [])
+    }
+    return {
+        "query": d.get("queryString", ""),
+        "page name": d.get("pageName", ""),
+        "page hash": d.get("pageScriptHash", ""),
+        "widgets": widgets,
+        "cached hashes": len(d.get("cachedMessageHashes", [])),
+    }
+
+
+def check_protocol(url: str, timeout: float) -> int:
+    """The same actions in Chromium and in ``protocol.Client``; every BackMsg compared. 0 if equal."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    from bench.core import chromium, wait_idle
+    from bench.protocol import Client
+
+    frames: list[bytes] = []
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(timeout * 1000)
+        page.on("websocket", lambda ws: ws.on("framesent", lambda p: frames.append(p)))
+        page.goto(url + "step_by_step?lang=en")
+        wait_idle(page, timeout, settle=0.4)
+        main, side = page.locator('[data-testid="stMain"]'), page.locator('[data-testid="stSidebar"]')
+        box = side.locator('input[type="text"]').first
+        box.fill(CHECK_SENTENCE)
+        for act in (
+            lambda: box.press("Enter"),
+            lambda: main.locator(".st-key-step_next button").click(),
+            lambda: main.locator(".st-key-token_picker button").nth(2).click(),
+            lambda: main.locator(".st-key-step_next button").click(),
+            lambda: main.locator(".st-key-step_next button").click(),  # step 4: a selectbox (key_j)
+            lambda: main.locator(".st-key-step_next button").click(),
+            lambda: side.locator('[data-testid="stPageLink"] a[href^="matrices?"]').first.click(),
+            lambda: main.locator(".st-key-matrix_tab button").nth(0).click(),
+            lambda: side.locator('[data-testid="stPageLink"] a[href^="step_by_step?"]').first.click(),
+        ):
+            act()
+            wait_idle(page, timeout, settle=0.4)
+    browser_msgs = []
+    for frame in frames:
+        if isinstance(frame, bytes):
+            msg = BackMsg.FromString(frame)
+            if msg.WhichOneof("type") == "rerun_script":
+                browser_msgs.append(_normal(msg))
+
+    async def client_side() -> list[dict]:
+        c = Client(url, timeout=timeout)
+        c.keep_sent = True
+        try:
+            await c.open("step_by_step", "lang=en")
+            await c.type_text("sentence", CHECK_SENTENCE)
+            a = await c.click("step_next")
+            a = await c.choose("token_picker", a.options("token_picker")[2])
+            a = await c.click("step_next")
+            a = await c.click("step_next")
+            a = await c.click("step_next")
+            a = await c.switch_page("matrices")
+            a = await c.choose("matrix_tab", a.options("matrix_tab")[0])
+            await c.switch_page("step_by_step")
+        finally:
+            await c.close()
+        return [_normal(m) for m in c.sent]
+
+    client_msgs = asyncio.run(client_side())
+    names = ["open", "Enter", "Next", "token", "Next", "Next", "Next", "page switch", "view", "page switch"]
+    differences = 0
+    if len(browser_msgs) != len(client_msgs):
+        print(f"Chromium sent {len(browser_msgs)} rerun messages, the client {len(client_msgs)}")
+        differences += 1
+    for n, (b, c) in enumerate(zip(browser_msgs, client_msgs)):
+        for field, value in b.items():
+            if field == "widgets":
+                for key in sorted(set(value) | set(c[field])):
+                    if value.get(key) != c[field].get(key):
+                        differences += 1
+                        print(f"{names[n]}: widget {key}: Chromium {value.get(key)}, client {c[field].get(key)}")
+            elif value != c[field]:
+                differences += 1
+                print(f"{names[n]}: {field}: Chromium {value!r}, client {c[field]!r}")
+    widgets = sum(len(m["widgets"]) for m in browser_msgs)
+    print(
+        f"check-protocol: {len(browser_msgs)} messages, {widgets} widget states compared: "
+        + ("the client sends what Chromium sends" if not differences else f"{differences} difference(s)")
+    )
+    return 1 if differences else 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[20], help="class sizes (a fresh server each)")
     parser.add_argument("--single-reps", type=int, default=5)
-    parser.add_argument("--modes", nargs="+", default=["model"], choices=["toy", "model"])
+    parser.add_argument("--modes", nargs="+", default=["model"], choices=C.MODES)
+    parser.add_argument(
+        "--scenarios", nargs="+", default=["single", "burst", "class"], choices=["single", "burst", "class"]
+    )
     parser.add_argument(
         "--think",
         nargs=2,
@@ -381,11 +295,21 @@ def main() -> int:
         metavar=("MIN", "MAX"),
         help="a learner's reading time before each action, seconds (class scenario)",
     )
-    parser.add_argument("--spread", type=float, default=10.0, help="the class scenario's sessions start within this")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--server-cpus", type=int, nargs="*", default=[], help="pin the server to these CPUs")
-    parser.add_argument("--client-cpus", type=int, nargs="*", default=[], help="pin this script to these CPUs")
-    return asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument("--spread", type=float, default=10.0, help="the class scenario's learners start within this")
+    C.add_target_arguments(parser)
+    parser.add_argument("--check-protocol", action="store_true", help="compare the client with Chromium, then exit")
+    args = C.parse(parser)
+    on_sigterm_exit()
+    if args.check_protocol:
+        if args.url:
+            return check_protocol(args.url, args.timeout)
+        server = Server().start()
+        try:
+            server.wait_health(args.start_timeout)
+            return check_protocol(server.url, args.timeout)
+        finally:
+            server.stop()
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
-"""``streamlit run`` with a stopwatch on every script run, for bench/bench_clicks.py.
+"""``streamlit run`` with a stopwatch on every script run, for bench_clicks.py and bench_draw.py.
 
-    BENCH_RUNS_LOG=/tmp/runs.jsonl python bench/st_timed.py run app.py --server.headless true ...
+    BENCH_RUNS_LOG=/tmp/runs.jsonl python -m bench.st_timed run app.py --server.headless true ...
+
+(``bench.core.Server(timed=True)`` starts it so, from the repo root.) It runs inside the server's
+process and imports nothing from ``bench``.
 
 Everything after the script name is handed to Streamlit's own command line unchanged; the app
 is not touched. Before Streamlit starts, two of its functions are wrapped in this process:
