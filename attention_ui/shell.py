@@ -301,9 +301,7 @@ def link_params(*, same_page: bool = False, **overrides) -> dict[str, str]:
     Streamlit takes the link's parameters as they are.
     Example: ``st.page_link("pages/matrices.py", query_params=link_params(w="trained", layer=1, head=3))``."""
     values = {name: remembered(name, default) for name, default in DEFAULTS.items()} | overrides
-    shared = {
-        k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k] and (same_page or k not in BOUND)
-    }
+    shared = {k: url_text(k, v) for k, v in values.items() if v != DEFAULTS[k] and (same_page or k not in BOUND)}
     shared["lang"] = init_lang()
     return shared
 
