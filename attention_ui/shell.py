@@ -28,6 +28,7 @@ from attention_ui.presentation import apply_presentation, is_presenting, present
 from attention_ui.safe import escape_markdown
 from attention_ui.style import apply_style, sidebar_script
 from attention_ui.url_state import (
+    drop_unusable_numbers,
     keep_in_url,
     remember,
     remembered,
@@ -428,6 +429,7 @@ def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, and the
     link to this view after it. app.py is this call; ``page_start`` makes it too when Streamlit
     ran a page file by itself (``legacy_page_run``), so every run takes this same path."""
+    drop_unusable_numbers()  # before any widget reads the URL
     page = st.navigation(navigation_pages(), position="hidden")
     app_sidebar(page.url_path or NAV[0][0])
     page.run()

@@ -26,6 +26,8 @@ the chosen index (1 for "cat") and keeps the number shown in the URL as ``?token
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from attention_ui.i18n import t
@@ -100,54 +102,57 @@ def parse_choice(raw: str | None, options):
 
 
 def seed_choice(name: str, options, default, *, key: str | None = None):
-    """The id of choice ``name`` (one of ``options``) in session state ``key`` (default
-    ``name``), kept in the URL as ``?name=<id>`` and remembered across pages.
+    """The id choice ``name`` (one of ``options``) starts this run from: the value of its widget
+    (session state ``key``, default ``name``) when it has one, else the URL's ``?name=``, else
+    the value remembered on another page, else ``default``. Writes no widget state.
 
-    While the session holds no valid id (a page's first run, or a page change dropped the
-    widget), it comes from the URL, else from the value remembered on another page, else
-    ``default``. Call it before drawing the widget with ``key``; ``url_choice`` does both.
+    Not writing the widget's state matters: the first click after a reconnect to a new session
+    arrives before the widget is drawn, and a value written into its state here would win over
+    the click. ``url_choice`` hands this id to the widget as its default instead.
     Example: ``seed_choice("matrix", ("scores", "weights"), "weights")``.
     """
-    key = key or name
-    state = st.session_state
-    if state.get(key) not in options:
-        raw = url_value(name)
-        if name in OLD_LINKS:
-            param, old_value, choice = OLD_LINKS[name]
-            if raw is None and url_value(param) == old_value:
-                raw = choice
-            st.query_params.pop(param, None)
-        found = parse_choice(raw, options)
-        if found is None:
-            found = remembered(name)
-        state[key] = found if found in options else default
-    value = state[key]
-    remember(name, value)
-    keep_in_url(name, value, default)
-    return value
+    current = st.session_state.get(key or name)
+    if current in options:
+        return current
+    raw = url_value(name)
+    if name in OLD_LINKS:
+        param, old_value, choice = OLD_LINKS[name]
+        if raw is None and url_value(param) == old_value:
+            raw = choice
+        st.query_params.pop(param, None)
+    found = parse_choice(raw, options)
+    if found is None:
+        found = remembered(name)
+    return found if found in options else default
+
+
+DEFAULT_ARGUMENT = {"select_slider": "value", "radio": "index"}
+"""How a choice widget other than a segmented control or pills takes its starting value."""
 
 
 def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget=None, shown=True, **kwargs):
     """A choice among ``options`` whose id, not its translated label, is kept in the URL as
-    ``?name=<id>`` (see ``seed_choice``); returns the chosen id.
+    ``?name=<id>`` and remembered across pages (``seed_choice``); returns the chosen id.
 
     ``widget`` draws it (``st.segmented_control`` by default, which is then required; or
-    e.g. ``st.select_slider``) with ``fmt`` for the labels and ``kwargs`` passed on. With
-    ``shown=False`` nothing is drawn and the kept id is returned.
+    e.g. ``st.select_slider``) with ``fmt`` for the labels and ``kwargs`` passed on; it starts
+    from ``seed_choice``'s id. With ``shown=False`` nothing is drawn and the kept id is returned.
     Example: ``url_choice("W", "w", ("trained", "random"), "trained", str.title)``.
     """
     key = key or name
+    options = list(options)
     value = seed_choice(name, options, default, key=key)
-    if not shown:
-        return value
-    if widget is None:
-        widget = st.segmented_control
-        kwargs.setdefault("required", True)
-    chosen = widget(label, list(options), format_func=fmt, key=key, **kwargs)
-    if chosen in options and chosen != value:  # None: a control that may be clicked off keeps its id
-        value = chosen
-        remember(name, value)
-        keep_in_url(name, value, default)
+    if shown:
+        if widget is None:
+            widget = st.segmented_control
+            kwargs.setdefault("required", True)
+        argument = DEFAULT_ARGUMENT.get(getattr(widget, "__name__", ""), "default")
+        start = options.index(value) if argument == "index" else value
+        chosen = widget(label, options, format_func=fmt, key=key, **{argument: start}, **kwargs)
+        if chosen in options:  # None: a control that may be clicked off keeps its id
+            value = chosen
+    remember(name, value)
+    keep_in_url(name, value, default)
     return value
 
 
@@ -246,6 +251,49 @@ def _note(name: str, got, fixed: int, count: int) -> None:
             last=shown(count - 1),
         )
     )
+
+
+TEXT_PARAMS = ("sentence", "compare", "sentences", "pair_a", "pair_b", "pair_word")
+"""URL parameters that hold a learner's text: "inf" or "1e309" there is a sentence, not a number."""
+LARGEST = 2**53
+"""No number a link may carry is this large (the widgets' ranges end far below): beyond it a
+float loses its integer digits, and Streamlit's own conversion may overflow."""
+
+
+def unusable_number(value: str) -> bool:
+    """True when ``value`` reads as a number that no widget can take: not finite, or too large
+    (Streamlit 1.67 converts a bound number input's URL value with ``int()`` before its range
+    check, so ``?seed=inf`` broke every page).
+
+    >>> [unusable_number(v) for v in ("inf", "-Infinity", "nan", "1e309", "9" * 310, "12", "abc", "0.5")]
+    [True, True, True, True, True, False, False, False]
+    """
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return False  # not a number: the widget rejects it itself
+    return not math.isfinite(number) or abs(number) >= LARGEST
+
+
+def drop_unusable_numbers() -> None:
+    """Before any widget reads the URL: drop every parameter (but the learner's text) whose value
+    is a number no widget can take, say so on the page (``url_notes``), and run again.
+
+    The run again is needed: a bound widget reads the URL as it was when the run began. It
+    cannot cost a click: only a hand-made link carries such a number, and it is gone after this."""
+    dropped = False
+    for name in list(st.query_params.keys()):
+        if name in TEXT_PARAMS:
+            continue
+        values = st.query_params.get_all(name)
+        if any(unusable_number(value) for value in values):
+            del st.query_params[name]
+            dropped = True
+            st.session_state.setdefault(_URL_NOTES, []).append(
+                t("shell.url_unusable", name=escape_markdown(name)[:40], got=escape_markdown(values[-1])[:40])
+            )
+    if dropped:
+        st.rerun()
 
 
 def url_notes() -> None:

@@ -23,6 +23,27 @@ from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int
 
+MOVED = "_step_moved"  # set by the buttons' callback in the run it ran
+
+
+def step_by(delta: int) -> None:
+    """Next (+1) or Back (−1): the buttons' callback, run before the page is drawn."""
+    state = st.session_state
+    state["step"] = min(max(state.get("step", 0) + delta, 0), len(STEPS) - 1)
+    state[MOVED] = True
+
+
+def clicked_without_callback(clicked: bool, delta: int) -> None:
+    """A click that came before this session knew the buttons' callback (the first action after
+    a reconnect to a new session): Streamlit runs no callback then, but the button returns True.
+    Take the step here, and draw the page again for it."""
+    moved = st.session_state.pop(MOVED, False)
+    if clicked and not moved:
+        step_by(delta)
+        st.session_state.pop(MOVED, None)
+        st.rerun()
+
+
 lesson, _ = page_start("step_by_step")
 if lesson is not None:
     honesty_banner(lesson)
@@ -34,15 +55,15 @@ if lesson is not None:
 
     step = url_int("step", len(STEPS))
 
-    def go(delta: int) -> None:
-        st.session_state["step"] = min(max(st.session_state.get("step", 0) + delta, 0), len(STEPS) - 1)
-
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # buttons as wide as their words
-        st.button(t("step_by_step.back"), on_click=go, args=(-1,), disabled=step == 0, key="step_back")
+        back = st.button(t("step_by_step.back"), on_click=step_by, args=(-1,), disabled=step == 0, key="step_back")
         st.progress(
             (step + 1) / len(STEPS), text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step))
         )
-        st.button(t("step_by_step.next"), on_click=go, args=(1,), disabled=step == len(STEPS) - 1, key="step_next")
+        forward = st.button(
+            t("step_by_step.next"), on_click=step_by, args=(1,), disabled=step == len(STEPS) - 1, key="step_next"
+        )
+    clicked_without_callback(back or forward, 1 if forward else -1)
 
     e = explain(trace, i)
     n = shown(i)  # token i as the learner sees it, from 1

@@ -8,7 +8,8 @@ from collections import UserDict
 
 import pytest
 
-from attention_ui.url_state import OLD_LINKS, keep_in_url, parse_choice
+from attention_ui.shell import NAV
+from attention_ui.url_state import OLD_LINKS, keep_in_url, parse_choice, unusable_number
 from tests.helpers import ROOT, open_link
 
 
@@ -105,3 +106,35 @@ def test_no_file_cites_a_document_outside_the_repository():
         and cited.search(path.read_text(encoding="utf-8", errors="replace"))
     ]
     assert not found, found
+
+
+NUMERIC_PARAMS = (  # every number a link can carry, on any page (sidebar, pickers, sliders, inputs)
+    "seed", "d_k", "token", "step", "layer", "head", "model_token", "after_token", "ex_seed", "heads",
+    "exp_d_k", "eye_x", "eye_y", "eye_r", "read_beta", "budget_beta", "sharpness", "q_angle", "q_length",
+    "k_angle", "k_length",
+)  # fmt: skip
+UNUSABLE = ("inf", "-inf", "1e309", "nan", "9" * 5000)
+
+
+@pytest.mark.parametrize("value", UNUSABLE, ids=["inf", "-inf", "1e309", "nan", "5000 digits"])
+@pytest.mark.parametrize("page_id", [page_id for page_id, _ in NAV])
+def test_numbers_no_widget_can_take_are_dropped_on_every_page(page_id, value):
+    """?seed=inf once broke every page: Streamlit converted it with int() before its range check."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers import APP
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.switch_page(f"pages/{page_id}.py")
+    at.query_params["toy"] = "true"
+    for name in NUMERIC_PARAMS:
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, f"{page_id} with ={value[:12]}: {at.exception}"
+    assert at.title
+    notes = [box.value for box in at.info if "not a number this page can use" in box.value]
+    assert notes, "the page says which values it dropped"
+    left = [v for values in at.query_params.values() for v in ([values] if isinstance(values, str) else values)]
+    assert not any(unusable_number(v) for v in left), left
+    at.run()
+    assert not at.exception

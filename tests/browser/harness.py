@@ -77,14 +77,14 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 120.0, app: str = "app.py") -> Iterator[Server]:
-    """Start ``streamlit run app.py`` from the repo root on a free port; yield a Server.
+def streamlit_server(timeout: float = 120.0, app: str = "app.py", port: int | None = None) -> Iterator[Server]:
+    """Start ``streamlit run app.py`` from the repo root on a free port (or ``port``); yield a Server.
 
     Polls /_stcore/health until it answers 200 (raises RuntimeError with the server log
     if it does not within ``timeout`` seconds or the process dies). At exit the process
     group is killed.
     """
-    port = free_port()
+    port = port or free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
     cmd = [
         sys.executable,

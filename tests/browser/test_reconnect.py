@@ -1,0 +1,92 @@
+"""The first action after a reconnect to a new session counts.
+
+When the server restarts (an update, a crash, the Cloud waking up) the open pages reconnect by
+themselves to a new session on a fresh process. Their first click then arrives before the new
+session knows any widget's callback, and on a fresh process it goes through Streamlit's legacy
+router (``shell.legacy_page_run``). Every kind of control must still act on that first click:
+Next, Back, a view button, the W choice, a token, a layer.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.browser.harness import TOY, VIEWPORT, free_port, no_exception, streamlit_server, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+
+
+def option(page, where: str, label: str, within: str = ""):
+    """An option of a segmented control (buttons of an stButtonGroup) by its exact label."""
+    buttons = page.locator(f'[data-testid="{where}"] {within} [data-testid="stButtonGroup"] button')
+    return buttons.filter(has_text=re.compile(f"^{re.escape(label)}$")).first
+
+
+def main_button(page, label: str):
+    return page.locator('[data-testid="stMain"]').get_by_role("button", name=label, exact=True)
+
+
+STEPS = "step_by_step?sentence=the+dog+sat+on+it&token=3"
+CASES = {  # a page, the one action, and the URL parameter that must show it
+    "Next": (f"{STEPS}&step=2&{TOY}", lambda p: main_button(p, "Next ▶").click(), "step", "3"),
+    "Back": (f"{STEPS}&step=3&{TOY}", lambda p: main_button(p, "◀ Back").click(), "step", "2"),
+    "view": (
+        f"matrices?sentence=the+dog+sat&{TOY}",
+        lambda p: option(p, "stMain", "3 · Scaled ÷ √d_k").click(),
+        "matrix",
+        "scaled",
+    ),
+    "W": ("matrices?sentence=the+dog+sat", lambda p: option(p, "stSidebar", "Random").click(), "w", "random"),
+    "token": (
+        f"step_by_step?sentence=the+dog+sat&token=1&{TOY}",
+        lambda p: option(p, "stMain", "3: sat").click(),
+        "token",
+        "3",
+    ),
+    "layer": (
+        "matrices?sentence=the+dog+sat",
+        lambda p: option(p, "stSidebar", "5", ".st-key-layer_picker").click(),
+        "layer",
+        "5",
+    ),
+}
+
+
+def query(page) -> dict:
+    return parse_qs(urlparse(page.url).query)
+
+
+def test_the_first_click_after_a_server_restart_counts(chromium):
+    port = free_port()
+    pages = {}
+    with streamlit_server(port=port) as before:
+        for name, (path, _, param, want) in CASES.items():
+            page = chromium.new_context(viewport=VIEWPORT).new_page()
+            page.set_default_timeout(60_000)
+            page.goto(before.url + path)
+            wait_for_app(page)
+            no_exception(page)
+            assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
+            pages[name] = page
+    time.sleep(1)  # the server is gone; the pages try to reconnect
+    with streamlit_server(port=port):
+        lost = {}
+        for name, (_, act, param, want) in CASES.items():
+            page = pages[name]
+            wait_for_app(page)
+            act(page)
+            for _ in range(50):
+                wait_for_app(page)
+                if query(page).get(param) == [want]:
+                    break
+                page.wait_for_timeout(200)
+            no_exception(page)
+            if query(page).get(param) != [want]:
+                lost[name] = page.url
+        for page in pages.values():
+            page.context.close()
+    assert not lost, f"first clicks lost after the restart: {lost}"
