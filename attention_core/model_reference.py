@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoder import EncoderTrace
+from .isolated import run_isolated, torch_installed
 from .model_files import OFFLINE_ENV, ModelUnavailable, model_directory, resolve_model_name
 
 _LOCK = threading.Lock()
@@ -141,17 +142,37 @@ class Comparison:
     sentence_embedding: float
 
 
+def reference_or_problem(ids, name: str | None = None):
+    """``reference_run`` as a child process returns it: ("ok", the run) or ("problem", reason,
+    message) — a ModelUnavailable's reason would not survive pickling as an exception."""
+    try:
+        return ("ok", reference_run(ids, name))
+    except ModelUnavailable as exc:
+        return ("problem", exc.reason, str(exc))
+    except MemoryError:
+        return ("problem", "memory", "not enough memory to run the reference model")
+
+
 def compare(trace: EncoderTrace) -> Comparison:
     """Our ``encode`` trace against the model's own numbers for the same word pieces.
 
     About 1e-6 for the bundled model: both multiply in float32, we accumulate the attention
-    in float64.
+    in float64. The model runs through PyTorch in a child process (``isolated.run_isolated``):
+    the server never imports torch, and its memory returns when the check ends.
+
+    Raises ModelUnavailable with reason "no_torch" where PyTorch is not installed (the lean
+    install), or the reason the child met.
 
     >>> from attention_core.encoder import encode
     >>> compare(encode("the cat sat")).weights < 1e-5  # doctest: +SKIP
     True
     """
-    run = reference_run(trace.ids, trace.model)
+    if not torch_installed():
+        raise ModelUnavailable("PyTorch is not installed here; the check needs it", reason="no_torch")
+    found = run_isolated("attention_core.model_reference", "reference_or_problem", np.asarray(trace.ids), trace.model)
+    if found[0] != "ok":
+        raise ModelUnavailable(found[2], reason=found[1])
+    run = found[1]
     return Comparison(
         hidden=float(np.max(np.abs(trace.hidden - run.hidden))),
         weights=float(np.max(np.abs(trace.weights - run.weights))),

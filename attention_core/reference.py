@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .attention import AttentionTrace
+from .isolated import run_isolated, torch_installed
 
 
 @dataclass(frozen=True)
@@ -107,18 +108,22 @@ class TorchComparison:
 
 
 def torch_available() -> bool:
-    """Whether ``import torch`` works here (it is imported, once, if so)."""
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether PyTorch is installed here (found without importing it: ``isolated.torch_installed``)."""
+    return torch_installed()
+
+
+def torch_run(q, k, v, scale) -> tuple:
+    """``torch_attention`` and torch's version, as the child process of ``compare_with_torch`` returns them."""
+    import torch
+
+    return (*torch_attention(q, k, v, scale=scale), str(torch.__version__))
 
 
 def compare_with_torch(trace: AttentionTrace) -> TorchComparison | None:
     """Run ``torch_attention`` on the trace's q, k, v and scale; None when torch is missing.
 
-    Only unmasked single-head traces (2-D weights), the kind a lesson has.
+    Only unmasked single-head traces (2-D weights), the kind a lesson has. PyTorch runs in a
+    child process (``isolated.run_isolated``): the server itself never imports it.
 
     >>> from attention_core import scaled_dot_product_attention
     >>> rng = np.random.default_rng(0)
@@ -130,12 +135,11 @@ def compare_with_torch(trace: AttentionTrace) -> TorchComparison | None:
         raise ValueError("compare_with_torch takes an unmasked single-head trace (2-D weights)")
     if not torch_available():
         return None
-    import torch
-
-    weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v, scale=trace.scale)
+    q, k, v = (np.asarray(x) for x in (trace.q, trace.k, trace.v))
+    weights, outputs, builtin, version = run_isolated("attention_core.reference", "torch_run", q, k, v, trace.scale)
     return TorchComparison(
         weights=float(np.abs(weights - trace.weights).max()),
         outputs=float(np.abs(outputs - trace.outputs).max()),
         builtin_outputs=float(np.abs(builtin - trace.outputs).max()),
-        torch_version=str(torch.__version__),
+        torch_version=version,
     )

@@ -1,0 +1,59 @@
+"""The PyTorch checks run in a child process: the server never imports torch (attention_core.isolated)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from attention_core.isolated import checks_enabled, run_isolated, torch_installed
+from tests.helpers import ROOT
+
+CHILD_CHECK = """
+import sys, resource
+from attention_core.encoder import encode
+from attention_core.model_reference import compare
+from attention_core.reference import compare_with_torch
+from attention_core import scaled_dot_product_attention
+import numpy as np
+trace = encode("The boy thanked the girl because she had helped him")
+found = compare(trace)
+rng = np.random.default_rng(0)
+small = compare_with_torch(scaled_dot_product_attention(*(rng.normal(size=(4, 3)) for _ in range(3))))
+print(found.weights, small.largest, "torch" in sys.modules, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.mark.skipif(not torch_installed(), reason="the lean install has no PyTorch")
+def test_the_checks_give_the_models_numbers_without_torch_in_this_process():
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=600, check=True
+    ).stdout.split()
+    weights, small, torch_here, peak_kb = float(out[0]), float(out[1]), out[2], int(out[3])
+    assert weights < 1e-5 and small < 1e-12
+    assert torch_here == "False", "the process that asked for the check imported torch"
+    assert peak_kb < 500_000, f"the asking process peaked at {peak_kb / 1000:.0f} MB: torch or the model came in"
+
+
+def test_a_child_failure_reaches_the_caller():
+    with pytest.raises(ZeroDivisionError):
+        run_isolated("operator", "truediv", 1, 0)
+
+
+def test_the_checks_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_PYTORCH_CHECKS", "off")
+    assert not checks_enabled()
+    monkeypatch.setenv("ATTENTION_LAB_PYTORCH_CHECKS", "on")
+    assert checks_enabled()
+
+
+def test_without_torch_the_model_check_says_so(monkeypatch):
+    from attention_core import model_reference
+    from attention_core.encoder import encode
+    from attention_core.model_files import ModelUnavailable
+
+    monkeypatch.setattr(model_reference, "torch_installed", lambda: False)
+    with pytest.raises(ModelUnavailable) as err:
+        model_reference.compare(encode("the cat sat"))
+    assert err.value.reason == "no_torch"
