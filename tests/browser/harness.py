@@ -77,8 +77,11 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout: float = 120.0, app: str = "app.py", port: int | None = None) -> Iterator[Server]:
-    """Start ``streamlit run app.py`` from the repo root on a free port (or ``port``); yield a Server.
+def streamlit_server(
+    timeout: float = 120.0, app: str = "app.py", port: int | None = None, env: dict | None = None
+) -> Iterator[Server]:
+    """Start ``streamlit run app.py`` from the repo root on a free port (or ``port``), with ``env``
+    added to the environment; yield a Server.
 
     Polls /_stcore/health until it answers 200 (raises RuntimeError with the server log
     if it does not within ``timeout`` seconds or the process dies). At exit the process
@@ -106,7 +109,7 @@ def streamlit_server(timeout: float = 120.0, app: str = "app.py", port: int | No
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
-        env={**os.environ, **SERVER_ENV},
+        env={**os.environ, **SERVER_ENV, **(env or {})},
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,

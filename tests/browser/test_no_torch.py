@@ -1,16 +1,19 @@
-"""The server teaches with our NumPy encoder alone: after every page has been used in Chromium,
-the server process has not mapped libtorch (nor imported sentence-transformers).
-
-Only the Real model heads page's "Check against PyTorch" loads torch, and this test never
-presses it. The check reads /proc/<server pid>/maps, the shared libraries the process holds.
+"""The server teaches with our NumPy encoder alone, as the lean install runs it (no PyTorch, no
+sentence-transformers: requirements-lean.txt). The server starts with both made unimportable;
+every page, on the real model and a trained head, then random and identity W, opens without an
+exception; "Check against PyTorch" says that PyTorch is not installed here; and the server process
+has not mapped libtorch (read from /proc/<server pid>/maps, the shared libraries it holds).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pytest
 
+from attention_ui.i18n import translate
 from tests.browser.harness import no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -26,8 +29,21 @@ def mapped_libraries(pid: int) -> set[str]:
     return names
 
 
-def test_every_page_runs_without_mapping_libtorch(chromium):
-    with streamlit_server() as server:
+NO_TORCH = """
+import sys
+class _LeanInstall:  # what a machine without PyTorch and sentence-transformers answers
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "sentence_transformers", "transformers"):
+            raise ModuleNotFoundError(f"No module named {name!r} (lean install)", name=name)
+        return None
+sys.meta_path.insert(0, _LeanInstall())
+"""
+
+
+def test_every_page_runs_without_torch(chromium, tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(NO_TORCH)
+    pythonpath = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
+    with streamlit_server(env={"PYTHONPATH": pythonpath}) as server:
         context = chromium.new_context(viewport={"width": 1400, "height": 900})
         page = context.new_page()
         page.set_default_timeout(60_000)
@@ -42,6 +58,13 @@ def test_every_page_runs_without_mapping_libtorch(chromium):
                 page.goto(server.url + path + query)
                 wait_for_app(page)
                 no_exception(page)
+        page.goto(server.url + "real_model?lang=en")
+        wait_for_app(page)
+        page.get_by_role("button", name=re.compile("Check against PyTorch")).click()
+        wait_for_app(page)
+        no_exception(page)
+        main = page.locator('[data-testid="stMain"]').inner_text()
+        assert translate("en", "shell.problem_no_torch") in main, main[-600:]
         libraries = mapped_libraries(server.process.pid)
         context.close()
     assert any("safetensors" in name or "tokenizers" in name for name in libraries), sorted(libraries)[:40]
