@@ -30,6 +30,7 @@ import math
 
 import streamlit as st
 
+from attention_ui.clicker import clicker
 from attention_ui.i18n import t
 from attention_ui.notation import FIRST, shown
 from attention_ui.safe import escape_markdown, numbered_labels
@@ -191,6 +192,7 @@ def url_tabs(name: str, ids, label, default=None) -> dict:
     ids = tuple(ids)
     default = ids[0] if default is None else default
     chosen = url_choice(t("shell.view"), name, ids, default, label, key=f"{name}_tab", label_visibility="collapsed")
+    clicker()  # → and ← (a presenter's remote) move through the views
     return {i: View(st.container() if i == chosen else None) for i in ids}
 
 

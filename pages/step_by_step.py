@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention_core import explain
 from attention_core.lesson import STEPS, default_query
+from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
 from attention_ui.figures import (
     contributions_bar,
@@ -64,6 +65,8 @@ if lesson is not None:
             t("step_by_step.next"), on_click=step_by, args=(1,), disabled=step == len(STEPS) - 1, key="step_next"
         )
     clicked_without_callback(back or forward, 1 if forward else -1)
+    clicker()  # → / PageDown / Space and ← / PageUp: a presenter's remote presses Next and Back
+    st.caption(t("step_by_step.keys_help"))
 
     e = explain(trace, i)
     n = shown(i)  # token i as the learner sees it, from 1

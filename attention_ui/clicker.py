@@ -1,0 +1,65 @@
+"""A presenter's remote and the keyboard: → / PageDown / Space go on, ← / PageUp go back.
+
+A teacher at a projector holds a clicker, which sends →, ←, PageDown and PageUp (some send Space
+too). On Step by step they press Next and Back; on a page with one row of views (Attention
+matrices) they move to the next or the previous view. Never while the focus is in a text box,
+a select or on a control that the key already works (Space on a focused button presses it).
+
+Streamlit's ``st.button(shortcut=…)`` takes one key per button, and a clicker needs two or three;
+so this is a small script (``st.html`` with JavaScript) that clicks the same buttons a learner
+clicks, through the page structure ``internals`` names.
+
+>>> "ArrowRight" in CLICKER_SCRIPT and "PageDown" in CLICKER_SCRIPT
+True
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .internals import key_class, key_prefix, testid
+
+FORWARD = ("ArrowRight", "PageDown", " ")
+BACKWARD = ("ArrowLeft", "PageUp")
+NEXT_KEY, BACK_KEY = "step_next", "step_back"
+"""The Streamlit keys of Step by step's Next and Back buttons."""
+VIEWS_SUFFIX = "_tab"
+"""``url_state.url_tabs`` keys its row of views ``<name>_tab``."""
+
+CLICKER_SCRIPT = f"""<script>
+(() => {{
+  if (window.attentionLabClicker) return;
+  window.attentionLabClicker = true;
+  const forward = {list(FORWARD)!r}, backward = {list(BACKWARD)!r};
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  document.addEventListener("keydown", (event) => {{
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const ahead = forward.includes(event.key), behind = backward.includes(event.key);
+    if (!ahead && !behind) return;
+    const focus = document.activeElement;
+    if (typing(focus)) return;
+    if (event.key === " " && focus && focus.closest("button, a, [role=radio], [role=slider]")) return;
+    const main = document.querySelector('{testid("stMain")}');
+    if (!main) return;
+    const step = main.querySelector(ahead ? '.{key_class(NEXT_KEY)} button' : '.{key_class(BACK_KEY)} button');
+    if (step) {{
+      event.preventDefault();
+      if (!step.disabled) step.click();
+      return;
+    }}
+    const rows = main.querySelectorAll('{key_prefix("")}[class*="{VIEWS_SUFFIX}"] {testid("stButtonGroup")}');
+    if (rows.length !== 1) return;  // no views, or several rows: which one would be meant?
+    const options = [...rows[0].querySelectorAll("button")];
+    const now = options.findIndex((b) => b.getAttribute("aria-checked") === "true");
+    const next = options[now + (ahead ? 1 : -1)];
+    if (now < 0 || !next) return;
+    event.preventDefault();
+    next.click();
+  }}, true);
+}})();
+</script>"""
+
+
+def clicker() -> None:
+    """Add the clicker's script to the page (once per run; the script installs itself once)."""
+    st.html(CLICKER_SCRIPT, unsafe_allow_javascript=True)

@@ -1,0 +1,58 @@
+"""A presenter's remote at a projector (1024 × 768, presentation mode): → and PageDown go one step
+on, ← and PageUp one step back, → moves through the views of Attention matrices, and no key does
+anything while the teacher types in the sentence box (attention_ui/clicker.py)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.browser.harness import TOY, no_exception, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+PROJECTOR = {"width": 1024, "height": 768}
+
+
+def step_number(page) -> int:
+    text = page.locator('[data-testid="stMain"] [data-testid="stProgress"]').inner_text()
+    return int(re.search(r"(\d+)", text).group(1))
+
+
+def press(page, key: str) -> None:
+    page.keyboard.press(key)
+    wait_for_app(page)
+    no_exception(page)
+
+
+def test_the_remote_walks_the_steps_and_the_views(chromium, server):
+    page = chromium.new_context(viewport=PROJECTOR).new_page()
+    page.set_default_timeout(60_000)
+    page.goto(server + f"step_by_step?sentence=the+dog+sat+on+it&present=true&{TOY}")
+    wait_for_app(page)
+    page.locator('[data-testid="stMain"] h1').first.click()  # the focus on the page, not in a box
+    assert step_number(page) == 1
+    press(page, "ArrowRight")
+    assert step_number(page) == 2
+    press(page, "PageDown")
+    assert step_number(page) == 3
+    press(page, "ArrowLeft")
+    assert step_number(page) == 2
+    press(page, "PageUp")
+    assert step_number(page) == 1
+
+    box = page.locator('[data-testid="stSidebar"] input[type="text"], [data-testid="stSidebar"] textarea').first
+    box.focus()  # the teacher is typing a sentence: the arrow keys move the cursor, not the lesson
+    press(page, "ArrowRight")
+    assert step_number(page) == 1
+
+    page.goto(server + f"matrices?sentence=the+dog+sat&present=true&{TOY}")
+    wait_for_app(page)
+    page.locator('[data-testid="stMain"] h1').first.click()
+    before = parse_qs(urlparse(page.url).query).get("matrix", ["weights"])
+    press(page, "ArrowRight")
+    after = parse_qs(urlparse(page.url).query).get("matrix")
+    assert before == ["weights"] and after == ["outputs"], page.url  # the view after the weights
+    page.context.close()
