@@ -1,0 +1,373 @@
+"""What the app assumes about Streamlit's, Plotly's and Chromium's insides, in one place.
+
+Nothing here is public API of those projects: the names of Streamlit's page elements
+(``data-testid``), the class it gives a keyed container, its breakpoints, the look its chart
+theme gives a Plotly figure, the width of its font's letters, the class names Plotly gives what
+it draws and how Chromium writes the colours Plotly sets. An upgrade may change any of them
+without notice; each has a canary test that fails with a message naming the value and what to
+do (``tests/test_internals.py`` reads the installed packages and Streamlit's frontend bundle;
+``tests/browser/test_internals_browser.py`` asks Chromium). Every other module takes these
+values from here.
+
+``CHECKED_WITH`` names the versions the values were last checked against: after an upgrade,
+run both canary files, fix what they name, and update it.
+
+>>> testid("stMain"), key_class("fig_w"), key_prefix("cells600_")
+('[data-testid="stMain"]', 'st-key-fig_w', '[class*="st-key-cells600_"]')
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import plotly.graph_objects as go
+
+CHECKED_WITH = {"streamlit": "1.67.0", "plotly": "7.1.0"}
+"""The versions every value below was checked against (the canaries say when one moved)."""
+
+# --------------------------------------------------------------------------- Streamlit's page
+
+TEST_IDS = (
+    "stMain",
+    "stMainBlockContainer",
+    "stSidebar",
+    "stSidebarCollapseButton",
+    "stPageLink",
+    "stHorizontalBlock",
+    "stVerticalBlock",
+    "stColumn",
+    "stPlotlyChart",
+    "stFullScreenFrame",
+    "stMarkdownContainer",
+    "stCaptionContainer",
+    "stButtonGroup",
+)
+"""The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts
+name (canary: each occurs in the installed frontend bundle)."""
+
+
+def testid(name: str) -> str:
+    """The CSS selector of Streamlit's element ``name`` (one of ``TEST_IDS``)."""
+    if name not in TEST_IDS:
+        raise ValueError(f"{name!r} is not in TEST_IDS: add it there, so that its canary watches it")
+    return f'[data-testid="{name}"]'
+
+
+KEY_CLASS = "st-key-"
+"""Streamlit gives an element made with ``key=k`` the class ``st-key-k`` (letters, digits,
+``_`` and ``-``; anything else becomes ``-``)."""
+
+
+def key_class(key: str) -> str:
+    """The class Streamlit gives the element keyed ``key``."""
+    return KEY_CLASS + key
+
+
+def key_prefix(prefix: str) -> str:
+    """A selector of every element whose key starts with ``prefix``."""
+    return f'[class*="{KEY_CLASS}{prefix}"]'
+
+
+PHONE_PX = 640
+"""Streamlit stacks every column below this window width (its ``columns`` breakpoint)."""
+SIDEBAR_OVERLAY_PX = 768
+"""Below this window width Streamlit's sidebar lies over the page (its ``md`` breakpoint)."""
+BREAKPOINTS = {"columns": PHONE_PX, "md": SIDEBAR_OVERLAY_PX}
+"""The two breakpoints by Streamlit's own names (canary: the bundle defines them so)."""
+
+TABLE_LINE = ("#e8e5e2", "#3a3834")
+"""The lines of Streamlit's own tables, in the light and the dark theme (``style``'s tables)."""
+
+# --------------------------------------------------------------------------- Streamlit's chart theme
+
+FONT = '"Source Sans", sans-serif'
+"""The charts' font family (Streamlit's ``bodyFont``)."""
+TICK_FONT_PX = 12
+"""Tick labels, legends, hover text and the layout's font (Streamlit's ``fontSizes.twoSm``)."""
+TITLE_FONT_PX = 14
+"""Axis and colour-bar titles (``fontSizes.sm``)."""
+CHART_TITLE_PX = 16
+"""Chart titles (``fontSizes.md``)."""
+TEXT = "#808495"
+"""Tick labels, axis titles, colour bars, hover text (light theme)."""
+TITLE = "#2F2D2B"
+"""Chart titles."""
+LEGEND = "#262730"
+LINE = "#e6eaf1"
+"""Grid, zero and tick lines."""
+PAPER = "#FFFFFF"
+HOVER_BORDER = "#DCD8D4"
+
+DARK = {
+    TEXT: "#e6eaf1",
+    TITLE: "#EDEBE8",
+    LEGEND: "#fafafa",
+    LINE: "#31333F",
+    PAPER: "#171614",
+    HOVER_BORDER: "#4A4742",
+}
+"""The dark theme's colour for each light one."""
+
+COLORWAY = [
+    "#0068c9",
+    "#83c9ff",
+    "#ff2b2b",
+    "#ffabab",
+    "#29b09d",
+    "#7defa1",
+    "#ff8700",
+    "#ffd16a",
+    "#6d3fc0",
+    "#d5dae5",
+]
+SEQUENTIAL = [
+    "#e4f5ff",
+    "#c7ebff",
+    "#a6dcff",
+    "#83c9ff",
+    "#60b4ff",
+    "#3d9df3",
+    "#1c83e1",
+    "#0068c9",
+    "#0054a3",
+    "#004280",
+]
+DIVERGING = [
+    "#7d353b",
+    "#bd4043",
+    "#ff4b4b",
+    "#ff8c8c",
+    "#ffc7c7",
+    "#a6dcff",
+    "#60b4ff",
+    "#1c83e1",
+    "#0054a3",
+    "#004280",
+]
+
+
+def _scale(colours: list[str]) -> list[list]:
+    return [[i / (len(colours) - 1), c] for i, c in enumerate(colours)]
+
+
+SEQUENTIAL_SCALE = _scale(SEQUENTIAL)
+
+_AXIS = {
+    "color": LINE,  # the tick marks' colour where Plotly draws some (Streamlit's tickcolor turns them on everywhere)
+    "zerolinecolor": LINE,
+    "gridcolor": LINE,
+    "tickfont": {"color": TEXT, "size": TICK_FONT_PX},
+    "automargin": True,
+}
+AXES = {
+    "x": {
+        **_AXIS,
+        "showgrid": False,
+        "zeroline": False,
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}, "standoff": 20},
+    },
+    "y": {
+        **_AXIS,
+        "ticklabelposition": "outside",
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}, "standoff": 24},
+    },
+}
+"""What Streamlit's theme gives every x and every y axis."""
+COLORAXIS = {
+    "colorscale": SEQUENTIAL_SCALE,
+    "colorbar": {
+        "thickness": 16,
+        "xpad": 24,
+        "ticklabelposition": "outside",
+        "outlinecolor": "rgba(0,0,0,0)",
+        "outlinewidth": 8,
+        "len": 0.75,
+        "y": 0.5745,
+        "title": {"font": {"color": TEXT, "size": TITLE_FONT_PX}},
+        "tickfont": {"color": TEXT, "size": TICK_FONT_PX},
+    },
+}
+"""What Streamlit's theme gives every colour axis."""
+LAYOUT = {
+    "font": {"color": TEXT, "family": FONT, "size": TICK_FONT_PX, "weight": 400},
+    "title": {
+        "font": {"family": FONT, "size": CHART_TITLE_PX, "color": TITLE},
+        "pad": {"l": 4},
+        "xanchor": "left",
+        "x": 0,
+    },
+    "legend": {
+        "title": {"font": {"size": TICK_FONT_PX, "color": TEXT}, "side": "top"},
+        "valign": "top",
+        "bordercolor": "rgba(0,0,0,0)",
+        "borderwidth": 0,
+        "font": {"size": TICK_FONT_PX, "color": LEGEND},
+    },
+    "paper_bgcolor": PAPER,
+    "plot_bgcolor": PAPER,
+    "margin": {"pad": 8, "r": 0, "l": 0},
+    "hoverlabel": {
+        "bgcolor": PAPER,
+        "bordercolor": HOVER_BORDER,
+        "font": {"color": TEXT, "family": FONT, "size": TICK_FONT_PX},
+    },
+    "colorway": COLORWAY,
+    "colorscale": {
+        "sequential": SEQUENTIAL_SCALE,
+        "sequentialminus": SEQUENTIAL_SCALE,
+        "diverging": _scale(DIVERGING),
+    },
+}
+"""What Streamlit's theme gives a figure's layout (its ``layout.template.layout`` in the light
+theme; canary: a chart Streamlit draws with ``theme="streamlit"`` carries these values)."""
+BOLD_TITLE = True
+"""Streamlit's chart component wraps a chart's title in ``<b>`` (``chart_theme`` does it too)."""
+
+
+class SentAsIs(go.Figure):
+    """A figure's JSON that ``st.plotly_chart`` sends exactly as it is.
+
+    ``st.plotly_chart`` asks a Plotly figure (``BaseFigure``) for ``to_dict()`` and sends that;
+    a plain dict it would validate into a new ``go.Figure`` first (a few ms more, and Plotly's
+    default template added back). So this stands in for a figure with the one method Streamlit
+    calls; nothing else of ``go.Figure`` works on it (canary: what an ``st.plotly_chart`` of it
+    sends equals the dict).
+
+    >>> SentAsIs({"data": [], "layout": {"height": 200}}).to_dict()
+    {'data': [], 'layout': {'height': 200}}
+    """
+
+    def __init__(self, spec: dict):  # no go.Figure.__init__: it would validate
+        object.__setattr__(self, "_spec", spec)
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+
+# --------------------------------------------------------------------------- Plotly's JSON and drawing
+
+
+def typed_array(value) -> np.ndarray | None:
+    """The NumPy array a Plotly typed array in a figure's JSON holds (``{"dtype": "f8",
+    "bdata": <base64>, "shape": "2, 3"}``, as ``Figure.to_dict()`` writes a NumPy array),
+    little-endian as Plotly.js reads it; None for any other value.
+
+    >>> typed_array({"dtype": "i1", "bdata": "AQI="}).tolist(), typed_array({"dtype": "f8", "bdata": ""}).shape
+    ([1, 2], (0,))
+    >>> typed_array({"dtype": "u1", "bdata": "AQIDBA==", "shape": "2, 2"}).tolist(), typed_array([1, 2])
+    ([[1, 2], [3, 4]], None)
+    """
+    if not (isinstance(value, dict) and isinstance(value.get("bdata"), str) and "dtype" in value):
+        return None
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+    shape = value.get("shape")
+    if shape is not None:
+        dims = shape if isinstance(shape, list | tuple) else str(shape).split(",")
+        array = array.reshape([int(dim) for dim in dims])
+    return array
+
+
+PLOT = ".js-plotly-plot"
+"""The element Plotly draws a chart in."""
+PLOT_SVG = ".js-plotly-plot .main-svg"
+"""Its SVG layers (the first carries the paper's background)."""
+CELL_NUMBERS = ".heatmap-label"
+"""The numbers Plotly prints in a heatmap's cells."""
+X_TICK_LABELS = ".xaxislayer-above text"
+"""The x axes' tick labels."""
+CHART_TITLE = ".js-plotly-plot .gtitle"
+"""A chart's title."""
+TOOLBAR_GROUPS = ".js-plotly-plot .modebar-group"
+"""The groups of the chart's toolbar (the first holds the camera)."""
+SHAPE = '.shape-group[data-index="{index}"] path'
+"""The path Plotly draws for ``layout.shapes[index]``."""
+HOVER_LAYER = ".hoverlayer"
+"""The hover box."""
+DRAW_PASS_MARK = "_pushmarginIds={}"
+"""Source text of the small function Plotly's ``_doPlot`` calls once per drawing pass in the
+bundle Streamlit serves (``tests/browser/test_drawn_once.py`` counts its calls)."""
+PLOTLY_CLASSES = (
+    "js-plotly-plot",
+    "main-svg",
+    "heatmap-label",
+    "xaxislayer-above",
+    "gtitle",
+    "modebar-group",
+    "shape-group",
+    "hoverlayer",
+)
+"""The class names above (canary: each occurs in the Plotly bundle Streamlit serves)."""
+
+
+def rgb(hex_colour: str) -> str:
+    """How Chromium writes a colour that Plotly set in a ``style`` attribute.
+
+    >>> rgb("#808495")
+    'rgb(128, 132, 149)'
+    """
+    value = hex_colour.lstrip("#")
+    return "rgb({}, {}, {})".format(*(int(value[k : k + 2], 16) for k in (0, 2, 4)))
+
+
+def styled(prop: str, hex_colour: str) -> str:
+    """A selector of what Plotly drew with ``prop`` (fill, stroke, background) set to
+    ``hex_colour`` in its inline style, as Chromium writes that style (browser canary: a drawn
+    chart's tick labels match it).
+
+    >>> styled("fill", "#808495")
+    '[style*="fill: rgb(128, 132, 149)"]'
+    """
+    return f'[style*="{prop}: {rgb(hex_colour)}"]'
+
+
+# --------------------------------------------------------------------------- Source Sans in Chromium
+
+TEXT_EM = {
+    **dict.fromkeys(" ", 0.2),
+    **dict.fromkeys("|ij',.:;l·", 0.255),
+    **dict.fromkeys("I!f", 0.292),
+    **dict.fromkeys("()[]{}-", 0.311),
+    **dict.fromkeys("trs/\\", 0.419),
+    **dict.fromkeys('*?z"xc', 0.456),
+    **dict.fromkeys("vyYJLFke0123456789#$+<=>^~_−", 0.5),
+    **dict.fromkeys("agXVESTZ`ohunbdpqA", 0.555),
+    **dict.fromkeys("PRCKB&DGα√", 0.617),
+    **dict.fromkeys("UNHOQ", 0.664),
+    **dict.fromkeys("wM", 0.786),
+    **dict.fromkeys("W%m@…", 0.948),
+}
+"""Advance widths in ems of Source Sans (Streamlit's chart font) in Chromium, each rounded up
+to its group's widest (browser canary: measured again, each lies within its group)."""
+OTHER_EM = 0.7
+"""Any other letter (Greek, accented, Cyrillic…): a little wider than most."""
+WIDE_EM = 1.0
+"""A CJK letter (East Asian wide or full width), drawn in the CJK fallback font."""
+LINE_EM = 1.3
+"""The height of a line of text in ems, as Plotly spaces ``<br>`` lines."""
+
+# --------------------------------------------------------------------------- Plotly's layout, as drawn
+
+PAD_PX = 2
+"""Plotly pads what pushes a margin by the smallest margin, up to 12 px; the rooms below were
+measured with 10 px margins, and margins that fit are all 12 px or more."""
+LEFT_PX = {(False, False): 21, (False, True): 55, (True, False): 28, (True, True): 61}
+"""Room (px) left of a plot beside its widest y label, by (a heatmap's axis, with a title).
+Plotly gives a heatmap's axes outside ticks; a title (even "") takes a line and its standoff.
+These and the rooms below are what Plotly took in Chromium with Streamlit's theme (10 px
+margins, so its pad was 10 px), measured on every chart of the app (canary:
+``tests/browser/test_margins.py`` fails where one is short)."""
+BELOW_FLAT_PX = {(False, False): 21, (False, True): 51, (True, False): 58, (True, True): 58}
+"""Room (px) below a plot beside the height of its flat x labels, keyed as ``LEFT_PX``."""
+BELOW_TILTED_PX = {False: 51, True: 58.5}
+"""Room (px) below a plot beside ``sin 45° × (width + height)`` of the widest label tilted by
+45°, for a bar chart and for a heatmap."""
+COLORBAR_LABEL_PX = 11
+"""Between a colour bar and its labels (its ticks and their padding)."""
+COLORBAR_GROW_PX = 20
+"""What a colour bar's room grows by per step of font growth (measured in presentation mode,
+18 px: Streamlit's padding grows too)."""
+COLORBAR_DEFAULTS = {"thickness": 30, "xpad": 10, "x": 1.02}
+"""Plotly's own colour bar: its thickness and padding (px) and where it sits (plot widths)."""
+COLORAXIS_XPAD = 28
+"""The padding a shared colour axis' bar takes with Streamlit's theme (its ``xpad`` and more)."""
