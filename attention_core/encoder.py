@@ -42,6 +42,7 @@ from .model_files import (
     CONFIG_FILE,
     SENTENCE_CONFIG_FILE,
     ModelUnavailable,
+    forget_hashes,
     model_directory,
     read_json,
     read_tensors,
@@ -256,7 +257,8 @@ def load_encoder(name: str | os.PathLike | None = None) -> Encoder:
     ------
     ModelUnavailable
         "missing", "checksum", "load" or "memory" (see ``model_files``). Failures are not
-        cached: a later call tries again.
+        cached: a later call tries again, and a damaged weights file costs it a ``stat``, not a
+        second SHA-256 (``model_files.weights_sha256``).
 
     Examples
     --------
@@ -273,9 +275,11 @@ def load_encoder(name: str | os.PathLike | None = None) -> Encoder:
 
 
 def clear_cache() -> None:
-    """Forget the read encoders and the cached traces (tests, or to free memory)."""
+    """Forget the read encoders, the cached traces and the weights' remembered hashes (tests, or
+    to free memory)."""
     _encoder_cached.cache_clear()
     _encode_cached.cache_clear()
+    forget_hashes()
     with _LOCK:
         _LAYERS.clear()
 

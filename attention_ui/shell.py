@@ -9,6 +9,7 @@ What the URL keeps, and how, is ``attention_ui.url_state``.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import replace
 
@@ -52,25 +53,101 @@ threadpool_limits(limits=1, user_api="blas")
 
 
 @st.cache_resource(show_spinner=False)
-def _model_embedder():
-    """Read the bundled model once per server. Raises ModelUnavailable (or MemoryError):
-    st.cache_resource does not keep a failure, so a passing fault (memory short at the
-    first load) does not leave every later learner on the toy embedder."""
+def _model_embedder(name: str):
+    """Read the model ``name`` (``model_files.resolve_model_name``) once per server. Raises
+    ModelUnavailable (or MemoryError): st.cache_resource does not keep a failure, so a passing
+    fault (memory short at the first load) does not leave every later learner on the toy embedder."""
     from attention_core.model import ModelEmbedder
 
-    return ModelEmbedder().load()
+    return ModelEmbedder(name).load()
 
 
-def _model_or_reason():
-    """(embedder, None), or (None, ModelUnavailable's reason: missing, checksum, load, memory, attentions)."""
-    from attention_core.model_files import ModelUnavailable
+LOG = logging.getLogger("attention_lab")
+"""The app's logger, for the operator: what a learner cannot see (the model refused, and why)."""
+if not LOG.handlers:  # once per process: Streamlit's own logging leaves other loggers without a handler
+    _handler = logging.StreamHandler()
+    _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    LOG.addHandler(_handler)
+    LOG.setLevel(logging.INFO)
+_REPORTED: set[tuple[str, str]] = set()  # the model failures logged already: each is logged once
+_REPORTED_LOCK = threading.Lock()
+
+
+def _report_once(exc) -> None:
+    """Log a ModelUnavailable the first time it is seen (``ModelUnavailable.log_line``: its
+    reason, its path and, for a damaged weights file, both checksums); the same failure on later
+    reruns is not logged again."""
+    key = (exc.reason, str(exc))
+    with _REPORTED_LOCK:
+        if key in _REPORTED:
+            return
+        _REPORTED.add(key)
+    LOG.warning(exc.log_line())
+
+
+def _report_recovery(name: str) -> None:
+    """After a logged failure, say once that the model reads again."""
+    from attention_core.model_files import readable_again_line
+
+    with _REPORTED_LOCK:
+        if not _REPORTED:
+            return
+        _REPORTED.clear()
+    LOG.info(readable_again_line(name))
+
+
+def model_or_problem():
+    """The one way to get the real model: (embedder, None), or (None, the reason it is unavailable:
+    "missing", "checksum", "load", "memory" or "attentions", see ``model_files.ModelUnavailable``).
+
+    A failure is not cached, so a passing one (memory short) does not stick; a damaged weights
+    file costs a later call a ``stat`` (``model_files.weights_sha256`` remembers its hash until
+    the file changes), and is logged once (``LOG``) with its path and both checksums."""
+    from attention_core.model_files import ModelUnavailable, resolve_model_name
 
     try:
-        return _model_embedder(), None
+        embedder = _model_embedder(resolve_model_name())  # the model named now: $ATTENTION_LAB_MODEL or the bundled one
     except ModelUnavailable as exc:
+        _report_once(exc)
         return None, exc.reason
-    except MemoryError:
+    except MemoryError as err:
+        _report_once(ModelUnavailable(repr(err), reason="memory"))
         return None, "memory"
+    if _REPORTED:
+        _report_recovery(embedder.name)
+    return embedder, None
+
+
+MODEL_PAGES = ("after_attention", "real_model", "heads")
+"""Pages that teach with the real model only (``page_start(..., needs_model=True)``)."""
+TOY_PAGES = ("step_by_step", "matrices", "why_scaling", "similarity", "cross_attention", "multi_head", "exercises")
+"""Pages that teach the same ideas without the model, on the toy embedder: where a page of
+``MODEL_PAGES`` sends the learner when the model is unavailable."""
+
+
+def model_unavailable(page: str, problem: str) -> None:
+    """Say that ``page`` needs the real model, which is unavailable here (``problem``: a
+    ``ModelUnavailable`` reason), what the page would show (``<page>.unavailable``), link to the
+    pages that still teach with the toy embedder, and stop the page. One warning, not two: the
+    shell's fallback warning is not shown on these pages."""
+    with st.container(border=True):
+        st.warning(t(f"{page}.unavailable", reason=t(f"shell.problem_{problem}")))
+        st.caption(t("shell.teach_without_model"))
+        params = link_params()
+        with st.container(horizontal=True, gap="small"):
+            for page_id, icon in NAV:
+                if page_id in TOY_PAGES:
+                    st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon, query_params=params)
+    st.stop()
+
+
+def require_model(page: str):
+    """The real model's embedder for ``page``, a page that cannot teach without it; when the
+    model is unavailable the page says why and stops here (``model_unavailable``)."""
+    embedder, problem = model_or_problem()
+    if embedder is None:
+        model_unavailable(page, problem)
+    return embedder
 
 
 @st.cache_resource(show_spinner=False)
@@ -104,7 +181,7 @@ def get_embedder(source: str):
     """The embedder for ``source`` ("model" or "toy"), and a message if it had to fall back."""
     if source == "model":
         with st.spinner(t("shell.loading_model")):
-            embedder, problem = _model_or_reason()
+            embedder, problem = model_or_problem()
         if embedder is not None:
             return embedder, None
         return _toy_embedder(), t("shell.model_fallback", problem=t(f"shell.problem_{problem}"))
@@ -313,7 +390,7 @@ def d_k_control(w: str, toy: bool) -> int:
     that is: the trained head's own, or d_model for the identity. Returns the random W's d_k."""
     if w == "random" or (w == "trained" and toy):
         return st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", value=DEFAULTS["d_k"])
-    embedder, _ = (None, None) if toy else _model_or_reason()
+    embedder, _ = (None, None) if toy else model_or_problem()
     if w == "trained" and embedder is not None:
         from attention_core.model import model_info
 
@@ -371,7 +448,7 @@ def heads_with_a_job_buttons() -> None:
 def model_shape() -> tuple[int, int]:
     """(layers, heads) of the model, or the bundled model's (6, 12) when it cannot be read
     (then the trained choice falls back to random W anyway, and says so)."""
-    embedder, _ = _model_or_reason()
+    embedder, _ = model_or_problem()
     if embedder is None:
         return (6, 12)
     from attention_core.model import model_info
@@ -464,14 +541,15 @@ def legacy_page_run() -> bool:
     return _SIDEBAR_THIS_RUN not in st.session_state
 
 
-def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, str]:
+def page_start(page: str, catalog: str | None = None, *, needs_model: bool = False) -> tuple[Lesson | None, str]:
     """Page config, sidebar, the page's title and the lesson for the current sentence, for
     page id ``page`` (an id of NAV, e.g. "step_by_step").
 
     The title is ``t("<catalog>.title")`` (``catalog`` defaults to ``page``); notes on the
     sentence (cut to the first tokens, the model unavailable, a URL value out of range) come
     under it. Returns (lesson, source); lesson is None (and a friendly message is shown)
-    when the sentence cannot be used.
+    when the sentence cannot be used. A page that cannot teach without the real model passes
+    ``needs_model``: when the model is unavailable it says so and stops here (``require_model``).
 
     A page file that Streamlit ran by itself (``legacy_page_run``) takes the one route here:
     ``run_app`` draws the sidebar and runs this same page inside it, then this run stops. No
@@ -488,6 +566,8 @@ def page_start(page: str, catalog: str | None = None) -> tuple[Lesson | None, st
     apply_style()
     st.title(t(f"{catalog or page}.title"))
     url_notes()
+    if needs_model:
+        require_model(page)
     embedder, warning = get_embedder(source)
     if warning:
         st.warning(warning)

@@ -28,7 +28,6 @@ from attention_core.after_attention import (
 from attention_core.encoder import encode, load_encoder
 from attention_core.lesson import default_query, unknown_words
 from attention_core.model import ModelEmbedder
-from attention_core.model_files import ModelUnavailable
 from attention_ui.after_figures import (
     layer_change_map,
     layers_grid,
@@ -40,8 +39,18 @@ from attention_ui.after_figures import (
     vector_strips,
 )
 from attention_ui.exports import show_figure
+from attention_ui.formulas import (
+    feed_forward,
+    first_layer_norm,
+    layer_equations,
+    layer_norm_example,
+    mean_pooling,
+    output_projection,
+    second_layer_norm,
+    sentence_cosine,
+)
 from attention_ui.i18n import t
-from attention_ui.notation import bias, component_labels, shown
+from attention_ui.notation import component_labels, hidden, shown
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import DEFAULTS, page_start, pickers_in_sidebar, unknown_tokens_help
 from attention_ui.tables import number_table
@@ -67,49 +76,13 @@ VECTOR_VIEWS = ("pooling", "compare", "table")
 COMPONENT = 0  # the component m of the worked LayerNorm examples
 
 
-def gathered(*rows: str) -> str:
-    """LaTeX lines centred one under the other, so that a long formula wraps on a narrow screen."""
-    return r"\begin{gathered}" + r"\\ ".join(rows) + r"\end{gathered}"
-
-
-def signed(v: float, digits: int = 4) -> str:
-    """A number for a LaTeX formula, in brackets when negative: "(-0.1234)"."""
-    text = f"{v:.{digits}f}"
-    return f"({text})" if v < 0 else text
-
-
-def short_vec(x, digits: int = 3) -> str:
-    """A long vector for a LaTeX line narrow enough for a phone: its first two numbers and its last."""
-    first, second, last = (f"{v:.{digits}f}" for v in (x[0], x[1], x[-1]))
-    return rf"[{first},\ {second},\ \dots,\ {last}]"
-
-
-def power_of_ten(v: float) -> str:
-    """ε for a LaTeX formula: 1e-12 as "10^{-12}", 3e-5 as "3 \\times 10^{-5}"."""
-    mantissa, exponent = f"{v:.0e}".split("e")
-    power = rf"10^{{{int(exponent)}}}"
-    return power if mantissa == "1" else rf"{mantissa} \times {power}"
-
-
 def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, out: str) -> None:
     """The LayerNorm of one number, with the sidebar's-style token picker above it."""
     i = token_picker(t("after_attention.token_picker"), tokens, param="after_token", default=default_query(tokens))
     e = norm_example(norm, params, eps, i, COMPONENT)
     n, m = shown(i), shown(COMPONENT)  # token and component as the learner sees them, from 1
     st.markdown(t("after_attention.example_text", i=n, token=escape_markdown(tokens[i]), m=m))
-    d = norm.inputs.shape[1]
-    st.latex(
-        gathered(
-            rf"\mu_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_m {symbol}_{{{n},m}} = {e.mean:.4f}",
-            rf"\sigma^2_{{{n}}} = \tfrac{{1}}{{{d}}}\textstyle\sum_m ({symbol}_{{{n},m}} - \mu_{{{n}}})^2"
-            rf" = {e.var:.4f}",
-            rf"\sqrt{{\sigma^2_{{{n}}} + \varepsilon}} = {e.std:.4f},\quad \varepsilon = {power_of_ten(e.eps)}",
-            rf"{out}_{{{n},{m}}} = \frac{{{symbol}_{{{n},{m}}} - \mu_{{{n}}}}}"
-            rf"{{\sqrt{{\sigma^2_{{{n}}} + \varepsilon}}}}\,\gamma_{{{m}}} + \delta_{{{m}}}",
-            rf"= \frac{{{signed(e.x)} - {signed(e.mean)}}}{{{e.std:.4f}}} \cdot {signed(e.gamma)} + {signed(e.beta)}",
-            rf"= {signed(e.standardized)} \cdot {signed(e.gamma)} + {signed(e.beta)} = {e.output:.4f}",
-        )
-    )
+    st.latex(layer_norm_example(e, n, m, norm.inputs.shape[1], symbol, out))
 
 
 def strip(matrix, tokens, title: str, symbol: str, key: str, filename: str, **kw) -> None:
@@ -148,15 +121,7 @@ def vector_notes(name: str, vector) -> None:
 def show_pooling(vector_a, n_layers: int, d_model: int) -> None:
     """③ 1: mean pooling and normalisation of sentence A, as formulas and as strips."""
     T_a = len(vector_a.tokens)
-    st.latex(
-        gathered(
-            rf"\bar h = \frac{{1}}{{{T_a}}}\sum_{{i=1}}^{{{T_a}}} h^{{({n_layers})}}_i \in \mathbb{{R}}^{{{d_model}}}",
-            rf"\bar h = {short_vec(vector_a.mean)}",
-            rf"\lVert \bar h \rVert = \sqrt{{\textstyle\sum_m \bar h_m^2}} = {vector_a.norm:.4f}",
-            r"e_A = \frac{\bar h}{\lVert \bar h \rVert},\quad \lVert e_A \rVert = 1",
-            rf"e_A = {short_vec(vector_a.embedding)}",
-        )
-    )
+    st.latex(mean_pooling(T_a, n_layers, d_model, vector_a.mean, vector_a.norm, vector_a.embedding))
     show_figure(
         pooling_strips(
             vector_a.last_hidden,
@@ -198,15 +163,7 @@ def show_comparison(vector_a, d_model: int, limit: int) -> None:
     c_metric, c_text = st.columns([1, 3], vertical_alignment="center")
     c_metric.metric(t("after_attention.cosine_metric"), f"{pair.cosine:.4f}", help=t("after_attention.cosine_help"))
     c_text.markdown(t("after_attention.cosine_text", d_model=d_model))
-    terms = [rf"{signed(a, 3)} \cdot {signed(b, 3)}" for a, b in zip(pair.a[:2], pair.b[:2])]
-    st.latex(
-        gathered(
-            r"\cos(e_A, e_B) = \frac{e_A \cdot e_B}{\lVert e_A \rVert\,\lVert e_B \rVert} = e_A \cdot e_B",
-            rf"= \sum_{{m=1}}^{{{d_model}}} e_A[m]\,e_B[m]",
-            rf"= {' + '.join(terms)} + \dots",
-            rf"= {pair.cosine:.4f}",
-        )
-    )
+    st.latex(sentence_cosine(pair.a, pair.b, d_model, pair.cosine))
     show_figure(
         vector_strips(
             [pair.a, pair.b],
@@ -277,7 +234,7 @@ def show_table(d_model: int, limit: int) -> None:
 
 
 # ---------------------------------------------------------------- the model on the sidebar's sentence
-lesson, _ = page_start(PAGE)
+lesson, _ = page_start(PAGE, needs_model=True)  # without the model: says why, links to the toy pages, stops
 if lesson is None:
     st.stop()
 try:
@@ -285,9 +242,6 @@ try:
         config = load_encoder().config
         encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # sections ① and ②: at most 24 pieces
         vector_a = sentence_vector(lesson.text)  # section ③: every piece the model reads
-except (ModelUnavailable, MemoryError) as exc:  # the reason in the learner's language, no paths
-    st.warning(t("after_attention.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
-    st.stop()
 except ValueError as exc:
     st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
     st.stop()
@@ -333,15 +287,7 @@ st.markdown(
     )
 )
 st.caption(t("after_attention.chain"))
-st.latex(
-    rf"\begin{{aligned}}"
-    rf"o &= \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + {bias('O')}\\"
-    rf"u &= \mathrm{{LayerNorm}}\big(h^{{({layer})}} + o\big)\\"
-    rf"f &= \mathrm{{GELU}}\big(u W_1 + {bias(1)}\big)\,W_2 + {bias(2)}\\"
-    rf"h^{{({layer + 1})}} &= \mathrm{{LayerNorm}}\big(u + f\big)\\"
-    rf"&o, u, f, h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}"
-    rf"\end{{aligned}}"
-)
+st.latex(layer_equations(layer, n_heads, T, d_model))
 st.caption(t("after_attention.tabs_help"))
 step_tabs = url_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
 trace = encoded.layer(layer)  # every value of the layer, recomputed by the forward pass's own code
@@ -350,15 +296,7 @@ norms = layer_norms(encoded, layer)
 
 if step_tabs["heads"].open:
     with step_tabs["heads"]:
-        st.latex(
-            gathered(
-                rf"C = \mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})",
-                rf"C \in \mathbb{{R}}^{{{T} \times {d_model}}},\quad {n_heads} \times {d_v} = {d_model}",
-                rf"o = C\,W^O + {bias('O')} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
-                rf"W^O \in \mathbb{{R}}^{{{d_model} \times {d_model}}},\quad "
-                rf"{bias('O')} \in \mathbb{{R}}^{{{d_model}}}",
-            )
-        )
+        st.latex(output_projection(n_heads, d_v, T, d_model))
         st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
         show_figure(
             token_strips(
@@ -387,16 +325,7 @@ if step_tabs["heads"].open:
 
 if step_tabs["norm_1"].open:
     with step_tabs["norm_1"]:
-        st.latex(
-            gathered(
-                rf"x_i = h^{{({layer})}}_i + o_i",
-                rf"\mu_i = \frac{{1}}{{{d_model}}}\sum_{{m=1}}^{{{d_model}}} x_{{i,m}}",
-                rf"\sigma^2_i = \frac{{1}}{{{d_model}}}\sum_{{m=1}}^{{{d_model}}} (x_{{i,m}} - \mu_i)^2",
-                r"u_{i,m} = \frac{x_{i,m} - \mu_i}{\sqrt{\sigma^2_i + \varepsilon}}\,\gamma_m + \delta_m",
-                rf"\gamma, \delta \in \mathbb{{R}}^{{{d_model}}},\quad \varepsilon = {power_of_ten(norms.eps)},\quad "
-                rf"u \in \mathbb{{R}}^{{{T} \times {d_model}}}",
-            )
-        )
+        st.latex(first_layer_norm(layer, T, d_model, norms.eps))
         st.markdown(t("after_attention.norm_1_text", state=layer, n_layers=n_layers, d_model=d_model))
         strip(
             trace.inputs,
@@ -428,16 +357,7 @@ if step_tabs["norm_1"].open:
 
 if step_tabs["ffn"].open:
     with step_tabs["ffn"]:
-        st.latex(
-            gathered(
-                rf"z = u\,W_1 + {bias(1)} \in \mathbb{{R}}^{{{T} \times {d_ff}}}",
-                r"g = \mathrm{GELU}(z) = z\,\Phi(z)",
-                rf"f = g\,W_2 + {bias(2)} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
-                rf"W_1 \in \mathbb{{R}}^{{{d_model} \times {d_ff}}},\quad "
-                rf"W_2 \in \mathbb{{R}}^{{{d_ff} \times {d_model}}}",
-                r"\Phi(z) = \tfrac{1}{2}\big(1 + \mathrm{erf}(z/\sqrt{2})\big)",
-            )
-        )
+        st.latex(feed_forward(T, d_model, d_ff))
         st.markdown(t("after_attention.ffn_text", d_model=d_model, d_ff=d_ff))
         effect = gelu_effect(trace)
         strip(
@@ -468,14 +388,7 @@ if step_tabs["ffn"].open:
 
 if step_tabs["norm_2"].open:
     with step_tabs["norm_2"]:
-        st.latex(
-            gathered(
-                r"y_i = u_i + f_i",
-                rf"h^{{({layer + 1})}}_{{i,m}} = \frac{{y_{{i,m}} - \mu_i}}{{\sqrt{{\sigma^2_i + \varepsilon}}}}"
-                r"\,\gamma'_m + \delta'_m",
-                rf"h^{{({layer + 1})}} \in \mathbb{{R}}^{{{T} \times {d_model}}}",
-            )
-        )
+        st.latex(second_layer_norm(layer, T, d_model))
         st.markdown(
             t("after_attention.norm_2_text", layer=number, T=T, d_model=d_model)
             + " "
@@ -498,7 +411,7 @@ if step_tabs["norm_2"].open:
             "fig_output",
             f"output_layer{number}",
         )
-        show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", rf"h^{{({layer + 1})}}")
+        show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", hidden(layer + 1))
 
 # ---------------------------------------------------------------- ② all layers
 st.subheader(t("after_attention.h_layers", n_layers=n_layers))

@@ -16,8 +16,9 @@ from attention_core import (
 )
 from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
+from attention_ui.formulas import attention_times
 from attention_ui.i18n import t
-from attention_ui.notation import SOFTMAX, component_labels, shown
+from attention_ui.notation import component_labels, shown
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.style import STACK_KEY
@@ -126,7 +127,7 @@ if runs.open:  # closed, its source and tables are neither built nor sent (a pag
         with section("runs", heading=False):
             result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
             call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-            st.latex(rf"{SOFTMAX}(QK^\top \times {trace.scale:.4f})V")  # ( ) not \left( \right): it may wrap at ×
+            st.latex(attention_times(trace.scale))
             shapes(
                 {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
             )

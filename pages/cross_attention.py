@@ -14,9 +14,10 @@ from attention_core.cross import with_projections
 from attention_core.projections import random_projections
 from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row
+from attention_ui.formulas import cross_attention_shapes, cross_projections
 from attention_ui.i18n import t
 from attention_ui.multihead_figures import attention_map, vectors_map
-from attention_ui.notation import SOFTMAX, component_labels, scaled_qk, shown
+from attention_ui.notation import component_labels, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
@@ -110,15 +111,8 @@ d_model = lesson.inputs.shape[1]
 qa, kb = asker.upper(), answerer.upper()
 
 st.subheader(t("cross_attention.step1", asker=_name(asker), answerer=_name(answerer)))
-st.latex(
-    rf"Q = X_{qa} W^Q \in \mathbb{{R}}^{{{t_q} \times {d_k}}},\quad "
-    rf"K = X_{kb} W^K \in \mathbb{{R}}^{{{t_k} \times {d_k}}},\quad "
-    rf"V = X_{kb} W^V \in \mathbb{{R}}^{{{t_k} \times {d_v}}}"
-)
-st.latex(
-    rf"\underbrace{{{SOFTMAX}\!\left({scaled_qk(scaled=lesson.settings.scaled)}\right)}}_{{{t_q} \times {t_k}}}"
-    rf"\underbrace{{V}}_{{{t_k} \times {d_v}}} \in \mathbb{{R}}^{{{t_q} \times {d_v}}}"
-)
+st.latex(cross_projections(qa, kb, t_q, t_k, d_k, d_v))
+st.latex(cross_attention_shapes(t_q, t_k, d_v, scaled=lesson.settings.scaled))
 caption = "inputs_caption_hidden" if hidden else "inputs_caption"
 st.caption(
     t(

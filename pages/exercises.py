@@ -11,8 +11,9 @@ from attention_core import exercises as ex
 from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, key_bars
+from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum
 from attention_ui.i18n import t
-from attention_ui.notation import SOFTMAX, alpha_hat, shown
+from attention_ui.notation import alpha_hat, inline_math, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import page_start
 from attention_ui.url_state import url_choice
@@ -176,17 +177,13 @@ def by_hand_page() -> None:
     ex_id = ex.exercise_id("by_hand", seed)
     n = len(exercise.weights)
     st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
-    keys = r",\quad ".join(rf"k_{shown(j)} = ({int(a)},\ {int(b)})" for j, (a, b) in enumerate(exercise.k))
-    st.latex(rf"q = ({int(exercise.q[0])},\ {int(exercise.q[1])}),\quad {keys},\quad d_k = {ex.BY_HAND_D_K}")
-    st.latex(
-        rf"{alpha_hat(1, 'j')} = {SOFTMAX}_j\!\left(\frac{{q\cdot k_j}}{{\sqrt{{d_k}}}}\right)"
-        r" = \frac{e^{\,q\cdot k_j/\sqrt{2}}}{\sum_{j'} e^{\,q\cdot k_{j'}/\sqrt{2}}}"
-    )
+    st.latex(by_hand_vectors(exercise.q, exercise.k, ex.BY_HAND_D_K))
+    st.latex(by_hand_softmax())
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
         entered = [
             cols[j].number_input(
-                f"${alpha_hat(1, shown(j))}$", value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
+                inline_math(alpha_hat(1, shown(j))), value=None, step=0.01, format="%.3f", key=f"ex_hand_{seed}_{j}"
             )
             for j in range(n)
         ]
@@ -201,7 +198,7 @@ def by_hand_page() -> None:
     _verdict(result.correct)
     for j in range(n):
         fields = {
-            "name": f"${alpha_hat(1, shown(j))}$",
+            "name": inline_math(alpha_hat(1, shown(j))),
             "answer": _num(result.answer[j]),
             "expected": _num(result.expected[j]),
         }
@@ -214,23 +211,8 @@ def by_hand_page() -> None:
             st.warning(t(f"exercises.mistake_{mistake}", total=_num(result.answer_sum)))
     with st.expander(t("exercises.working"), expanded=not result.correct):
         st.markdown(t("exercises.working_steps"))
-        q1, q2 = (int(c) for c in exercise.q)
-        lines = []
-        for j in range(n):
-            k1, k2 = (int(c) for c in exercise.k[j])
-            lines.append(
-                rf"q\cdot k_{shown(j)} = ({q1})({k1}) + ({q2})({k2}) = {int(exercise.scores[j])}"
-                rf",\quad \tfrac{{{int(exercise.scores[j])}}}{{\sqrt 2}} = {exercise.scaled[j]:.3f}"
-                rf",\quad e^{{{exercise.scaled[j]:.3f}}} = {exercise.exps[j]:.3f}"
-                rf",\quad {alpha_hat(1, shown(j))} = \tfrac{{{exercise.exps[j]:.3f}}}{{{exercise.total:.3f}}}"
-                rf" = {exercise.weights[j]:.3f}"
-            )
-        st.latex(r"\\".join(lines))
-        st.latex(
-            r"\textstyle\sum_j e^{\dots} = "
-            + " + ".join(f"{e:.3f}" for e in exercise.exps)
-            + f" = {exercise.total:.3f}"
-        )
+        st.latex(by_hand_working(exercise))
+        st.latex(exp_sum(exercise.exps, exercise.total))
 
 
 def order_page() -> None:

@@ -12,7 +12,6 @@ from attention_core.encoder import encode
 from attention_core.heads import MEASURES, TRAP, best_heads, contrast, measure_scores, quiet_keys, where_word_looks
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_info
-from attention_core.model_files import ModelUnavailable
 from attention_core.probes import load_probes
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, heatmap_row, key_bars, token_matrix
@@ -21,7 +20,7 @@ from attention_ui.heads_figures import census_grid
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import choose_head, link_params, page_start
+from attention_ui.shell import choose_head, link_params, model_unavailable, page_start
 from attention_ui.tables import number_table
 from attention_ui.url_state import url_choice, url_notes, url_picker, url_tabs
 
@@ -48,7 +47,7 @@ def head_links(layer: int, head: int) -> None:
             st.page_link(f"pages/{page}.py", label=t(f"heads.open_{page}"), icon="➡️", query_params=params)
 
 
-lesson, _ = page_start("heads")
+lesson, _ = page_start("heads", needs_model=True)  # without the model: says why, links to the toy pages, stops
 if lesson is None:
     st.stop()
 try:
@@ -56,14 +55,11 @@ try:
         info = model_info()
         found = measured_census()
         encoded = encode(lesson.text, max_pieces=lesson.settings.max_tokens)  # the learner's sentence, every head
-    if found is None:
-        raise ModelUnavailable("the census needs the model", reason="missing")
-except (ModelUnavailable, MemoryError) as exc:
-    st.warning(t("heads.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
-    st.stop()
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
     st.stop()
+if found is None:  # the census could not be read or measured: nothing to claim about a head
+    model_unavailable("heads", "missing")
 
 st.markdown(t("heads.intro", n_plain=found.n_plain, n_agreement=found.n_agreement, n_pairs=found.n_pairs))
 st.caption(t("heads.english_only"))

@@ -11,8 +11,9 @@ import streamlit as st
 
 from attention_ui.exports import show_figure
 from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_matrix
+from attention_ui.formulas import attention_with_sizes
 from attention_ui.i18n import t
-from attention_ui.notation import attention_formula, component_labels
+from attention_ui.notation import component_labels
 from attention_ui.presentation import explained_around
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
@@ -26,11 +27,7 @@ if lesson is not None:
     honesty_banner(lesson)
     trace = lesson.trace
     tokens = lesson.tokens
-    st.latex(  # a narrow screen breaks the line between the {size = n}, never inside one
-        attention_formula()
-        + rf"\qquad\allowbreak {{T = {len(tokens)}}},\ \allowbreak {{d_k = {trace.d_k}}},"
-        + rf"\ \allowbreak {{d_v = {trace.v.shape[1]}}}"
-    )
+    st.latex(attention_with_sizes(len(tokens), trace.d_k, trace.v.shape[1]))
     st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")

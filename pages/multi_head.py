@@ -7,11 +7,19 @@ import streamlit as st
 from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import clicked_data, heatmap_row, vectors_matrix
+from attention_ui.formulas import (
+    causal_weights,
+    concat_shown_heads,
+    multi_head_output,
+    seeded_heads,
+    trained_heads,
+    trained_multi_head,
+)
 from attention_ui.head_claims import jobs_fields, measured_census
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
-from attention_ui.notation import SOFTMAX, alpha, alpha_hat, bias, component_labels, scaled_qk, shown
+from attention_ui.notation import component_labels, shown
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import choose_head, honesty_banner, page_start
 from attention_ui.style import show_selected_frame
@@ -40,11 +48,7 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     layer_trace = lesson.encoded.layer(settings.layer)
     heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
     n_heads, d_k = heads.weights.shape[0], heads.d_k
-    st.latex(
-        rf"\mathrm{{head}}_h = {SOFTMAX}\!\left({scaled_qk('Q_h', 'K_h')}\right) V_h,"
-        rf"\qquad h = 1, \dots, {n_heads},\qquad d_k = \frac{{d_{{model}}}}{{H}} = \frac{{{d_model}}}{{{n_heads}}}"
-        rf" = {d_k}"
-    )
+    st.latex(trained_heads(n_heads, d_model, d_k))
     st.markdown(
         t("multi_head.trained_heads_text", layer=shown(settings.layer), n_heads=n_heads, d_k=d_k, d_model=d_model)
     )
@@ -61,11 +65,7 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
     st.subheader(t("multi_head.step2"))
     width = layer_trace.concat.shape[1]
-    st.latex(
-        rf"\mathrm{{MultiHead}}(X) = "
-        rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})\,W^O + {bias('O')},"
-        rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
-    )
+    st.latex(trained_multi_head(n_heads, width, d_model))
     st.markdown(t("multi_head.trained_concat_text", n_heads=n_heads, d_v=d_k, width=width, d_model=d_model))
     show_figure(
         concatenated_heads(
@@ -120,13 +120,7 @@ else:
         lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
     )
     d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
-    scores_tex = scaled_qk("Q_h", "K_h", scaled=settings.scaled)
-    st.latex(
-        rf"\begin{{gathered}}\mathrm{{head}}_h = {SOFTMAX}\!\left({scores_tex}\right) V_h,"
-        rf"\qquad h = 1, \dots, {n_heads} \\ "
-        rf"Q_h = X W^Q_h,\ K_h = X W^K_h,\ V_h = X W^V_h,\qquad "
-        rf"W^Q_h, W^K_h, W^V_h \in \mathbb{{R}}^{{{d_model} \times {d_k}}}\end{{gathered}}"
-    )
+    st.latex(seeded_heads(n_heads, d_model, d_k, scaled=settings.scaled))
     st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed, d_model=d_model))
     per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
     for start in range(0, n_heads, per_row):
@@ -151,11 +145,7 @@ else:
     # ---------------------------------------------------------------- 2 · concatenation
     st.subheader(t("multi_head.step2"))
     width = result.outputs.shape[1]
-    heads_tex = ",\\ ".join(rf"\mathrm{{head}}_{{{shown(h)}}}" for h in range(n_heads))
-    st.latex(
-        rf"C = \mathrm{{Concat}}({heads_tex}) \in \mathbb{{R}}^{{{len(tokens)} \times {width}}}"
-        rf"\qquad {n_heads} \times d_v = {n_heads} \times {d_v} = {width}"
-    )
+    st.latex(concat_shown_heads(n_heads, len(tokens), d_v, width))
     st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
     show_figure(
         concatenated_heads(
@@ -173,10 +163,7 @@ else:
         col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
         filename="multi_head_outputs",
     )
-    st.latex(
-        rf"\mathrm{{MultiHead}}(X) = C\,W^O \in \mathbb{{R}}^{{{len(tokens)} \times {d_model}}},"
-        rf"\qquad W^O \in \mathbb{{R}}^{{{width} \times {d_model}}}"
-    )
+    st.latex(multi_head_output(len(tokens), width, d_model))
     st.markdown(t("multi_head.w_o_text", width=width, d_model=d_model, seed=settings.seed))
     show_figure(
         vectors_matrix(
@@ -198,18 +185,7 @@ st.subheader(t("multi_head.step3"))
 masked = st.toggle(t("multi_head.causal_toggle"), value=True, key="causal", bind="query-params")
 mask = causal_mask(len(tokens))  # (T, T)
 trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
-if settings.scaled:  # the scaled score, written out: s means only that on every page (notation.softmax_row)
-    score_tex = rf"\frac{{{alpha('i', 'j')}}}{{\sqrt{{d_k}}}}"
-    d_k_tex = rf",\qquad \sqrt{{d_k}} = {1 / trace.scale:.3f}"
-else:
-    score_tex, d_k_tex = alpha("i", "j"), ""
-if masked:
-    st.latex(
-        rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({score_tex} + M_{{ij}}\right),\qquad "
-        r"M_{ij} = \begin{cases} 0 & j \le i \\ -\infty & j > i \end{cases}" + d_k_tex + r",\quad e^{-\infty} = 0"
-    )
-else:
-    st.latex(rf"{alpha_hat('i', 'j')} = {SOFTMAX}_j\!\left({score_tex}\right)" + d_k_tex)
+st.latex(causal_weights(masked=masked, scaled=settings.scaled, scale=trace.scale))
 note = st.empty()  # one slot either way: an element that comes and goes would move the charts below
 if lesson.trained and masked:  # to new places on the page, and the browser would draw them afresh
     note.caption(t("multi_head.trained_mask_note"))

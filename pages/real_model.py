@@ -10,21 +10,11 @@ from attention_core.model import ModelEmbedder, head_looking_most, head_projecti
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
+from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
-from attention_ui.notation import (
-    attention_formula,
-    b,
-    bias,
-    component_labels,
-    fmt_vec,
-    output_row,
-    scaled_row,
-    scores_row,
-    shown,
-    softmax_row,
-)
+from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import choose_head, page_start, unknown_tokens_help
 from attention_ui.style import show_selected_frame
@@ -51,7 +41,7 @@ def run_check(encoded) -> None:
         st.warning(t("real_model.check_unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
 
 
-lesson, _ = page_start("real_model")
+lesson, _ = page_start("real_model", needs_model=True)  # without the model: says why, links to the toy pages
 if lesson is None:
     st.stop()
 
@@ -59,9 +49,6 @@ try:
     with st.spinner(t("shell.loading_model")):
         info = model_info()
         encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # our NumPy forward pass, no torch
-except (ModelUnavailable, MemoryError) as exc:  # the reason in the learner's language, no paths
-    st.warning(t("real_model.unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
-    st.stop()
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
     st.stop()
@@ -126,13 +113,9 @@ with c_tokens:
     number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
-    st.latex(rf"q_i = a_i W^Q + {bias('Q')},\quad k_i = a_i W^K + {bias('K')},\quad v_i = a_i W^V + {bias('V')}")
-    st.latex(
-        rf"W^Q, W^K \in \mathbb{{R}}^{{{d_model} \times {d_k}}},\quad "
-        rf"W^V \in \mathbb{{R}}^{{{d_model} \times {d_v}}},\quad a_i \in \mathbb{{R}}^{{{d_model}}},\quad "
-        rf"q_i, k_i \in \mathbb{{R}}^{{{d_k}}},\quad v_i \in \mathbb{{R}}^{{{d_v}}}"
-    )
-    st.latex(attention_formula(d_k) + rf",\qquad \frac{{1}}{{\sqrt{{{d_k}}}}} = {trace.scale:.4f}")
+    st.latex(biased_projections())
+    st.latex(head_shapes(d_model, d_k, d_v))
+    st.latex(attention_with_scale(d_k, trace.scale))
     st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
 qkv = st.expander(t("real_model.qkv_expander", T=T, d_k=d_k), key="model_qkv_open", on_change="rerun")
@@ -217,7 +200,7 @@ st.latex(scores_row(i, e.scores, digits=2))
 st.latex(scaled_row(i, e.scaled, d_k, symbolic=False))
 st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
 st.latex(output_row(i, e.weights))
-st.latex(rf"{b(shown(i))} = {fmt_vec(e.output)} \in \mathbb{{R}}^{{{d_v}}}")
+st.latex(output_vector(i, e.output, d_v))
 st.markdown(t("real_model.row_text", i=shown(i), share=float(e.weights[e.top_key]), top=shown(e.top_key), d_v=d_v, T=T))
 show_figure(
     key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=shown(i), where=where)),

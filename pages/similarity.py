@@ -6,6 +6,7 @@ from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
+from attention_ui.formulas import dot_product_2d, similarity_measures
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
@@ -57,11 +58,7 @@ def demo() -> None:
     with numbers:
         for name in ORDER:
             st.metric(t(f"similarity.name_{name}"), f"{pair.measure(name)[0, 0]:.3f}")
-    st.latex(
-        rf"q \cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta = {pair.norms_a[0]:.2f} \times {pair.norms_b[0]:.2f}"
-        rf" \times {pair.cosine[0, 0]:.3f} = {pair.dot[0, 0]:.3f}"
-        rf"\qquad \frac{{q \cdot k}}{{\sqrt{{2}}}} = {pair.scaled_dot[0, 0]:.3f}"
-    )
+    st.latex(dot_product_2d(pair.norms_a[0], pair.norms_b[0], pair.cosine[0, 0], pair.dot[0, 0], pair.scaled_dot[0, 0]))
     st.info(t("similarity.demo_try"))
 
 
@@ -119,11 +116,7 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
 
 lesson, _ = page_start("similarity")
 st.markdown(t("similarity.intro"))
-st.latex(
-    r"\cos(q, k) = \frac{q \cdot k}{\lVert q\rVert\,\lVert k\rVert}"
-    r"\qquad q \cdot k = \sum_{m=1}^{d_k} q_m k_m = \lVert q\rVert\,\lVert k\rVert \cos\theta"
-    r"\qquad \frac{q \cdot k}{\sqrt{d_k}}"
-)
+st.latex(similarity_measures())
 for column, name in zip(st.columns(3), ORDER):
     with column.container(border=True):
         st.markdown(f"**{t(f'similarity.name_{name}')}** — {t(f'similarity.what_{name}')}")

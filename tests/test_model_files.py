@@ -180,3 +180,30 @@ def test_a_config_this_encoder_does_not_implement_is_refused(tmp_path):
     with pytest.raises(ModelUnavailable) as caught:
         load_encoder(str(copy))
     assert caught.value.reason == "load" and "relu" in str(caught.value)
+
+
+def test_a_weights_file_is_hashed_once_for_each_state_of_the_file(tmp_path, monkeypatch):
+    """verify_weights remembers a file's hash until the file changes (size, modification or change
+    time): checking a damaged file again costs a stat, and a rewritten file is hashed afresh."""
+    import os
+
+    hashed = []
+    original = mf.file_sha256
+    monkeypatch.setattr(mf, "file_sha256", lambda path, *a, **k: hashed.append(path) or original(path, *a, **k))
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"\x00" * 1024)
+    for _ in range(5):
+        with pytest.raises(ModelUnavailable) as caught:
+            verify_weights(tmp_path)
+        assert caught.value.reason == "checksum" and caught.value.path == str(weights)
+        assert caught.value.expected_sha256 == BUNDLED_SHA256
+        assert caught.value.actual_sha256 == original(weights)
+    assert len(hashed) == 1
+    weights.write_bytes(b"\x01" * 1024)  # the same size, written again
+    os.utime(weights, ns=(1, 1))  # even with an old modification time, the change time tells
+    with pytest.raises(ModelUnavailable) as caught:
+        verify_weights(tmp_path)
+    assert len(hashed) == 2 and caught.value.actual_sha256 == original(weights)
+    mf.forget_hashes()
+    verify_weights(tmp_path, expected=original(weights))  # the hash it has now: accepted
+    assert len(hashed) == 3

@@ -107,16 +107,37 @@ def test_long_rows_are_shortened_in_the_middle():
     assert written == r"0,\ 1,\ 2,\ \dots,\ 8,\ 9"
 
 
+def _strings(path):
+    """(line, text) of every string a module's code writes, its docstrings (and their examples) aside."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
 def test_no_page_writes_the_notation_itself():
-    """α, α̂ and the softmax are written by attention_ui/notation.py; pages and figures call it."""
+    """α, α̂ and the softmax are written by attention_ui/notation.py; pages, figures and the page
+    formulas (attention_ui/formulas.py) call it."""
     spelled = re.compile(r"\\alpha|\\mathrm\{+softmax")
     files = [*sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "attention_ui").glob("*.py"))]
     found = [
         f"{path.relative_to(ROOT)}:{n}"
         for path in files
         if path.name != "notation.py"
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-        if spelled.search(line)
+        for n, text in _strings(path)
+        if spelled.search(text)
     ]
     assert not found, found
 
@@ -178,3 +199,47 @@ def test_formulas_and_labels_count_alike():
         assert not ZERO_BASED.search(formula), formula
     assert min(subscripts) == 1 and max(subscripts) == len(labels), subscripts
     assert {int(label.split(":")[0]) for label in labels} == {1, 2, 3}
+
+
+# --------------------------------------------------------------------------- no LaTeX in the pages
+
+PAGES_OWNED_ELSEWHERE = {"intuition.py", "step_by_step.py"}
+"""Pages whose formulas move to attention_ui with their own rework; every other page is checked."""
+LATEX = re.compile(r"\\|\$|[_^]\{")
+"""What only LaTeX writes: a command (any backslash, once Python has read its escapes: "\\n" is a
+newline, r"\\alpha" a backslash), Markdown math ($…$), or a braced sub- or superscript."""
+
+
+def test_pages_hold_no_latex_of_their_own():
+    """Every formula of a page comes from attention_ui.formulas or attention_ui.notation: no string
+    of a page (docstrings aside) writes a LaTeX command, inline math or a braced index itself."""
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {text!r}"
+        for path in sorted((ROOT / "pages").glob("*.py"))
+        if path.name not in PAGES_OWNED_ELSEWHERE
+        for n, text in _strings(path)
+        if LATEX.search(text)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_latex_check_finds_what_it_should():
+    """The pattern above is not blind: each way a page could write LaTeX is found, and what pages
+    write for other reasons (Markdown tables, code, CSV labels) is not."""
+    for text in (r"\mathbb{R}", "h^{(1)}", "x_{i,m}", "$q_i$", r"a \\ b", r"\,"):
+        assert LATEX.search(text), text
+    for text in ("|---|:---:|\n", "q, k, v = project(a, projections)\n", "k_", "sigma^2", "e_A*e_B", "b_1"):
+        assert not LATEX.search(text), text
+
+
+def test_the_page_formulas_run_their_examples():
+    from attention_ui import formulas
+
+    failures, tries = doctest.testmod(formulas, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert failures == 0 and tries >= 30
+
+
+def test_real_space_writes_every_dimension():
+    assert notation.real_space(384) == r"\mathbb{R}^{384}"
+    assert notation.real_space(12, 384) == r"\mathbb{R}^{12 \times 384}"
+    assert notation.real_space("T", "d_k") == r"\mathbb{R}^{T \times d_k}"
