@@ -15,6 +15,7 @@ from attention_core import (
     softmax,
 )
 from attention_core.attention import attention
+from attention_core.isolated import checks_enabled
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.formulas import attention_times
 from attention_ui.i18n import t
@@ -179,11 +180,13 @@ with section("similarity"):
 # --------------------------------------------------------------------------- PyTorch
 with section("torch"):
     call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
-    comparison = False  # not asked for: PyTorch is loaded only on request (hundreds of MB in the server)
-    if not st.session_state.get("code_torch"):
+    comparison = False  # not asked for: PyTorch runs only on request, in a child process (attention_core.isolated)
+    if not checks_enabled():
+        st.caption(t("shell.checks_off"))
+    elif not st.session_state.get("code_torch"):
         st.button(
             t("code.torch_button"),
-            icon="🔬",
+            icon=":material/science:",
             key="code_torch_button",
             on_click=lambda: st.session_state.update(code_torch=True),
         )

@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
+from attention_core.isolated import checks_enabled
 from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
@@ -81,9 +82,13 @@ if checked is not None and checked[0] == encoded.ids.tobytes():
         + " "
         + (t("real_model.check_ok") if found.weights < 1e-5 else t("real_model.check_bad"))
     )
-else:
-    st.button(t("real_model.check_button"), icon="🔬", key="torch_check", on_click=run_check, args=(encoded,))
+elif checks_enabled():
+    st.button(
+        t("real_model.check_button"), icon=":material/science:", key="torch_check", on_click=run_check, args=(encoded,)
+    )
     st.caption(t("real_model.check_cost"))
+else:
+    st.caption(t("shell.checks_off"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
 show_figure(  # the same figure for every pick

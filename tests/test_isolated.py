@@ -57,3 +57,14 @@ def test_without_torch_the_model_check_says_so(monkeypatch):
     with pytest.raises(ModelUnavailable) as err:
         model_reference.compare(encode("the cat sat"))
     assert err.value.reason == "no_torch"
+
+
+@pytest.mark.parametrize("page", ["pages/real_model.py", "pages/code.py"])
+def test_switched_off_the_buttons_are_gone_and_the_page_says_why(monkeypatch, page):
+    from attention_ui.i18n import translate
+    from tests.helpers import open_link
+
+    monkeypatch.setenv("ATTENTION_LAB_PYTORCH_CHECKS", "off")
+    at = open_link(page, toy="false", sentence="the cat sat")
+    assert not [b for b in at.button if b.key in ("torch_check", "code_torch_button")]
+    assert translate("en", "shell.checks_off") in [c.value for c in at.caption]
