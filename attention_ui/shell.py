@@ -189,20 +189,20 @@ def get_embedder(source: str):
 
 
 NAV = [
-    ("home", "🏠"),
-    ("intuition", "👁️"),
-    ("tailor_shop", "🧵"),
-    ("step_by_step", "👣"),
-    ("matrices", "🧮"),
-    ("after_attention", "🧱"),
-    ("why_scaling", "📏"),
-    ("similarity", "📐"),
-    ("cross_attention", "🔀"),
-    ("multi_head", "🧠"),
-    ("real_model", "🤖"),
-    ("heads", "🔬"),
-    ("exercises", "📝"),
-    ("code", "💻"),
+    ("home", ":material/home:"),
+    ("intuition", ":material/visibility:"),
+    ("tailor_shop", ":material/checkroom:"),
+    ("step_by_step", ":material/stairs:"),
+    ("matrices", ":material/grid_on:"),
+    ("after_attention", ":material/layers:"),
+    ("why_scaling", ":material/straighten:"),
+    ("similarity", ":material/compare_arrows:"),
+    ("cross_attention", ":material/swap_horiz:"),
+    ("multi_head", ":material/hub:"),
+    ("real_model", ":material/smart_toy:"),
+    ("heads", ":material/biotech:"),
+    ("exercises", ":material/quiz:"),
+    ("code", ":material/code:"),
 ]
 """The pages in menu order: (page id, icon). Page ``id`` lives in ``pages/<id>.py``, its URL
 is ``/<id>`` and its menu label is ``t("shell.nav_<id>")``."""
@@ -518,7 +518,7 @@ def share_link() -> None:
     sidebar, once the page has put its own parameters (token, step, tab …) in the URL."""
     box = st.session_state.pop(_SHARE_BOX, None)
     if box is not None:
-        with box.expander(t("shell.share"), icon="🔗"):
+        with box.expander(t("shell.share"), icon=":material/link:"):
             view_link()
 
 
@@ -560,7 +560,9 @@ def page_start(page: str, catalog: str | None = None, *, needs_model: bool = Fal
         run_app()
         st.stop()
     init_lang()
-    st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon="🔎", layout="wide")
+    st.set_page_config(
+        page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon=":material/search:", layout="wide"
+    )
     sentence, source, settings = st.session_state.pop(_SIDEBAR_THIS_RUN)
     apply_presentation(is_presenting())
     apply_style()
@@ -608,7 +610,7 @@ def honesty_banner(lesson: Lesson) -> None:
         with st.expander(t(label), icon=":material/info:"):
             st.caption(text)
     else:
-        st.caption("ℹ️ " + text)
+        st.caption(text)
     if lesson.unknown:
         words = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
         unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)
@@ -638,7 +640,7 @@ def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool)
     with st.container(border=True):
         st.warning(text)
         if offer_toy:
-            st.button(t("shell.use_toy"), on_click=_use_toy, key="use_toy", icon="🧸")
+            st.button(t("shell.use_toy"), on_click=_use_toy, key="use_toy", icon=":material/toys:")
         else:
             st.caption(t("shell.toy_elsewhere"))
         if any(has_cjk(word) for word in words):

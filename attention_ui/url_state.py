@@ -301,7 +301,7 @@ def drop_unusable_numbers() -> None:
 def url_notes() -> None:
     """Say which URL values were out of range and what is shown instead (then forget them)."""
     for note in st.session_state.pop(_URL_NOTES, []):
-        st.info(note, icon="🔧")
+        st.info(note, icon=":material/build:")
 
 
 def url_picker(

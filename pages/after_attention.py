@@ -250,7 +250,7 @@ tokens = list(encoded.tokens)
 T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
 n_layers, n_heads, limit = config.n_layers, config.n_heads, config.max_tokens - 2
 st.markdown(t("after_attention.intro", n_heads=n_heads, d_model=d_model, d_ff=d_ff, n_layers=n_layers))
-st.caption("ℹ️ " + t("after_attention.honest"))
+st.caption(t("after_attention.honest"))
 if encoded.truncated and lesson.truncated and lesson.trained:  # the shell has just said how many are shown
     st.caption(t("after_attention.cut_vector", limit=limit))
 elif encoded.truncated:

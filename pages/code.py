@@ -91,7 +91,7 @@ T = len(tokens)
 labels = numbered_labels(tokens)
 trace = lesson.trace
 i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
-st.info(t("code.zero_based", n=shown(i), i=i), icon="🐍")
+st.info(t("code.zero_based", n=shown(i), i=i), icon=":material/terminal:")
 scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 
 # --------------------------------------------------------------------------- where q, k, v come from

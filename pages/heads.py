@@ -44,7 +44,9 @@ def head_links(layer: int, head: int) -> None:
     params = link_params(w="trained", layer=layer, head=head)
     with st.container(horizontal=True):
         for page in ("step_by_step", "matrices", "real_model"):
-            st.page_link(f"pages/{page}.py", label=t(f"heads.open_{page}"), icon="➡️", query_params=params)
+            st.page_link(
+                f"pages/{page}.py", label=t(f"heads.open_{page}"), icon=":material/arrow_forward:", query_params=params
+            )
 
 
 lesson, _ = page_start("heads", needs_model=True)  # without the model: says why, links to the toy pages, stops

@@ -192,7 +192,7 @@ if pick is not None and (pick.layer, pick.head) != (layer, head):
             j=shown(pick.key),
             share=pick.weight,
         ),
-        icon="🎯",
+        icon=":material/my_location:",
         key="jump_head",
         on_click=choose_head,
         args=(pick.layer, pick.head),

@@ -204,4 +204,4 @@ st.markdown(
 )
 st.markdown(t("tailor.mapping_note", d_k=len(FEATURES), d_v=len(ATTRIBUTES)))  # d_v ≠ d_k; cross, not self
 st.caption(t("tailor.honest"))
-st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon="👣")
+st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon=":material/stairs:")

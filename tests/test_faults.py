@@ -124,12 +124,18 @@ def run(page: str, lang: str = "en", **params) -> AppTest:
     return at
 
 
+BANNER_OPENINGS = ("shell.honest_real_embeddings", "shell.honest_toy_embeddings")
+"""The catalog texts a banner starts with (its first word, **Real:** or **Illustrative:**)."""
+
+
 def error_text(at: AppTest) -> str:
     return "\n".join(f"{e.message}\n" + "\n".join(e.stack_trace[-6:]) for e in at.exception)
 
 
 def banner_captions(at: AppTest) -> list[str]:
-    return [c.value for c in at.caption if c.value.startswith("ℹ️")]
+    """The honesty banner's captions: each says which numbers are real and which illustrative."""
+    openings = [translate(lang, key).split(" ")[0] for lang in ("en", "zh") for key in BANNER_OPENINGS]
+    return [c.value for c in at.caption if c.value.startswith(tuple(openings))]
 
 
 def expected_warning(reason: str, lang: str = "en") -> str:

@@ -232,7 +232,7 @@ def test_page_numbers_equal_the_experiment(d_k):
 def test_page_with_the_real_model_through_the_navigation():
     at = run_page(PAGE)  # the shared helper: Home first, then switch_page; default = the real model
     assert not at.exception, at.exception
-    assert at.title[0].value.startswith("📏")
+    assert at.title[0].value == translate("en", "why_scaling.title")
     assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.caption)
     assert len(charts(at)) == 4  # histograms, one row, the open sweep, the sentence with and without ÷√d_k
 
