@@ -522,11 +522,17 @@ def share_link() -> None:
             view_link()
 
 
+LANG_SCRIPT = {lang: f"<script>document.documentElement.lang = {lang!r};</script>" for lang in LANGS}
+"""Tells the browser the page's language (``<html lang>``), so a screen reader reads Chinese as
+Chinese and the browser picks Chinese fonts; Streamlit writes ``lang="en"`` whatever the text."""
+
+
 def app_sidebar(page: str) -> None:
     """What ``run_app`` does between st.navigation and the page: draw the sidebar and hand its
     values to the page's ``page_start`` (through session state, for this run only)."""
     warm_up()
     st.session_state[_SIDEBAR_THIS_RUN] = sidebar(page)
+    st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
 
 
 def legacy_page_run() -> bool:

@@ -258,7 +258,9 @@ def _app_own_html() -> set[str]:
     from attention_ui.presentation import PRESENTATION_CSS
     from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
-    return {APP_CSS, SIDEBAR_SCRIPT, PRESENTATION_CSS, CLICKER_SCRIPT}
+    from attention_ui.shell import LANG_SCRIPT
+
+    return {APP_CSS, SIDEBAR_SCRIPT, PRESENTATION_CSS, CLICKER_SCRIPT, *LANG_SCRIPT.values()}
 
 
 def assert_no_injected_markup(at: AppTest, sentence: str) -> None:

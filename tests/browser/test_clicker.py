@@ -56,3 +56,11 @@ def test_the_remote_walks_the_steps_and_the_views(chromium, server):
     after = parse_qs(urlparse(page.url).query).get("matrix")
     assert before == ["weights"] and after == ["outputs"], page.url  # the view after the weights
     page.context.close()
+
+
+def test_the_page_tells_the_browser_its_language(open_app):
+    page = open_app("?lang=zh")
+    assert page.evaluate("document.documentElement.lang") == "zh"
+    page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"] button').filter(has_text="English").click()
+    wait_for_app(page)
+    assert page.evaluate("document.documentElement.lang") == "en"
