@@ -508,32 +508,54 @@ class EncoderTrace:
         return self.layer(layer).attention.head(head)
 
 
-def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None):
-    """The model's word pieces of ``text`` with [CLS] and [SEP], cut to ``max_pieces`` pieces.
+def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None, first_piece: int = 0):
+    """The model's word pieces of ``text`` with [CLS] and [SEP], cut to ``max_pieces`` pieces
+    from piece ``first_piece`` on (0-based): a window over a long sentence.
 
     Returns (tokens, ids, n_pieces): n_pieces counts the whole text's pieces, before the cut.
-    The default cut is the model's (max_tokens − 2 pieces), as sentence-transformers cuts.
+    The default cut is the model's (max_tokens − 2 pieces), as sentence-transformers cuts. A
+    window that would run past the end is moved back so that it ends with the last piece.
 
     >>> tokenize(load_encoder(), "The tailoring of shirts", max_pieces=3)[0]
     ['[CLS]', 'the', 'tailor', '##ing', '[SEP]']
+    >>> tokenize(load_encoder(), "The tailoring of shirts", max_pieces=3, first_piece=2)[0]
+    ['[CLS]', '##ing', 'of', 'shirts', '[SEP]']
     """
     check_text(text)
     limit = encoder.config.max_tokens - 2
     limit = limit if max_pieces is None else min(int(max_pieces), limit)
     if limit < 1:
         raise ValueError(f"max_pieces must be at least 1, got {max_pieces}")
+    if first_piece < 0:
+        raise ValueError(f"first_piece must be 0 or more, got {first_piece}")
     encoding = encoder.tokenizer.encode(text, add_special_tokens=False)
     n_pieces = len(encoding.ids)
     if n_pieces == 0:
         raise ValueError(f"the tokenizer found no word pieces in {text!r}: expected at least one word")
     if n_pieces > limit:
-        encoding.truncate(limit)
+        end = min(first_piece, n_pieces - limit) + limit  # the window's end, at most the text's
+        encoding.truncate(end)
+        encoding.truncate(limit, direction="left")  # keep its last ``limit`` pieces
     encoding = encoder.tokenizer.post_process(encoding)  # [CLS] … [SEP], as the model was trained
     return list(encoding.tokens), np.asarray(encoding.ids), n_pieces
 
 
+def first_piece_shown(n_pieces: int, max_pieces: int, first_piece: int) -> int:
+    """Where a window of ``max_pieces`` over ``n_pieces`` pieces really starts (``tokenize``'s rule).
+
+    >>> first_piece_shown(60, 24, 50), first_piece_shown(10, 24, 5), first_piece_shown(60, 24, 24)
+    (36, 0, 24)
+    """
+    return max(0, min(int(first_piece), n_pieces - int(max_pieces)))
+
+
 def encode(
-    text: str, *, name: str | os.PathLike | None = None, max_pieces: int | None = None, cache: bool = True
+    text: str,
+    *,
+    name: str | os.PathLike | None = None,
+    max_pieces: int | None = None,
+    first_piece: int = 0,
+    cache: bool = True,
 ) -> EncoderTrace:
     """Run the encoder on one sentence and keep what the lessons show.
 
@@ -546,6 +568,8 @@ def encode(
     max_pieces : int, optional
         Read at most this many word pieces ([CLS] and [SEP] come on top). By default the
         model's own limit, 254 for the bundled model, as sentence-transformers reads.
+    first_piece : int
+        The first word piece read (0-based), for a window over a long text (``tokenize``).
     cache : bool
         Keep the trace for the next call with the same arguments (the default). A trace holds
         every attention weight, about 40 MB for 256 tokens: callers that keep only a small
@@ -577,13 +601,13 @@ def encode(
     resolved = resolve_model_name(name)
     load_encoder(resolved)  # raise ModelUnavailable here, never cached below
     run = _encode_cached if cache else _forward
-    return run(text, resolved, None if max_pieces is None else int(max_pieces))
+    return run(text, resolved, None if max_pieces is None else int(max_pieces), int(first_piece))
 
 
-def _forward(text: str, resolved: str, max_pieces: int | None) -> EncoderTrace:
+def _forward(text: str, resolved: str, max_pieces: int | None, first_piece: int = 0) -> EncoderTrace:
     """The forward pass of ``encode``: tokens, embeddings, every layer, mean pooling."""
     encoder = load_encoder(resolved)
-    tokens, ids, n_pieces = tokenize(encoder, text, max_pieces)
+    tokens, ids, n_pieces = tokenize(encoder, text, max_pieces, first_piece)
     embeddings = embed(encoder, ids)
     hidden = [embeddings.norm.outputs]  # (T, d_model) per entry
     weights = []

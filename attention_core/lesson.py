@@ -26,7 +26,7 @@ import numpy as np
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .embeddings import Embedder
-from .encoder import EncoderTrace, encode
+from .encoder import EncoderTrace, encode, first_piece_shown
 from .model import ModelEmbedder, head_projections
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
@@ -69,6 +69,8 @@ class LessonSettings:
     positional : add the sinusoidal positional encoding (True) or not (random and identity;
         the trained model always adds its learned position embeddings)
     max_tokens : longest sentence shown (word pieces, without [CLS] and [SEP])
+    first_piece : where that window starts in a longer sentence (0-based, in tokens or word
+        pieces; moved back when it would run past the end): the model reads the window as its text
     cjk : how the toy embedder cuts Chinese text: "chars" (one token per character) or
         "words" (rjieba's words); the real model always uses its own tokenizer
     """
@@ -81,6 +83,7 @@ class LessonSettings:
     scaled: bool = True
     positional: bool = True
     max_tokens: int = MAX_TOKENS
+    first_piece: int = 0
     cjk: str = "chars"
 
 
@@ -103,6 +106,8 @@ class Lesson:
     encoded : the whole sentence through the model (trained heads only), else None
     unknown_words : the learner's words (single characters for Chinese) that the embedder
         turned into unknown tokens, in order of first appearance — what "[UNK]" stands for
+    first : where the shown tokens start among all of the sentence's (0-based; word pieces,
+        without [CLS], for a trained head): 0 unless the sentence is longer than ``max_tokens``
     """
 
     text: str
@@ -120,9 +125,11 @@ class Lesson:
     trace: AttentionTrace
     unknown_words: tuple[str, ...] = ()
     encoded: EncoderTrace | None = None
+    first: int = 0
 
     @property
     def truncated(self) -> bool:
+        """True when the sentence has more tokens than are shown (a window of ``max_tokens``)."""
         return self.n_tokens > len(self.tokens)
 
     @property
@@ -144,6 +151,12 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     ((6, 6), (6, 4))
     >>> bool(np.allclose(lesson.trace.weights.sum(axis=1), 1.0))
     True
+
+    A long sentence is read through a window of ``max_tokens`` that the learner can move:
+
+    >>> window = build_lesson("a b c d e f g", ToyEmbedder(dim=4), LessonSettings(max_tokens=3, first_piece=2))
+    >>> window.tokens, window.first, window.n_tokens
+    (['c', 'd', 'e'], 2, 7)
 
     On the default trained head (indices 1, 3: layer 2, head 4 on the pages), "she" looks at "girl":
 
@@ -172,7 +185,8 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
         embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) else embedder.embed(cleaned)
     )
     t = min(len(embedding.tokens), settings.max_tokens)
-    x = np.asarray(embedding.vectors[:t], dtype=np.float64)  # (T, d_model)
+    start = first_piece_shown(len(embedding.tokens), t, settings.first_piece)  # the window over a long text
+    x = np.asarray(embedding.vectors[start : start + t], dtype=np.float64)  # (T, d_model)
     d_model = x.shape[1]
     embed_scale = float(np.sqrt(d_model))
     pe = sinusoidal_encoding(t, d_model) if settings.positional else np.zeros_like(x)  # (T, d_model)
@@ -184,9 +198,9 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     trace = self_attention(a, proj, scale=None if settings.scaled else 1.0)
     return Lesson(
         text=cleaned,
-        tokens=list(embedding.tokens[:t]),
+        tokens=list(embedding.tokens[start : start + t]),
         n_tokens=len(embedding.tokens),
-        unknown=tuple(i for i in embedding.unknown if i < t),
+        unknown=tuple(i - start for i in embedding.unknown if start <= i < start + t),
         embedder_name=embedder.name,
         real_embeddings=bool(embedder.real),
         settings=settings,
@@ -197,6 +211,7 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
         projections=proj,
         trace=trace,
         unknown_words=unknown_words(cleaned, embedder) if embedding.unknown else (),
+        first=start,
     )
 
 
@@ -204,7 +219,7 @@ def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> 
     """The lesson on head (settings.layer, settings.head) of the model behind ``embedder``."""
     if not isinstance(embedder, ModelEmbedder):
         raise ValueError("a trained head needs the model (ModelEmbedder), not an illustrative embedder")
-    encoded = encode(text, name=embedder.name, max_pieces=settings.max_tokens)
+    encoded = encode(text, name=embedder.name, max_pieces=settings.max_tokens, first_piece=settings.first_piece)
     projections = head_projections(settings.layer, settings.head, embedder.name)  # checks layer and head
     a = encoded.hidden[settings.layer]  # (T, d_model), the input of that layer
     trace = encoded.head(settings.layer, settings.head)  # the model's own computation
@@ -227,6 +242,7 @@ def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> 
         trace=trace,
         unknown_words=unknown_words(text, embedder) if encoded.unknown else (),
         encoded=encoded,
+        first=first_piece_shown(encoded.n_pieces, settings.max_tokens, settings.first_piece),
     )
 
 

@@ -583,16 +583,57 @@ def page_start(page: str, catalog: str | None = None, *, needs_model: bool = Fal
         if not warning:  # the fallback warning has said why already
             st.info(t("shell.trained_needs_model"))
         settings = replace(settings, projection="random")
+    settings = replace(settings, first_piece=window_start(sentence))
     try:
         lesson = build_lesson(sentence, embedder, settings)
     except ValueError:  # no tokens: nothing typed, or only spaces, invisible or control characters
         st.info(t("shell.no_sentence") if not clean_text(sentence) else t("shell.nothing_readable"))
         return None, source
-    if lesson.truncated and lesson.trained:
-        st.info(t("shell.pieces_shown", total=lesson.n_tokens - 2, shown=len(lesson.tokens) - 2))
-    elif lesson.truncated:
-        st.info(t("shell.tokens_shown", total=lesson.n_tokens, shown=len(lesson.tokens)))
+    if lesson.truncated:
+        window_control(lesson)
     return lesson, source
+
+
+def lesson_encoding(lesson: Lesson):
+    """The learner's sentence through the whole model, as the lesson reads it (the same window of
+    word pieces): the lesson's own trace on a trained head, else one forward pass (no torch)."""
+    from attention_core.encoder import encode
+
+    if lesson.encoded is not None:
+        return lesson.encoded
+    return encode(lesson.text, max_pieces=lesson.settings.max_tokens, first_piece=lesson.settings.first_piece)
+
+
+_WINDOW_KEY = "first_picker"  # the window slider's key; its value is the first token shown, from 1
+_WINDOW_TEXT = "_first_text"  # the sentence the slider's value belongs to
+
+
+def window_start(sentence: str) -> int:
+    """Where the window over a long sentence starts (0-based): the slider's value, else the link's
+    ``?first=`` (counted from 1), else the start; back to the start when the sentence changed."""
+    state = st.session_state
+    if state.get(_WINDOW_TEXT) != sentence:
+        state.pop(_WINDOW_KEY, None)
+        raw = url_value("first") if state.get(_WINDOW_TEXT) is None else None  # a link's, on its first run
+        state[_WINDOW_TEXT] = sentence
+        try:
+            return max(int(raw) - 1, 0) if raw is not None else 0
+        except ValueError:
+            return 0
+    chosen = state.get(_WINDOW_KEY)
+    return int(chosen) - 1 if isinstance(chosen, int) else 0
+
+
+def window_control(lesson: Lesson) -> None:
+    """A long sentence: say which tokens are shown, and let the learner move the window over it."""
+    shown_n = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no word pieces
+    total = lesson.n_tokens - (2 if lesson.trained else 0)
+    first, last = lesson.first + 1, lesson.first + shown_n
+    key = "shell.pieces_window" if lesson.trained else "shell.tokens_window"
+    st.info(t(key, total=total, first=first, last=last, shown=shown_n))
+    st.session_state[_WINDOW_KEY] = first  # where the window is, also after the core moved it back
+    st.slider(t("shell.window"), 1, total - shown_n + 1, key=_WINDOW_KEY, help=t("shell.window_help"))
+    keep_in_url("first", first, 1)
 
 
 def honesty_banner(lesson: Lesson) -> None:

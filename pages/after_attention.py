@@ -10,7 +10,6 @@ built and sent. Their choice, sentence B and the table are kept in the URL.
 
 import streamlit as st
 
-from attention_core import MAX_TOKENS
 from attention_core.after_attention import (
     MAX_ROWS,
     closest_pair,
@@ -25,7 +24,7 @@ from attention_core.after_attention import (
     sentence_vector,
     token_cosines,
 )
-from attention_core.encoder import encode, load_encoder
+from attention_core.encoder import load_encoder
 from attention_core.lesson import default_query, unknown_words
 from attention_core.model import ModelEmbedder
 from attention_ui.after_figures import (
@@ -52,7 +51,7 @@ from attention_ui.formulas import (
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels, hidden, shown
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import DEFAULTS, page_start, pickers_in_sidebar, unknown_tokens_help
+from attention_ui.shell import DEFAULTS, lesson_encoding, page_start, pickers_in_sidebar, unknown_tokens_help
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -240,7 +239,7 @@ if lesson is None:
 try:
     with st.spinner(t("shell.loading_model")):
         config = load_encoder().config
-        encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # sections ① and ②: at most 24 pieces
+        encoded = lesson_encoding(lesson)  # sections ① and ②: at most 24 pieces
         vector_a = sentence_vector(lesson.text)  # section ③: every piece the model reads
 except ValueError as exc:
     st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))

@@ -8,7 +8,6 @@ catalog. Three views (``?heads_view=``), of which only the chosen one is built."
 import streamlit as st
 
 from attention_core.attribution import rollout, row_shares, share_on, value_norms
-from attention_core.encoder import encode
 from attention_core.heads import MEASURES, TRAP, best_heads, contrast, measure_scores, quiet_keys, where_word_looks
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_info
@@ -20,7 +19,7 @@ from attention_ui.heads_figures import census_grid
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import choose_head, link_params, model_unavailable, page_start
+from attention_ui.shell import choose_head, lesson_encoding, link_params, model_unavailable, page_start
 from attention_ui.tables import number_table
 from attention_ui.url_state import url_choice, url_notes, url_picker, url_tabs
 
@@ -56,7 +55,7 @@ try:
     with st.spinner(t("shell.loading_model")):
         info = model_info()
         found = measured_census()
-        encoded = encode(lesson.text, max_pieces=lesson.settings.max_tokens)  # the learner's sentence, every head
+        encoded = lesson_encoding(lesson)  # the learner's sentence, every head
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
     st.stop()

@@ -3,8 +3,7 @@ them step by step, and on request a check against the model run by PyTorch."""
 
 import streamlit as st
 
-from attention_core import MAX_TOKENS, explain
-from attention_core.encoder import encode
+from attention_core import explain
 from attention_core.isolated import checks_enabled
 from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
@@ -17,7 +16,7 @@ from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import choose_head, page_start, unknown_tokens_help
+from attention_ui.shell import choose_head, lesson_encoding, page_start, unknown_tokens_help
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
@@ -49,7 +48,7 @@ if lesson is None:
 try:
     with st.spinner(t("shell.loading_model")):
         info = model_info()
-        encoded = encode(lesson.text, max_pieces=MAX_TOKENS)  # our NumPy forward pass, no torch
+        encoded = lesson_encoding(lesson)  # our NumPy forward pass, no torch
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
     st.stop()

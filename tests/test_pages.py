@@ -162,10 +162,20 @@ def test_bad_input_gives_a_working_page(sentence):
     assert not at.exception, at.exception
 
 
-def test_long_sentence_is_cut_with_a_message():
-    at = run_page("pages/matrices.py", "word " * 100, toy="true")
+def test_a_long_sentence_is_read_through_a_window_the_learner_moves():
+    words = [f"w{n}" for n in range(100)]
+    at = run_page("pages/matrices.py", " ".join(words), toy="true")
     assert not at.exception
-    assert any("first 24" in i.value for i in at.info)
+    note = translate("en", "shell.tokens_window", total=100, first=1, last=24, shown=24)
+    assert note in [i.value for i in at.info]
+    at.slider(key="first_picker").set_value(51).run()  # the learner moves the window
+    assert not at.exception
+    assert translate("en", "shell.tokens_window", total=100, first=51, last=74, shown=24) in [i.value for i in at.info]
+    ticks = figures_by_key(at)["fig_weights"]["layout"]["yaxis"]["ticktext"]
+    assert ticks[0] == "1: w50" and ticks[-1] == "24: w73"  # the window's tokens, counted from 1 within it
+    assert at.query_params["first"] == "51"
+    lesson = build_lesson(" ".join(words), ToyEmbedder(dim=8), LessonSettings(first_piece=50))
+    np.testing.assert_allclose(_decode(figures_by_key(at)["fig_weights"]["data"][0]["z"]), lesson.trace.weights)
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,24 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, explain
+from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
 from attention_ui.style import selected_frame_css
-from tests.helpers import APP, ROOT, _decode, charts, figures_by_key, grid_geometry, grid_thumbnails, run_page
+from tests.helpers import (
+    APP,
+    ROOT,
+    _decode,
+    charts,
+    figures_by_key,
+    grid_geometry,
+    grid_thumbnails,
+    open_link,
+    run_page,
+)
 
 PAGE = "pages/real_model.py"
 SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"
@@ -158,7 +169,16 @@ def test_long_sentences_are_cut_with_a_message(sentence):
     assert not at.exception, at.exception
     weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])
     assert weights.shape[0] <= MAX_TOKENS + 2  # the word pieces shown, plus [CLS] and [SEP]
-    assert any("first" in box.value for box in at.info)
+    assert any("1–24" in box.value for box in at.info)  # which pieces the model reads
+
+
+def test_a_link_opens_a_window_of_a_long_sentence_in_the_models_numbers():
+    sentence = "The tailor measured the shoulders, chose a soft plaid cotton and cut the cloth. " * 3
+    at = open_link(PAGE, toy="false", sentence=sentence, first="20")  # a shared link: sentence and window
+    trace = encode(sentence, max_pieces=MAX_TOKENS, first_piece=19)  # the model reads pieces 20-43 alone
+    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])
+    np.testing.assert_allclose(weights, trace.weights[TRAINED_HEAD[0], TRAINED_HEAD[1]], atol=1e-12)
+    assert any("20–43" in box.value for box in at.info)
 
 
 def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
