@@ -256,9 +256,8 @@ def _app_own_html() -> set[str]:
     """The app's constant style sheets and script, which carry no learner text."""
     from attention_ui.clicker import CLICKER_SCRIPT
     from attention_ui.presentation import PRESENTATION_CSS
-    from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
-
     from attention_ui.shell import LANG_SCRIPT
+    from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
     return {APP_CSS, SIDEBAR_SCRIPT, PRESENTATION_CSS, CLICKER_SCRIPT, *LANG_SCRIPT.values()}
 
