@@ -18,9 +18,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .figures import (
+    BLUE,
+    BOUNDARY,
     COLORSCALE,
     DIVERGING,
     ENGLISH,
+    ORANGE,
     Translate,
     axis_suffix,
     domains,
@@ -37,7 +40,6 @@ STRIP_CLIP_PERCENTILE = 99.0
 """Strips colour |z| up to this percentile; larger numbers get the end colour (hover shows them)."""
 MAX_LABELLED_ROWS = 40
 """Rows of a strip beyond this have no tick labels (the hover names each row)."""
-BOUNDARY = "#ffffff"
 
 
 def colour_bound(z) -> float:
@@ -218,7 +220,7 @@ def norm_bars(mean, var, tokens, *, title: str, tr: Translate = ENGLISH) -> go.F
     rows = positions(len(labels))  # token i as shown: the hover's "token %{y}"
     bars = []
     for n, (values, colour, digits, hover) in enumerate(
-        [(mean, "#1f77b4", 4, "figures.mean_hover"), (var, "#ff7f0e", 3, "figures.var_hover")]
+        [(mean, BLUE, 4, "figures.mean_hover"), (var, ORANGE, 3, "figures.var_hover")]
     ):
         suffix = axis_suffix(n + 1)
         bars.append(

@@ -12,7 +12,9 @@ The camera's tooltip names the chosen format in the learner's language.
 module quotes commas, quotes and newlines, and a label that a spreadsheet would read as a
 formula (leading ``= + - @``, tab or carriage return) gets a leading apostrophe.
 
-Example (what a page calls instead of ``st.plotly_chart``)::
+``show_figure`` is the chart pipeline's ``charts.draw`` (which makes the chart draw once)
+with this download menu under the chart. Example (what a page calls instead of
+``st.plotly_chart``)::
 
     show_figure(fig, "fig_weights", matrix=trace.weights, row_labels=tokens,
                 col_labels=tokens, filename="attention_weights")
@@ -27,6 +29,11 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 import numpy as np
+import streamlit as st
+
+from attention_ui.charts import draw
+from attention_ui.i18n import t
+from attention_ui.url_state import url_params
 
 IMAGE_FORMATS = ("png", "svg")
 """The figure formats offered; Plotly renders both client-side."""
@@ -158,45 +165,14 @@ def view_url(base: str | None, params: dict) -> str:
 
 
 def _current_format() -> str:
-    import streamlit as st
-
     chosen = st.session_state.get(FORMAT_STATE)
     return chosen if chosen in IMAGE_FORMATS else IMAGE_FORMATS[0]
 
 
 def _remember_format(widget_key: str) -> None:
-    import streamlit as st
-
     chosen = st.session_state.get(widget_key)
     if chosen in IMAGE_FORMATS:
         st.session_state[FORMAT_STATE] = chosen
-
-
-def cell_numbers_width(fig) -> int | None:
-    """How wide (px) the chart of ``fig`` must be for its cell numbers: ``figures.heatmap``
-    puts it in ``layout.meta``; 0 when the cells print no numbers, None for a figure that says
-    nothing (no note then).
-
-    >>> import plotly.graph_objects as go
-    >>> cell_numbers_width(go.Figure(layout={"meta": {"cell_numbers_width": 595}})), cell_numbers_width(go.Figure())
-    (595, None)
-    """
-    meta = getattr(fig.layout, "meta", None)
-    width = meta.get("cell_numbers_width") if isinstance(meta, dict) else None
-    return int(width) if isinstance(width, int | float) else None
-
-
-def cells_key(width: int, key: str) -> str:
-    """The key of the container around a chart whose cell numbers need ``width`` px: the
-    width rounded up to one of ``style.CELL_WIDTHS``, for which a container query exists.
-
-    >>> cells_key(595, "fig_weights"), cells_key(9000, "fig_w")
-    ('cells600_fig_weights', 'cells2000_fig_w')
-    """
-    from attention_ui.style import CELL_WIDTHS, CELLS_KEY
-
-    bucket = next((w for w in CELL_WIDTHS if w >= width), CELL_WIDTHS[-1])
-    return CELLS_KEY.format(width=bucket, key=key)
 
 
 def show_figure(
@@ -231,67 +207,33 @@ def show_figure(
     corner : str
         Top-left cell of the CSV (e.g. "query i \\ key j").
     alt : str, optional
-        The chart's accessible name; by default its title (``alt_text``).
+        The chart's accessible name; by default its title (``charts.alt_text``).
     defer_csv : bool
         Write the CSV only when the button is clicked (Streamlit runs the callable then, on
-        its own thread), not on every rerun. For wide matrices: 12 × 1536 numbers take
-        ~20-50 ms to write and ~250 kB to hold, on every click anywhere on the page.
+        its own thread), not on every rerun: for wide matrices (12 × 1536 numbers) writing and
+        holding it on every click anywhere on the page is not free.
     on_click : callable, optional
         ``on_click(point)`` runs before the rerun when the learner clicks a marker of the
         figure (``figures.click_targets``); ``point`` is Plotly's point as Streamlit reports
         it (``point["customdata"]``, ``point["x"]`` …).
 
-    A heatmap whose cells print numbers (``figures.heatmap``) sits in a container that hides
-    them, with the note "hover for the values", where the chart is too narrow for them
-    (``attention_ui.style``); one that prints none always has the note.
+    The chart goes through the chart pipeline (``charts.draw``): a heatmap whose cells print
+    numbers hides them, with the note "hover for the values", where the chart is too narrow.
 
     Use it as ``with column: show_figure(...)`` inside columns.
     """
-    import streamlit as st
-
-    from attention_ui.chart_theme import themed_figure
-    from attention_ui.i18n import t
-    from attention_ui.margins import fit_margins
-    from attention_ui.presentation import is_presenting, projector_figure
-    from attention_ui.style import NO_PHONE_TICKS_KEY, NOTE_KEY
-
     stem = safe_filename(filename or key)
     fmt_key = f"{key}_format"
     fmt = _current_format()
     st.session_state[fmt_key] = fmt  # every switch shows the session's choice
-    presenting = is_presenting()
-    shown = fit_margins(projector_figure(fig) if presenting else fig)  # drawn once, not twice (margins.py)
-    cells = cell_numbers_width(shown)
-    meta = getattr(fig.layout, "meta", None)
-    if isinstance(meta, dict) and meta.get("phone_ticks") is False:  # too many column labels for a phone
-        box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
-        box = box.container(key=cells_key(cells, key)) if cells else box
-    else:
-        box = st.container(key=cells_key(cells, key)) if cells else st.container()
-    # The browser merges a new figure into the one it shows, so a font size that disappears
-    # from the layout would stay, and so would the camera's tooltip: another key draws afresh.
-    chart_key = key + ("_present" if presenting else "") + ("" if fmt == IMAGE_FORMATS[0] else f"_{fmt}")
-    selecting = {}
-    if on_click is not None:
-
-        def clicked() -> None:
-            points = st.session_state[chart_key].selection.points
-            if points:
-                on_click(points[0])
-
-        selecting = {"on_select": clicked, "selection_mode": "points"}
-    with box:
-        st.plotly_chart(
-            themed_figure(shown),  # Streamlit's look in the figure itself, without meta: drawn once
-            key=chart_key,
-            theme=None,
-            config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),
-            alt=alt or alt_text(fig),
-            **selecting,
-        )
-        if cells is not None:
-            note = st.container(key=NOTE_KEY.format(key=key)) if cells else st.container()
-            note.caption(t("exports.hover_values"))
+    draw(
+        fig,
+        key,
+        config=plotly_config(stem, fmt, t(f"exports.camera_{fmt}")),
+        alt=alt,
+        on_click=on_click,
+        fresh="" if fmt == IMAGE_FORMATS[0] else f"_{fmt}",  # the camera's tooltip names the format it gives
+    )
     with st.container(horizontal=True, horizontal_alignment="right"):
         with st.popover(t("exports.menu"), icon=":material/download:", help=t("exports.menu_help")):
             st.segmented_control(
@@ -326,33 +268,13 @@ def show_figure(
                 )
 
 
-def alt_text(fig) -> str:
-    """The chart's accessible name (aria-label): its title without markup, else "chart".
-
-    >>> import plotly.graph_objects as go
-    >>> alt_text(go.Figure(layout={"title": {"text": "Weights α̂ <b>row 2</b>"}}))
-    'Weights α̂ row 2'
-    """
-    title = getattr(getattr(fig.layout, "title", None), "text", None) or ""
-    plain = re.sub(r"<[^>]*>", "", str(title)).strip()
-    return plain or "chart"
-
-
 def current_view_url() -> str:
     """The URL of this exact view: the page address and every query parameter now set."""
-    import streamlit as st
-
-    from attention_ui.url_state import url_params
-
     return view_url(st.context.url, url_params())
 
 
 def view_link(label_key: str = "exports.view_link") -> str:
     """Show the link to this exact view in a code block (which has a copy button)."""
-    import streamlit as st
-
-    from attention_ui.i18n import t
-
     url = current_view_url()
     st.caption(t(label_key))
     st.code(url, language=None, wrap_lines=True)

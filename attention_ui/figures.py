@@ -12,9 +12,15 @@ English (``ENGLISH``). The builders stay pure (no Streamlit); titles arrive read
 
 Every builder here and in the other ``*_figures`` modules makes its figure in one call,
 ``figure(traces, title=..., height=..., xaxis={...})``, with traces as dicts and panels from
-``panel_axes``. Plotly's ``update_layout`` / ``update_xaxes`` / ``add_vline`` and
-``make_subplots`` cost 3–9 times more per chart, on every rerun of every learner's page
-(``python bench/bench_figures.py``).
+``panel_axes``: Plotly's ``update_layout`` / ``update_xaxes`` / ``add_vline`` and
+``make_subplots`` cost several times more per chart, on every rerun of every learner's page
+(docs/benchmarks.md, ``python -m bench.bench_figures``). ``figure`` returns a ``Chart``: a
+``go.Figure`` that also says what the page needs to lay it out (how wide it must be drawn for
+its cell numbers, whether a phone keeps its column labels), read by the chart pipeline
+(``attention_ui.charts``).
+
+Every width of text (where a title breaks, whether labels lie flat, how wide cells must be for
+their numbers) is measured with the app's one model, ``text_width.text_px``.
 """
 
 from __future__ import annotations
@@ -28,8 +34,10 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 
 from .i18n import DEFAULT_LANG, translate
+from .internals import TICK_FONT_PX
 from .notation import component_labels, shown
 from .safe import escape_label, numbered_labels, token_labels
+from .text_width import TAG, has_wide, row_px, text_px
 
 COLORSCALE = "Cividis"
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
@@ -42,50 +50,70 @@ DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindn
 MAX_CELL_ROWS = 24  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 24  # ... and columns; the browser hides them where the chart is too narrow (cell_numbers_width)
 CELL_CHROME_PX = 200  # what a heatmap's width spends outside its cells: tick labels, colour bar, margins
-DIGIT_EM = 0.6  # the width of a digit (and of ".", "−") in ems of the cell font, rounded up
+CELL_SPARE_EM = 1.0  # room left in a cell beside its number, in ems of the cell font: numbers read apart
 VECTOR_TICKED_COLS = 16  # vectors' components are labelled every 8th beyond this (vectors_matrix)
 MAX_TICKED_COLS = 48  # wider matrices (384 or 1536 components) label every 8th/16th/32nd/... column only
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
 
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+"""Okabe and Ito's palette, safe for colour-blind readers: the colours of lines and bars that
+stand for a named thing across a page (similarity measures, scaled or not, query and key)."""
+BLUE, ORANGE = "#1f77b4", "#ff7f0e"
+"""Plotly's first two colours (D3's): plain bars, and the one highlighted (a key, a head's frame)."""
+BOUNDARY = "#ffffff"
+"""The line between blocks of columns (heads) drawn over a heatmap."""
+
 
 MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 """The charts' margins: room for the title above, little elsewhere (axis labels bring their own)."""
-TITLE_WIDTH = 44
-"""Titles longer than this (in Latin characters, a CJK one counting 2) are broken into lines:
-on a 390 px phone the chart is ~358 px wide, its title 14 px (``style``), and the camera of
-the toolbar sits at its top right."""
+TITLE_PX = 300
+"""Titles wider than this (px, in ``PHONE_TITLE_PX``) are broken into lines: on a 390 px phone
+the chart is ~358 px wide, and the camera of the toolbar sits at its top right."""
 PHONE_TITLE_PX = 14
-"""The font of chart titles on a phone (``style``); ``TITLE_WIDTH`` is counted in it."""
+"""The font of chart titles on a phone (``style``); ``TITLE_PX`` is measured in it."""
+PANEL_TITLE_PX = 265
+"""Panel titles (``panel_axes``) wider than this (px, in their own font) are broken into lines,
+or a share of it for panels side by side: a panel's title is centred on its plot, which a
+phone's axis labels leave narrower than the chart."""
+PANEL_TITLE_FONT_PX = 16
+"""The font of panel titles."""
 TITLE_LINE_PX = 20
 """What each further title line adds to the top margin and the height."""
 
-_TAG = re.compile(r"<[^>]*>")
 _CLOSING = frozenset("，。；：、）》」』,.;:)")
 """Marks that never begin a line of a title."""
-_BREAKS = re.compile(r"<[^>]*>|[\u2e80-\uffff]|[^\s<\u2e80-\uffff]+|\s+")
+_BREAKS = re.compile(rf"{TAG.pattern}|[\u2e80-\uffff]|[^\s<\u2e80-\uffff]+|\s+")
 
 
-def wrap_title(text: str, width: int = TITLE_WIDTH) -> str:
-    """``text`` with ``<br>`` where it passes ``width``: between words, or between two CJK
-    characters (not before CJK punctuation); tags such as ``<b>`` count nothing and are
-    never cut. Each line keeps its trailing space, so the text without ``<br>`` is ``text``.
+def wrap_title(text: str, width: float = TITLE_PX, size: float = PHONE_TITLE_PX) -> str:
+    """``text`` with ``<br>`` where it passes ``width`` px at ``size`` px: between words, or
+    between two CJK characters (not before CJK punctuation); tags such as ``<b>`` take no room
+    and are never cut. Each line keeps its trailing space, so the text without ``<br>`` is ``text``.
 
     >>> wrap_title("Weights α̂ of every head (rows = query token i, columns = key token j)")
-    'Weights α̂ of every head (rows = query token <br>i, columns = key token j)'
+    'Weights α̂ of every head (rows = query token i, <br>columns = key token j)'
     >>> wrap_title("每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 j；深色 = 0，黄色 = 1）")
-    '每个头的权重 α̂（行 = 查询词元 i，列 = 键词<br>元 j；深色 = 0，黄色 = 1）'
-    >>> wrap_title("原始分数 α = q·k：方差 63.92（共 32,000 个值）")  # "）" does not begin a line
-    '原始分数 α = q·k：方差 63.92（共 32,000 个<br>值）'
+    '每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 <br>j；深色 = 0，黄色 = 1）'
+    >>> wrap_title("每层原始分数 α = q·k：方差 63.92（共 32,000 个值）")  # "）" does not begin a line
+    '每层原始分数 α = q·k：方差 63.92（共 32,000 个<br>值）'
     >>> wrap_title("short"), wrap_title("a<br>b")
     ('short', 'a<br>b')
     """
-    if "<br>" in text or _width(_TAG.sub("", text)) <= width:
+    if "<br>" in text or text_px(text, size) <= width:
         return text
     lines, line = [], []  # line: its pieces
     for piece in _BREAKS.findall(text):
         line.append(piece)
-        if piece.isspace() or sum(_width(p) for p in line if not p.startswith("<")) <= width:
+        if piece.isspace() or text_px("".join(p for p in line if not p.startswith("<")), size) <= width:
             continue
         if piece in _CLOSING and len(line) > 2:  # a closing mark stays with the character before it
             line.pop()
@@ -120,19 +148,56 @@ def ticked(n: int, step: int) -> list[int]:
     return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
+class Chart(go.Figure):
+    """A ``go.Figure`` that also says what the page needs to lay it out, which Plotly has no
+    property for: given by its builder (``figure(numbers_px=, phone_ticks=)``), read by the
+    chart pipeline (``attention_ui.charts``), never sent to the browser.
+
+    ``numbers_px``: how wide (px) the chart must be drawn for the numbers in its cells (the
+    page hides them, and says "hover for the values", where it is narrower); 0: its cells print
+    none (the note is always there); None: it has no cells of numbers (no note).
+    ``phone_ticks``: False when a phone should not show its column labels (too many for its
+    narrow panels; the hover names every cell).
+
+    >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
+    >>> chart.numbers_px, chart.phone_ticks, "meta" in chart.to_dict()["layout"]
+    (595, True, False)
+    """
+
+    def __init__(self, data=None, layout=None, *, numbers_px: int | None = None, phone_ticks: bool = True):
+        super().__init__(data=data, layout=layout)
+        self._numbers_px = numbers_px
+        self._phone_ticks = phone_ticks
+
+    @property
+    def numbers_px(self) -> int | None:
+        return self._numbers_px
+
+    @property
+    def phone_ticks(self) -> bool:
+        return self._phone_ticks
+
+
 def figure(
-    data, *, title: str | None, height: int, margin: dict | None = None, title_above: int | None = None, **layout
-) -> go.Figure:
-    """One go.Figure from its traces and a nested ``layout``, built in a single call.
+    data,
+    *,
+    title: str | None,
+    height: int,
+    margin: dict | None = None,
+    title_above: int | None = None,
+    numbers_px: int | None = None,
+    phone_ticks: bool = True,
+    **layout,
+) -> Chart:
+    """One figure from its traces and a nested ``layout``, built in a single call.
 
     Builders pass nested dicts (``xaxis={"title": {"text": ...}}``), never Plotly's
     ``update_layout(xaxis_title=...)``: every update call parses its underscore paths and
-    validates again, which was the largest part of a page's script time. A token matrix as
-    st.plotly_chart pays for it: 11.9 ms built with updates, 3.9 ms in one call
-    (bench/bench_figures.py). The figure is the same. ``title=None``: no title. A long title
-    is broken into lines (``wrap_title``), and the chart grows by the room they take.
-    ``title_above``: the title sits that many px above the plot area (over the panels' own
-    titles, ``heatmap_row``) instead of in the middle of the top margin.
+    validates again, which was the largest part of a page's script time (docs/benchmarks.md).
+    The figure is the same. ``title=None``: no title. A long title is broken into lines
+    (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
+    sits that many px above the plot area (over the panels' own titles, ``heatmap_row``)
+    instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -146,7 +211,7 @@ def figure(
         height += more
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
-    return go.Figure(data=data, layout={"height": height, "margin": margin, **layout})
+    return Chart(data, {"height": height, "margin": margin, **layout}, numbers_px=numbers_px, phone_ticks=phone_ticks)
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -181,13 +246,15 @@ def panel_titles_px(layout: dict) -> int:
     )
 
 
-def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int = 16, shared_y: bool = False) -> dict:
+def panel_axes(
+    n: int, *, across: bool, gap: float, titles=(), title_size: int = PANEL_TITLE_FONT_PX, shared_y: bool = False
+) -> dict:
     """Layout entries for ``n`` panels in one row (``across``) or one column, like
     ``plotly.subplots.make_subplots`` draws them: axis k+1 is ``xaxis{k+1}``/``yaxis{k+1}``
     (the first without a number), each panel's ``titles[k]`` centred above it.
 
-    make_subplots takes 10–12 ms per figure, longer than the figure itself; this is a few
-    dict entries. Panels of a column share the x axis (the upper ones hide their tick labels);
+    make_subplots costs more than the figure itself (docs/benchmarks.md); this is a few dict
+    entries. Panels of a column share the x axis (the upper ones hide their tick labels);
     panels in a row share the y axis with ``shared_y`` (labelled once, on the left).
 
     >>> sorted(panel_axes(2, across=False, gap=0.1))
@@ -220,7 +287,7 @@ def panel_axes(n: int, *, across: bool, gap: float, titles=(), title_size: int =
                 {
                     "font": {"size": title_size},
                     "showarrow": False,
-                    "text": wrap_title(titles[k], TITLE_WIDTH * PHONE_TITLE_PX // title_size // (n if across else 1)),
+                    "text": wrap_title(titles[k], PANEL_TITLE_PX / (n if across else 1), title_size),
                     "x": centre,
                     "xanchor": "center",
                     "xref": "paper",
@@ -246,19 +313,20 @@ def cell_font_size(n_cols: int) -> int:
     return 13 if n_cols <= 6 else 12 if n_cols <= 10 else 11 if n_cols <= 16 else 10
 
 
-def cell_numbers_width(n_cols: int, chars: int, font_px: float) -> int:
-    """How wide (px) a heatmap must be drawn for ``chars``-character numbers in ``font_px``
-    to fit in each of its ``n_cols`` cells, with 4 px to spare, beside its tick labels and
-    colour bar (``CELL_CHROME_PX``).
+def cell_numbers_width(n_cols: int, numbers, font_px: float) -> int:
+    """How wide (px) a heatmap must be drawn for its cell ``numbers`` (their texts) in
+    ``font_px`` to fit in each of its ``n_cols`` cells, with ``CELL_SPARE_EM`` to spare, beside
+    its tick labels and colour bar (``CELL_CHROME_PX``).
 
     The browser shows the numbers only in a chart at least this wide (``attention_ui.style``):
-    13 columns of "0.25" need 595 px, which a 1400 px window has beside the sidebar and a
+    13 columns of "0.25" need 594 px, which a 1400 px window has beside the sidebar and a
     1024 px one has not.
 
-    >>> cell_numbers_width(13, 4, 11), cell_numbers_width(24, 4, 10)
-    (595, 872)
+    >>> cell_numbers_width(13, ["0.25", "1.00"], 11), cell_numbers_width(24, ["0.25"], 10)
+    (594, 861)
     """
-    return round(CELL_CHROME_PX + n_cols * (chars * DIGIT_EM * font_px + 4))
+    widest = max((text_px(number, font_px) for number in set(numbers)), default=0.0)
+    return round(CELL_CHROME_PX + n_cols * (widest + CELL_SPARE_EM * font_px))
 
 
 def heatmap(
@@ -283,9 +351,9 @@ def heatmap(
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
 
     Labels are escaped here; pass raw text. Cell values are printed up to 24 rows and
-    columns, in a font that shrinks with the columns; ``layout.meta["cell_numbers_width"]``
-    says how wide the chart must be for them to fit (0: none printed), and
-    ``exports.show_figure`` hides them, with a note, in a narrower chart. -inf (masked)
+    columns, in a font that shrinks with the columns; the chart's ``numbers_px`` says how wide
+    it must be for them to fit (0: none printed), and the page hides them, with a note, in a
+    narrower chart (``charts.draw``). -inf (masked)
     cells show "−∞" and are left blank in colour.
     ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
     instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
@@ -299,7 +367,7 @@ def heatmap(
         [trace, *overlay],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
-        meta={"cell_numbers_width": width},
+        numbers_px=width,
         xaxis=_x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk),
         yaxis=_y_axis(row_labels, y_title),
         **layout,
@@ -388,12 +456,12 @@ def heatmap_row(
     panels share them; the hover then names the row's and the column's token) while
     ``ROW_LABELS`` fit in the row, or by their number while ``ROW_TICKS`` fit; beyond, each
     panel labels its first and last column only. On a phone, more than ``PHONE_ROW_TICKS``
-    labels in the row run into each other: ``layout.meta["phone_ticks"]`` is then False and
-    ``exports.show_figure`` hides them there (the hover still names every cell). ``x_title``
-    goes once, under the middle panel (the second of two).
-    One chart draws in about half the time of three charts of the same traces (``python
-    bench/bench_draw.py --only sim3``: 0.21 s against 0.43 s in Chromium), and every click on
-    a page redraws its charts. Cell numbers are those of ``heatmap``.
+    labels in the row run into each other: the chart's ``phone_ticks`` is then False and the
+    page hides them there (the hover still names every cell). ``x_title`` goes once, under the
+    middle panel (the second of two).
+    One chart draws in about half the time of three charts of the same traces
+    (docs/benchmarks.md, ``bench_draw``), and every click on a page redraws its charts. Cell
+    numbers are those of ``heatmap``.
 
     >>> fig = heatmap_row([("q", np.ones((2, 3))), ("k", -np.ones((2, 32)))], ["x", "y"], title="t")
     >>> [trace.xaxis for trace in fig.data], fig.layout.xaxis2.anchor, fig.layout.coloraxis.cmin
@@ -406,7 +474,7 @@ def heatmap_row(
     """
     n = len(panels)
     own_bars = scales is not None
-    titles = [wrap_title(escape_label(name), TITLE_WIDTH // (n + 1)) for name, _ in panels]  # a panel of a phone
+    titles = [wrap_title(escape_label(name), PANEL_TITLE_PX / n, PANEL_TITLE_FONT_PX) for name, _ in panels]
     layout = panel_axes(n, across=True, gap=ROW_GAP_BARS if own_bars else ROW_GAP, titles=titles, shared_y=True)
     if not own_bars and scale is None:
         bound = max(_bound(z) for _, z in panels)
@@ -447,7 +515,7 @@ def heatmap_row(
     share = layout["xaxis"]["domain"][1] - layout["xaxis"]["domain"][0]  # of the chart's width, per panel
     needed = max(widths) if all(widths) else 0  # what the widest panel's cells need in a chart of their own
     width = round(CELL_CHROME_PX + (needed - CELL_CHROME_PX) / share) if needed else 0
-    if width > MAX_CELLS_PX:  # never shown: not drawn either (3 × 144 numbers took Chromium ~0.3 s a redraw)
+    if width > MAX_CELLS_PX:  # never shown: not drawn either (hidden, they still cost Chromium a redraw)
         width = 0
         for trace in traces:
             for key in ("text", "texttemplate", "textfont"):
@@ -467,10 +535,8 @@ def heatmap_row(
         title_above=24 + more,  # just above the panels' own titles: centred in the margin, it ran into them
         height=(height or max(280, 78 + 30 * n_rows)) + more,
         margin={**MARGIN, "t": MARGIN["t"] + 24 + more},  # the panel titles sit under the chart's
-        meta={
-            "cell_numbers_width": width,
-            "phone_ticks": labelled <= PHONE_ROW_TICKS,
-        },
+        numbers_px=width,
+        phone_ticks=labelled <= PHONE_ROW_TICKS,
         **layout,
     )
 
@@ -505,8 +571,7 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
         return trace, 0  # no numbers in the cells, the hover has them
     text, size = _finite_text(z, digits), cell_font_size(n_cols)
     trace.update(text=text, texttemplate="%{text}", textfont={"size": size})
-    longest = max(len(cell) for row in text for cell in row)
-    return trace, cell_numbers_width(n_cols, longest, size)
+    return trace, cell_numbers_width(n_cols, [cell for row in text for cell in row], size)
 
 
 def _x_axis(col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False) -> dict:
@@ -531,12 +596,17 @@ def _y_axis(row_labels, y_title: str) -> dict:
     }
 
 
-def _width(line: str) -> int:
-    """Rough printed width of a label line: a CJK character counts as two Latin ones."""
-    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in line)
+FLAT_LABELS_PX = 285
+"""Column labels (``TICK_LABEL_GAP_PX`` apart) that lie flat under a heatmap in a narrow column."""
+FULL_WIDTH_LABELS_PX = 620
+"""... and under a full-width bar chart (``key_bars``)."""
+TICK_LABEL_GAP_PX = 6
+"""The space counted between two flat column labels (half of it between stacked ones)."""
+STACKED_ROOM = 1.5
+"""Labels stacked as index over token may fill this many times the room of flat ones."""
 
 
-def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tuple[list[str], int | None]:
+def _x_ticks(labels: list[str], budget: float = FLAT_LABELS_PX, stack_cjk: bool = True) -> tuple[list[str], int | None]:
     """Tick labels for a row of columns and their angle. None (Plotly's "auto") when they fit:
     flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else labels with CJK
     characters become two lines ("i: token" -> index over token), which keeps Chinese
@@ -547,12 +617,12 @@ def _x_ticks(labels: list[str], budget: int = 60, stack_cjk: bool = True) -> tup
     >>> _x_ticks([f"{i}: 字" for i in range(14)])[0][10], _x_ticks([f"{i}: 字" for i in range(14)])[1]
     ('10<br>字', None)
     """
-    if len(labels) <= 8 or sum(_width(label) + 2 for label in labels) <= budget:
+    if len(labels) <= 8 or row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= budget:
         return labels, None
-    if not stack_cjk or not any(ord(ch) > 0x2E7F for label in labels for ch in label):
+    if not stack_cjk or not any(has_wide(label) for label in labels):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
-    if sum(max(_width(line) for line in label.split("<br>")) + 1 for label in stacked) <= budget * 1.2:
+    if row_px(stacked, TICK_FONT_PX, TICK_LABEL_GAP_PX / 2) <= budget * STACKED_ROOM:
         return stacked, None
     return labels, -45
 
@@ -574,9 +644,9 @@ def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, 
 
 def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
     """A (T, d) matrix of one vector per token (Q, K, V, inputs, outputs). Beyond 16 components
-    only every 8th is labelled (q[1], q[8], q[16], …): a trained head's d_k = 32 labels, tilted
-    on three charts side by side, took Chromium 0.56 s to draw against 0.30 s
-    (bench/bench_draw.py), and the hover names every component.
+    only every 8th is labelled (q[1], q[8], q[16], …): 32 labels tilted on three charts side by
+    side cost Chromium about twice the drawing time (docs/benchmarks.md, ``bench_draw``), and
+    the hover names every component.
     """
     d = np.asarray(z).shape[1]
     return heatmap(
@@ -626,7 +696,7 @@ def key_bars(
     (('25.0%', '75.0%'), (1, 2))
     """
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
-    colors = ["#1f77b4" if j != highlight else "#ff7f0e" for j in range(len(w))]
+    colors = [BLUE if j != highlight else ORANGE for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
     bar = {
         "type": "bar",
@@ -642,7 +712,7 @@ def key_bars(
         if percent
         else {"title": {"text": tr("figures.score_axis")}}
     )
-    ticks, angle = _x_ticks(token_labels(tokens), budget=130)  # a full-width chart
+    ticks, angle = _x_ticks(token_labels(tokens), budget=FULL_WIDTH_LABELS_PX)
     return figure(
         [bar],
         title=title,

@@ -33,6 +33,7 @@ TEST_IDS = (
     "stMainBlockContainer",
     "stSidebar",
     "stSidebarCollapseButton",
+    "stExpandSidebarButton",
     "stPageLink",
     "stHorizontalBlock",
     "stVerticalBlock",
@@ -274,8 +275,8 @@ PLOT_SVG = ".js-plotly-plot .main-svg"
 """Its SVG layers (the first carries the paper's background)."""
 CELL_NUMBERS = ".heatmap-label"
 """The numbers Plotly prints in a heatmap's cells."""
-X_TICK_LABELS = ".xaxislayer-above text"
-"""The x axes' tick labels."""
+X_AXIS_LAYER = ".xaxislayer-above"
+"""The layer of the x axes' tick labels (``text`` elements)."""
 CHART_TITLE = ".js-plotly-plot .gtitle"
 """A chart's title."""
 TOOLBAR_GROUPS = ".js-plotly-plot .modebar-group"

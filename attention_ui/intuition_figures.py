@@ -214,9 +214,9 @@ def foveate(
 
 CLICK_GRID = 24
 """px between the invisible click targets over the picture: 30 × 17 of them. Every target is an
-SVG element Chromium draws on each visit (60 × 33 at 12 px took it ~0.1 s, 30 × 17 ~0.03 s);
-a click lands at most 17 px from one, within Plotly's 20 px hover distance, and the focus
-moves in steps of 3 % of the picture (the sliders move it by 1 %)."""
+SVG element Chromium draws on each visit (a grid four times as dense cost it several times the
+drawing time; docs/benchmarks.md); a click lands at most 17 px from one, within Plotly's 20 px
+hover distance, and the focus moves in steps of 3 % of the picture (the sliders move it by 1 %)."""
 
 
 def focus_picture(img: np.ndarray, *, title: str = "") -> go.Figure:

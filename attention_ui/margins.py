@@ -2,87 +2,38 @@
 
 Streamlit's chart theme turns on ``automargin`` for every axis. A chart whose margins are too
 small for its tick labels or colour bar is drawn, measured, and drawn again with the margins
-it needs (plotly.js ``doAutoMargin`` calls ``_doPlot`` once more). Nearly every chart of the app
-paid that: its margins were 10 px and its labels need about 100. ``fit_margins`` works out the
-room from the labels the figure already carries (tick texts, the colour scale's range), as
-Plotly will, and gives the figure margins at least that large. Automargin stays on: a label
-this estimate makes too small still gets its room, at the price of the second draw.
+it needs (plotly.js ``doAutoMargin`` calls ``_doPlot`` once more). ``fit_margins`` is a step of
+the chart pipeline (``attention_ui.charts``): it works out the room from the labels the figure's
+JSON already carries (tick texts, the colour scale's range), as Plotly will, and returns the
+JSON with margins at least that large. Automargin stays on: a label this estimate makes too
+small still gets its room, at the price of the second draw (``tests/browser/test_margins.py``
+finds such charts; docs/benchmarks.md has what a second draw costs).
 
-Measured: ``bench/bench_draw.py --only "matrix12 bare numbers"``, one 12 × 12 weights matrix,
-0.179 s → 0.145 s from an empty page to the drawn chart (medians of 7).
-
-The text widths are Source Sans (Streamlit's chart font) as Chromium measures it, in ems:
-``TEXT_EM`` (ASCII), 1 em for CJK, 0 for combining marks, ``OTHER_EM`` for the rest.
+Text widths come from the app's one model (``attention_ui.text_width``); the rooms Plotly
+takes around them, measured in Chromium, are in ``attention_ui.internals``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
 
-from .chart_theme import TICK_FONT_PX, TITLE_FONT_PX  # the sizes the charts are drawn with
+import numpy as np
 
-TEXT_EM = {
-    **dict.fromkeys(" ", 0.2),
-    **dict.fromkeys("|ij',.:;l·", 0.255),
-    **dict.fromkeys("I!f", 0.292),
-    **dict.fromkeys("()[]{}-", 0.311),
-    **dict.fromkeys("trs/\\", 0.419),
-    **dict.fromkeys('*?z"xc', 0.456),
-    **dict.fromkeys("vyYJLFke0123456789#$+<=>^~_−", 0.5),
-    **dict.fromkeys("agXVESTZ`ohunbdpqA", 0.555),
-    **dict.fromkeys("PRCKB&DGα√", 0.617),
-    **dict.fromkeys("UNHOQ", 0.664),
-    **dict.fromkeys("wM", 0.786),
-    **dict.fromkeys("W%m@…", 0.948),
-}
-"""Advance widths in ems of Source Sans in Chromium, each rounded up to its group's widest."""
-OTHER_EM = 0.7
-"""Any other letter (Greek, accented, Cyrillic…): a little wider than most."""
-LINE_EM = 1.3
-"""The height of a line of text in ems, as Plotly spaces ``<br>`` lines."""
-
-PAD_PX = 2
-"""Plotly pads what pushes a margin by the smallest margin, up to 12 px; the rooms below were
-measured with 10 px margins, and margins that fit are all 12 px or more."""
-
-_TAG = re.compile(r"<[^>]*>")
-
-
-def text_px(text: str, size: float = TICK_FONT_PX) -> float:
-    """The width (px) of the widest line of a Plotly label in Source Sans at ``size`` px.
-
-    ``<br>`` breaks lines; other tags (``<b>``, ``<sub>``) take no room; entities count as one
-    letter.
-
-    >>> round(text_px("8: because"), 1), text_px("中文"), text_px("α̂") == text_px("α")
-    (53.9, 24.0, True)
-    """
-    widths = [0.0]
-    for line in str(text).split("<br>"):
-        line = re.sub(r"&[#\w]+;", "x", _TAG.sub("", line))
-        widths.append(sum(_em(ch) for ch in line) * size)
-    return max(widths)
-
-
-def _em(ch: str) -> float:
-    if ch in TEXT_EM:
-        return TEXT_EM[ch]
-    if unicodedata.combining(ch):
-        return 0.0
-    if unicodedata.east_asian_width(ch) in "WF":
-        return 1.0
-    return OTHER_EM
-
-
-def lines(text: str) -> int:
-    """How many lines a Plotly label takes.
-
-    >>> lines("1<br>中"), lines("a")
-    (2, 1)
-    """
-    return str(text).count("<br>") + 1
+from .internals import (
+    BELOW_FLAT_PX,
+    BELOW_TILTED_PX,
+    COLORAXIS_XPAD,
+    COLORBAR_DEFAULTS,
+    COLORBAR_GROW_PX,
+    COLORBAR_LABEL_PX,
+    LEFT_PX,
+    PAD_PX,
+    TICK_FONT_PX,
+    TITLE_FONT_PX,
+    typed_array,
+)
+from .text_width import line_px, lines, text_px
 
 
 def _axes(layout: dict, letter: str) -> dict[str, dict]:
@@ -99,13 +50,26 @@ def _title_text(axis: dict):
     return title.get("text") if isinstance(title, dict) else title
 
 
-def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
+def _listed(values):
+    """``values`` as a list where the JSON holds them as a typed array."""
+    array = typed_array(values)
+    return array.tolist() if array is not None else values
+
+
+def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[str] | None:
     """The axis' tick labels: the ones the figure names, or for a linear axis, the widest
-    number Plotly may pick between the data's ends (``extent``); None where that is unknown
-    (a log or category axis, text data)."""
-    if axis.get("visible") is False or axis.get("showticklabels") is False:
+    number Plotly may pick between the data's ends (``extent``), as a percentage where its
+    ``tickformat`` says so (".0%"); [] where it shows none; None where they are unknown (a log
+    or category axis, text data) or the axis is not drawn.
+
+    >>> _labels({"range": [0, 1.05], "tickformat": ".0%"}, None), _labels({"visible": False}, None)
+    (['100%'], None)
+    """
+    if axis.get("visible") is False:
+        return None
+    if axis.get("showticklabels") is False:
         return []
-    text, values = axis.get("ticktext"), axis.get("tickvals")
+    text, values = _listed(axis.get("ticktext")), _listed(axis.get("tickvals"))
     if values is not None:
         return [
             f"{label:g}" if isinstance(label, (int, float)) else str(label)
@@ -116,25 +80,28 @@ def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
     low, high = axis.get("range") or extent or (None, None)
     if axis.get("type") in ("log", "category", "date") or low is None or isinstance(low, str):
         return None
+    percent = re.fullmatch(r"\.(\d)%", str(axis.get("tickformat") or ""))
+    if percent:  # Plotly writes 100 × the value, with that many decimals, and "%"
+        whole = _widest_number(100 * float(low), 100 * float(high)).split(".")[0]
+        decimals = int(percent[1])
+        return [whole + ("." + "0" * decimals if decimals else "") + "%"]
     return [_widest_number(float(low), float(high))]
 
 
-def _extents(fig) -> dict[str, tuple[float, float] | list[str]]:
+def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
     """Each axis' data range, ``{"x": (low, high), "y2": …}``, as Plotly's autorange would
     cover it: bars and filled areas from 0, 5 % more on each side that is not 0; or, for
     text data, its categories (a list)."""
-    import numpy as np
-
     ends: dict[str, list[float]] = {}
     categories: dict[str, list[str]] = {}
-    for trace in fig.data:
-        if trace.type not in ("bar", "scatter"):
+    for trace in data:
+        if trace.get("type") not in ("bar", "scatter"):
             continue
         for letter in "xy":
-            values = getattr(trace, letter)
+            values = trace.get(letter)
             if values is None:
                 continue
-            axis_id = getattr(trace, f"{letter}axis", None) or letter
+            axis_id = trace.get(f"{letter}axis") or letter
             v = _numbers(values)
             if v is None:  # text: categories
                 categories.setdefault(axis_id, []).extend(str(value) for value in values)
@@ -144,7 +111,7 @@ def _extents(fig) -> dict[str, tuple[float, float] | list[str]]:
                 continue
             found = ends.setdefault(axis_id, [])
             found += [float(v.min()), float(v.max())]
-            if trace.type == "bar" or trace.fill in ("tozeroy", "tozerox"):
+            if trace.get("type") == "bar" or trace.get("fill") in ("tozeroy", "tozerox"):
                 found.append(0.0)
     out = {}
     for axis_id, values in ends.items():
@@ -225,52 +192,50 @@ def _colorbar_px(bar: dict, low: float, high: float, xpad: float, font_px: float
     labels = number_labels_px(low, high, (bar.get("tickfont") or {}).get("size", font_px))
     title = _title_text(bar) or ""
     title_px = text_px(title, TITLE_FONT_PX * grow) + 6 if title else 0.0
-    bigger = (grow - 1) * 20  # measured in presentation mode (18 px): Streamlit's padding grows too
-    return 2 * pad + bigger + max(bar.get("thickness", 30) + COLORBAR_LABEL_PX * grow + labels, title_px)
+    bigger = (grow - 1) * COLORBAR_GROW_PX
+    thickness = bar.get("thickness", COLORBAR_DEFAULTS["thickness"])
+    return 2 * pad + bigger + max(thickness + COLORBAR_LABEL_PX * grow + labels, title_px)
 
 
 def _numbers(values):
-    """``values`` as a float array, also when Plotly holds them base64-encoded (a figure made
-    from ``to_dict()``); None for text.
+    """``values`` as a float array, also when the JSON holds them as a typed array; None for text.
 
     >>> _numbers([1, 2]).tolist(), _numbers({"dtype": "i1", "bdata": "AQI="}).tolist(), _numbers(["a"])
     ([1.0, 2.0], [1.0, 2.0], None)
     """
-    import base64
-
-    import numpy as np
-
-    if isinstance(values, dict) and "bdata" in values:
-        v = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
-        return v.astype(float)
+    array = typed_array(values)
+    if array is not None:
+        return array.astype(float)
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
         return None
 
 
-def _right_bars(fig) -> list[tuple]:
+def _right_bars(spec: dict) -> list[tuple]:
     """The colour bars drawn right of the plot (x ≥ 1, or Plotly's default 1.02), each as
-    ``(colorbar, low, high, xpad)``: the figure's own object, the range its labels cover and
-    the padding Streamlit's theme gives it (more for a shared colour axis)."""
+    ``(where, colorbar, low, high, xpad)``: where it sits (a trace's index, or "coloraxis"),
+    its JSON, the range its labels cover and the padding it takes (more for a shared colour
+    axis, with Streamlit's theme)."""
+    data, layout = spec.get("data", []), spec.get("layout", {})
+    heatmaps = [(n, trace) for n, trace in enumerate(data) if trace.get("type") == "heatmap"]
     bars = [
-        (trace.colorbar, *_z_range(trace), 10)
-        for trace in fig.data
-        if trace.type == "heatmap" and trace.showscale is not False and not trace.coloraxis
+        (n, trace.get("colorbar") or {}, *_z_range(trace), COLORBAR_DEFAULTS["xpad"])
+        for n, trace in heatmaps
+        if trace.get("showscale") is not False and not trace.get("coloraxis")
     ]
-    scale = fig.layout.coloraxis
-    if scale.showscale is not False and any(t.coloraxis for t in fig.data if t.type == "heatmap"):
-        low, high = (0.0 if scale.cmin is None else scale.cmin), (1.0 if scale.cmax is None else scale.cmax)
-        bars.append((scale.colorbar, low, high, 28))
-    return [(bar, low, high, xpad) for bar, low, high, xpad in bars if bar.x is None or bar.x >= 1.0]
+    scale = layout.get("coloraxis") or {}
+    if scale.get("showscale") is not False and any(trace.get("coloraxis") for _, trace in heatmaps):
+        low = 0.0 if scale.get("cmin") is None else scale["cmin"]
+        high = 1.0 if scale.get("cmax") is None else scale["cmax"]
+        bars.append(("coloraxis", scale.get("colorbar") or {}, low, high, COLORAXIS_XPAD))
+    return [bar for bar in bars if bar[1].get("x") is None or bar[1]["x"] >= 1.0]
 
 
-def _z_range(trace) -> tuple[float, float]:
-    low, high = trace.zmin, trace.zmax
+def _z_range(trace: dict) -> tuple[float, float]:
+    low, high = trace.get("zmin"), trace.get("zmax")
     if low is None or high is None:
-        import numpy as np
-
-        z = _numbers(trace.z)
+        z = _numbers(trace.get("z"))
         if z is None:
             return 0.0, 1.0
         finite = z[np.isfinite(z)]
@@ -280,40 +245,26 @@ def _z_range(trace) -> tuple[float, float]:
     return float(low), float(high)
 
 
-LEFT_PX = {(False, False): 21, (False, True): 55, (True, False): 28, (True, True): 61}
-"""Room (px) left of a plot beside its widest y label, by (a heatmap's axis, with a title).
-Plotly gives a heatmap's axes outside ticks; a title (even "") takes a line and its standoff.
-These and the rooms below are what Plotly took in Chromium with Streamlit's theme (10 px
-margins, so its pad was 10 px), measured on every chart of the app."""
-BELOW_FLAT_PX = {(False, False): 21, (False, True): 51, (True, False): 58, (True, True): 58}
-"""Room (px) below a plot beside the height of its flat x labels, keyed as ``LEFT_PX``."""
-BELOW_TILTED_PX = {False: 51, True: 58.5}
-"""Room (px) below a plot beside ``sin 45° × (width + height)`` of the widest label tilted by
-45°, for a bar chart and for a heatmap."""
-COLORBAR_LABEL_PX = 11
-"""Between a colour bar and its labels (its ticks and their padding)."""
-
-
-def needed_margins(fig) -> dict[str, float]:
-    """The room (px) that ``fig``'s tick labels and colour bars will take at each edge, once its
-    colour bars right of the plot are moved to ``COLORBAR_X`` (``fit_margins`` does that).
+def needed_margins(spec: dict) -> dict[str, float]:
+    """The room (px) that the tick labels and colour bars of ``spec`` (a figure's JSON) will
+    take at each edge, once its colour bars right of the plot sit at ``COLORBAR_X``
+    (``fit_margins`` puts them there).
 
     The labels are the ones the figure names (``ticktext``, or ``tickvals``), its text data, or
     for a linear axis the widest number Plotly may pick for the data's range; an edge whose
     labels are not known (a log axis without tickvals) or a legend's room is left out.
 
-    >>> import plotly.graph_objects as go
     >>> axis = {"tickvals": [0], "ticktext": ["8: because"], "title": {"text": "i"}}
-    >>> fig = go.Figure([{"type": "heatmap", "z": [[0, 1]]}], layout={"yaxis": axis})
-    >>> {side: round(px) for side, px in needed_margins(fig).items()}
+    >>> spec = {"data": [{"type": "heatmap", "z": [[0, 1]]}], "layout": {"yaxis": axis}}
+    >>> {side: round(px) for side, px in needed_margins(spec).items()}
     {'l': 117, 'r': 78}
     """
-    layout = fig.layout.to_plotly_json()
-    layout.pop("template", None)
-    heatmaps = [(t.xaxis or "x", t.yaxis or "y") for t in fig.data if t.type == "heatmap"]
+    layout = {name: value for name, value in spec.get("layout", {}).items() if name != "template"}
+    data = spec.get("data", [])
+    heatmaps = [(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in data if t.get("type") == "heatmap"]
     tick_px = (layout.get("font") or {}).get("size", TICK_FONT_PX)
     grow = tick_px / TICK_FONT_PX  # a larger font (presentation mode) takes more room around the labels too
-    extents = _extents(fig)
+    extents = _extents(data)
     need: dict[str, float] = {}
 
     def more(side: str, px: float) -> None:  # + what Plotly pads with once no margin is under 12 px
@@ -331,7 +282,7 @@ def needed_margins(fig) -> dict[str, float]:
         if axis.get("side") == "top" or not _at_edge(axis, layout, "y") or not labels:
             continue
         size = (axis.get("tickfont") or {}).get("size", tick_px)
-        high = size * LINE_EM * max(lines(label) for label in labels)
+        high = line_px(size) * max(lines(label) for label in labels)
         heat = any(x == axis_id for x, _ in heatmaps)
         angle = axis.get("tickangle")
         low_end, high_end = axis.get("domain") or [0.0, 1.0]
@@ -341,24 +292,31 @@ def needed_margins(fig) -> dict[str, float]:
         elif angle == 0 or (angle in (None, "auto") and _flat(labels, size, FLAT_PX * (high_end - low_end))):
             more("b", high + grow * BELOW_FLAT_PX[heat, _title_text(axis) is not None])
             more("r", text_px(labels[-1], size) / 2 + 12)  # the last label, centred on the plot's edge
-    for bar, low, high, xpad in _right_bars(fig):
-        more("r", _colorbar_px(bar.to_plotly_json(), low, high, xpad=xpad, font_px=tick_px))
+    for _, bar, low, high, xpad in _right_bars(spec):
+        more("r", _colorbar_px(bar, low, high, xpad=xpad, font_px=tick_px))
     return need
 
 
-def fit_margins(fig):
-    """Move ``fig``'s colour bars right of the plot to ``COLORBAR_X`` and give it margins at
-    least as large as ``needed_margins`` (rounded up); returns ``fig``, changed in place.
+def fit_margins(spec: dict) -> dict:
+    """``spec`` (a figure's JSON) with its colour bars right of the plot at ``COLORBAR_X`` and
+    margins at least as large as ``needed_margins`` (rounded up): a new dict, ``spec`` is not
+    changed.
 
-    >>> import plotly.graph_objects as go
-    >>> fig = fit_margins(go.Figure([{"type": "bar", "x": ["a", "b"], "y": [0.5, 1.0]}], layout={"margin": {"l": 10}}))
-    >>> fig.layout.margin.l > 10, fig.layout.margin.b > 0
-    (True, True)
+    >>> spec = {"data": [{"type": "bar", "x": ["a", "b"], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}}}
+    >>> fitted = fit_margins(spec)
+    >>> fitted["layout"]["margin"]["l"] > 10, fitted["layout"]["margin"]["b"] > 0, spec["layout"]["margin"]
+    (True, True, {'l': 10})
     """
-    for bar, *_ in _right_bars(fig):
-        bar.x, bar.xanchor = COLORBAR_X, "left"
-    need = needed_margins(fig)
+    data, layout = list(spec.get("data", [])), dict(spec.get("layout", {}))
+    for where, bar, *_ in _right_bars(spec):
+        moved = {**bar, "x": COLORBAR_X, "xanchor": "left"}
+        if where == "coloraxis":
+            layout["coloraxis"] = {**layout["coloraxis"], "colorbar": moved}
+        else:
+            data[where] = {**data[where], "colorbar": moved}
+    fitted = {**spec, "data": data, "layout": layout}
+    need = needed_margins(fitted)
     if need:
-        given = fig.layout.margin.to_plotly_json()
-        fig.layout.margin = {**given, **{side: max(given.get(side, 0), math.ceil(px)) for side, px in need.items()}}
-    return fig
+        given = layout.get("margin") or {}
+        layout["margin"] = {**given, **{side: max(given.get(side, 0), math.ceil(px)) for side, px in need.items()}}
+    return fitted

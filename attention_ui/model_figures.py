@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, Translate, click_targets, figure
+from .figures import COLORSCALE, ENGLISH, ORANGE, Translate, click_targets, figure
 from .notation import shown
 
-SELECTED = "#ff7f0e"  # the same orange that figures.key_bars uses for its highlight
+SELECTED = ORANGE  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 66  # height of one thumbnail row, in pixels
 FRAME_HIDDEN = "rgba(0,0,0,0)"  # the frames of heads_grid, until a style colours one SELECTED
 
@@ -57,10 +57,8 @@ def heads_grid(
         draws the heads of layer l alone.
 
     The thumbnails are blocks of ONE heatmap, ``grid_gap(T)`` empty (NaN) cells apart: head h
-    of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T`` (``layout.meta``
-    holds T and the gap, for the server: ``chart_theme.themed`` drops it before sending).
-    Chromium drew the 72 heads as 72 subplots in 0.92 s and as one heatmap in 0.13 s
-    (bench/bench_draw.py).
+    of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T``. Chromium draws
+    one heatmap several times faster than 72 subplots (docs/benchmarks.md, ``bench_draw``).
     An invisible click target sits on every thumbnail (``figures.click_targets``, ``customdata``
     = (layer, head) in the model's numbering, 0-based), so a click on a head can choose it.
     Every thumbnail has a frame, drawn transparent: the page colours the selected head's one
@@ -147,7 +145,6 @@ def heads_grid(
         "xaxis": axis,
         "yaxis": {**axis, "autorange": "reversed"},
         "annotations": [{"showarrow": False, "font": {"size": 12}, **label} for label in labels],
-        "meta": {"t": t, "gap": gap},
     }
     pad = 0.5 + gap / 2  # a frame runs through the middle of the gap around its thumbnail
     layout["shapes"] = [  # in frame_index order: layer by layer, head by head

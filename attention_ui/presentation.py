@@ -8,8 +8,8 @@ presentation mode. Two calls, meant for ``shell.page_start``:
 
 ``apply_presentation`` collapses the sidebar through ``st.set_page_config(initial_sidebar_state=
 "collapsed")`` (additive: it changes nothing else of the page config) and adds one constant
-style sheet. No learner text ever goes into the CSS. Charts drawn with
-``attention_ui.exports.show_figure`` also get larger fonts (``projector_figure``).
+style sheet. No learner text ever goes into the CSS. Charts drawn through the chart pipeline
+(``attention_ui.charts``) also get larger fonts (``projector``, one of its steps).
 
 On a 1024 × 768 projector the page's main chart must start on the first screen: the title is
 smaller, the honesty banner is a closed expander (``shell.honesty_banner``) and pages whose
@@ -22,6 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import streamlit as st
+
+from attention_ui.i18n import t
+from attention_ui.internals import TICK_FONT_PX, testid
+from attention_ui.url_state import url_value
+
 STATE_KEY = "present"
 """Session key and URL parameter of presentation mode."""
 FONT_PX = 22
@@ -31,17 +37,21 @@ CHART_FONT_PX = 18
 CHART_HEIGHT_FACTOR = 1.3
 """Charts with a fixed height grow by this factor in presentation mode."""
 
+FONT_SCALE = CHART_FONT_PX / TICK_FONT_PX
+"""How much larger a chart's text is drawn in presentation mode."""
+
+_MAIN, _MARKDOWN = testid("stMain"), testid("stMarkdownContainer")
 PRESENTATION_CSS = f"""<style>
 html {{ font-size: {FONT_PX}px; }}
-[data-testid="stMainBlockContainer"] {{ max-width: 100%; padding: 4rem 2.5rem 3rem 2.5rem; }}
+{testid("stMainBlockContainer")} {{ max-width: 100%; padding: 4rem 2.5rem 3rem 2.5rem; }}
 /* a smaller page title, so that the page's chart starts on a 1024 × 768 projector's first screen */
-[data-testid="stMain"] h1 {{ font-size: 1.75rem; padding: 0 0 0.25rem 0; }}
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{ line-height: 1.5; }}
-[data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
+{_MAIN} h1 {{ font-size: 1.75rem; padding: 0 0 0.25rem 0; }}
+{_MARKDOWN} p, {_MARKDOWN} li {{ line-height: 1.5; }}
+{testid("stCaptionContainer")} {{ font-size: 0.95rem; }}
 .katex {{ font-size: 1.2em; }}
 .katex-display {{ margin: 0.3em 0; }}
-[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.6rem; }}
-[data-testid="stButtonGroup"] button {{ font-size: 0.8rem; min-height: 1.75rem; padding: 0 0.5rem; }}
+{_MAIN} {testid("stVerticalBlock")} {{ gap: 0.6rem; }}
+{testid("stButtonGroup")} button {{ font-size: 0.8rem; min-height: 1.75rem; padding: 0 0.5rem; }}
 </style>"""
 """The style sheet of presentation mode: a constant, never built from user input."""
 
@@ -57,10 +67,6 @@ def parse_flag(value) -> bool:
 
 def is_presenting() -> bool:
     """Whether presentation mode is on in this session (the toggle's value, else ``?present=``)."""
-    import streamlit as st
-
-    from attention_ui.url_state import url_value
-
     try:
         if STATE_KEY in st.session_state:
             return bool(st.session_state[STATE_KEY])
@@ -72,10 +78,6 @@ def is_presenting() -> bool:
 def presentation_toggle() -> bool:
     """The "Presentation mode" toggle, bound to ``?present=``; call it once per run, in the
     sidebar. Returns whether presentation mode is on."""
-    import streamlit as st
-
-    from attention_ui.i18n import t
-
     return bool(
         st.toggle(
             t("presentation.toggle"),
@@ -93,46 +95,37 @@ def apply_presentation(enabled: bool) -> None:
     Call it after ``st.set_page_config(...)`` (it adds to the page config, it does not
     replace it).
     """
-    import streamlit as st
-
     if not enabled:
         return
     st.set_page_config(layout="wide", initial_sidebar_state="collapsed")
     st.html(PRESENTATION_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
 
 
-def projector_figure(fig):
-    """A copy of the Plotly ``fig`` with fonts large enough for a projector.
+def projector(spec: dict) -> dict:
+    """``spec`` (a figure's JSON) with fonts large enough for a projector: a new dict, ``spec``
+    is not changed. A step of the chart pipeline (``attention_ui.charts``).
 
-    The layout font grows to ``CHART_FONT_PX``; cell and bar texts that set their own size
-    grow by the same factor, and so does the width a heatmap needs for its cell numbers
-    (``layout.meta``); a fixed height grows by ``CHART_HEIGHT_FACTOR``. The figure passed in
-    is not changed.
+    The layout font grows to ``CHART_FONT_PX`` and a title's to 1.15 times that; cell and bar
+    texts that set their own size grow by ``FONT_SCALE``; a fixed height grows by
+    ``CHART_HEIGHT_FACTOR``, except a picture's (an axis pinned to the other's scale, whose
+    chart would only gain blank sides).
+
+    >>> big = projector({"data": [{"type": "heatmap", "textfont": {"size": 12}}], "layout": {"height": 200}})
+    >>> big["layout"]["font"]["size"], big["layout"]["height"], big["data"][0]["textfont"]["size"]
+    (18, 260, 18)
     """
-    import plotly.graph_objects as go
-
-    from attention_ui.chart_theme import TICK_FONT_PX
-
-    spec = fig.to_dict()  # a deep copy, changed as plain dicts: update_layout on the figure took 18 ms
-    factor = CHART_FONT_PX / TICK_FONT_PX
-    layout = spec["layout"]
-    template = layout.pop("template", None)  # validating the template again would be 12 of 13 ms
+    layout = {name: value for name, value in spec.get("layout", {}).items() if name != "template"}
     layout["font"] = {**layout.get("font", {}), "size": CHART_FONT_PX}
-    title = layout.setdefault("title", {})
-    title["font"] = {**title.get("font", {}), "size": round(CHART_FONT_PX * 1.15)}
-    if layout.get("height"):  # larger text needs more room (axis ticks, colour bar labels)
+    title = layout.get("title") or {}
+    layout["title"] = {**title, "font": {**title.get("font", {}), "size": round(CHART_FONT_PX * 1.15)}}
+    pinned = any(isinstance(axis, dict) and axis.get("scaleanchor") for axis in layout.values())
+    if layout.get("height") and not pinned:  # larger text needs more room (axis ticks, colour bar labels)
         layout["height"] = round(layout["height"] * CHART_HEIGHT_FACTOR)
-    for trace in spec["data"]:
-        size = trace.get("textfont", {}).get("size")
-        if size:
-            trace["textfont"]["size"] = round(size * factor)
-    meta = layout.get("meta")
-    if isinstance(meta, dict) and meta.get("cell_numbers_width"):  # larger numbers need wider cells
-        layout["meta"] = {**meta, "cell_numbers_width": round(meta["cell_numbers_width"] * factor)}
-    big = go.Figure(spec)  # gets the default template
-    if template is not None and big.layout.template.to_plotly_json() != template:
-        big.layout.template = template  # only for a figure drawn with another template
-    return big
+    data = []
+    for trace in spec.get("data", []):
+        size = (trace.get("textfont") or {}).get("size")
+        data.append({**trace, "textfont": {**trace["textfont"], "size": round(size * FONT_SCALE)}} if size else trace)
+    return {**spec, "data": data, "layout": layout}
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """Figures of the "Why √d_k" experiment: arrays in, go.Figure out. They draw; they never
 compute attention (the numbers come from attention_core.scaling).
 
-Colours are the Okabe–Ito pair, safe for colour-blind readers, used the same way in every
-chart: orange = without scaling (raw α = q·k), blue = divided by √d_k.
+Colours are the Okabe–Ito pair (``figures.OKABE_ITO``), safe for colour-blind readers, used
+the same way in every chart: orange = without scaling (raw α = q·k), blue = divided by √d_k.
 
 Like ``figures``, every builder takes ``tr`` (``tr("figures.<name>", **fields) -> str``) for
 the words it draws, so the charts speak the learner's language.
@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, axis_suffix, figure, panel_axes, panel_titles_px, positions
+from .figures import ENGLISH, OKABE_ITO, Translate, axis_suffix, figure, panel_axes, panel_titles_px, positions
 
-RAW = "#E69F00"  # orange: without scaling
-SCALED = "#0072B2"  # blue: divided by √d_k
+RAW = OKABE_ITO["orange"]  # without scaling
+SCALED = OKABE_ITO["blue"]  # divided by √d_k
 REFERENCE = "#666666"  # grey dashes: theory / uniform weights
 _MARGIN = {"l": 10, "r": 10, "t": 60, "b": 10}
 _LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
@@ -31,7 +31,7 @@ def score_histograms(
     the widths compare directly. Each panel is one filled step line through the bins' counts
     (a point per bin at its centre, the steps at the bin edges): it looks like touching bars,
     but Chromium draws one path instead of 101 bars and their 101 groups (668 → 272 SVG
-    elements, 50 → 33 ms a draw alone). Each point's customdata holds its bin edges
+    elements; docs/benchmarks.md). Each point's customdata holds its bin edges
     [low, high); hovering anywhere over a bin names it.
 
     >>> fig = score_histograms([-1.0, 0.2, 0.3], [0.1, 0.1, 0.1], d_k=4, raw_variance=1.0, scaled_variance=0.0, bins=5)

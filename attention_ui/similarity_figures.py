@@ -2,7 +2,7 @@
 compute a similarity or a softmax (the numbers come from attention_core.similarity / softmax).
 
 Every word they draw arrives from the page, already translated. One colour per measure on
-every chart (Okabe–Ito, safe for colour-blind readers): green = cosine, orange = dot
+every chart (Okabe–Ito, ``figures.OKABE_ITO``, safe for colour-blind readers): green = cosine, orange = dot
 product (the same orange as "without ÷√d_k" on the Why √d_k page), blue = scaled dot.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import axis_suffix, figure, panel_axes, positions, ticked
+from .figures import OKABE_ITO, axis_suffix, figure, panel_axes, positions, ticked
 from .safe import escape_label
 
-COLORS = {"cosine": "#009E73", "dot": "#E69F00", "scaled_dot": "#0072B2"}
+COLORS = {"cosine": OKABE_ITO["green"], "dot": OKABE_ITO["orange"], "scaled_dot": OKABE_ITO["blue"]}
 """The colour of each measure, by its name in attention_core.SIMILARITIES."""
-QUERY_COLOR, KEY_COLOR = "#D55E00", "#0072B2"
+QUERY_COLOR, KEY_COLOR = OKABE_ITO["vermillion"], OKABE_ITO["blue"]
 MAX_LABELLED_BARS = 6  # beyond this, a third of a phone (~110 px) has no room for token names and bar values
 
 

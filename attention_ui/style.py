@@ -8,9 +8,9 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
   container keyed ``STACK_KEY``. Button and page-link labels wrap instead of ending in "…".
 * **Cell numbers follow the chart's width.** ``figures.heatmap`` prints numbers in cells up
   to 24 rows and columns and says how wide the chart must be for them to fit
-  (``figures.cell_numbers_width``); ``exports.show_figure`` puts the chart in a container
-  named ``cells<width>_<key>``, and a container query here hides the numbers and shows
-  "hover for the values" when the container is narrower (``cell_rules``).
+  (``figures.cell_numbers_width``); the chart pipeline (``charts.draw``) puts the chart in a
+  container named ``cells<width>_<key>``, and a container query here hides the numbers and
+  shows "hover for the values" when the container is narrower (``cell_rules``).
 * **Formulas wrap** at their relations and operators (KaTeX draws each ``=``/``+``-separated
   part as an inline block; display mode only forbids the wrap) and scroll rather than
   overflow when a single part is still too wide.
@@ -24,10 +24,12 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
   on a phone, instead of eight full-width shirts one under the other; its picture sum goes
   two by two on a phone.
 
-Everything here is a constant built from numbers in this module: no learner text ever goes
-into the CSS. ``apply_style()`` adds it once per run (``shell.page_start`` calls it); the
-small script that closes the sidebar after a page is picked on a phone goes in the sidebar
-(``sidebar_script``), because a script element takes a line of the page.
+Everything here is a constant built from numbers in this module and from what the app knows
+of Streamlit's and Plotly's page structure (``attention_ui.internals``, where a canary watches
+each selector): no learner text ever goes into the CSS. ``apply_style()`` adds it once per run
+(``shell.page_start`` calls it); the small script that closes the sidebar after a page is
+picked on a phone goes in the sidebar (``sidebar_script``), because a script element takes a
+line of the page.
 
 >>> "@container" in APP_CSS and "st-key-cells600_" in APP_CSS
 True
@@ -37,16 +39,37 @@ from __future__ import annotations
 
 import re
 
+import streamlit as st
+
 from .figures import PHONE_TITLE_PX
+from .internals import (
+    CELL_NUMBERS,
+    CHART_TITLE,
+    DARK,
+    HOVER_BORDER,
+    HOVER_LAYER,
+    LEGEND,
+    LINE,
+    PAPER,
+    PHONE_PX,
+    PLOT_SVG,
+    SHAPE,
+    SIDEBAR_OVERLAY_PX,
+    TABLE_LINE,
+    TEXT,
+    TITLE,
+    TOOLBAR_GROUPS,
+    X_AXIS_LAYER,
+    key_class,
+    key_prefix,
+    styled,
+    testid,
+)
 from .model_figures import SELECTED
 from .tables import TABLE_CLASS
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
-PHONE_PX = 640
-"""Streamlit stacks every column below this window width; phones are narrower."""
-SIDEBAR_OVERLAY_PX = 768
-"""Below this window width Streamlit's sidebar lies over the page (its "md" breakpoint)."""
 CELL_WIDTHS = range(250, 2001, 50)
 """The container widths (px) the cell-number rules exist for; ``figures`` rounds up to one."""
 CELLS_KEY = "cells{width}_{key}"
@@ -60,15 +83,13 @@ SAMPLES_KEY = "sample_grid"
 """Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
 PAIRS_KEY = "pair_grid"
 """Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
-
-TABLE_LINE = ("#e8e5e2", "#3a3834")
-"""The lines of a table (``tables.number_table``) in the light and the dark theme: Streamlit 1.67's own table lines."""
 STACK_KEY = "stack_{name}"
 """Key of a container whose columns stack like chart columns (the code page: source | numbers)."""
 
+_COLUMN, _MAIN = testid("stColumn"), testid("stMain")
 CHART_COLUMNS = (
-    '[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"])'
-    ' > [data-testid="stColumn"], [class*="st-key-stack_"] [data-testid="stColumn"]'
+    f"{testid('stHorizontalBlock')}:has(> {_COLUMN} {testid('stPlotlyChart')}) > {_COLUMN}, "
+    f"{key_prefix(STACK_KEY.format(name=''))} {_COLUMN}"
 )
 """The columns of a row that holds a chart, and those in a ``STACK_KEY`` container."""
 
@@ -81,23 +102,13 @@ def cell_rules(widths=CELL_WIDTHS) -> str:
     @container cells (max-width: 599.98px) { [class*="st-key-cells600_"] .heatmap-label { display: none; }
     [class*="st-key-cells600_"] [class*="st-key-cellnote_"] { display: block; } }
     """
+    note = key_prefix(NOTE_KEY.format(key=""))
     return "\n".join(
         f"@container cells (max-width: {w - 0.02}px) {{ "
-        f'[class*="st-key-cells{w}_"] .heatmap-label {{ display: none; }}\n'
-        f'[class*="st-key-cells{w}_"] [class*="st-key-cellnote_"] {{ display: block; }} }}'
+        f"{key_prefix(CELLS_KEY.format(width=w, key=''))} {CELL_NUMBERS} {{ display: none; }}\n"
+        f"{key_prefix(CELLS_KEY.format(width=w, key=''))} {note} {{ display: block; }} }}"
         for w in widths
     )
-
-
-def _rgb(hex_colour: str) -> str:
-    """How Chromium writes a colour Plotly set in a style attribute: ``rgb(r, g, b)``.
-
-    >>> _rgb("#808495")
-    'rgb(128, 132, 149)'
-    """
-    from plotly.colors import hex_to_rgb, label_rgb
-
-    return label_rgb(hex_to_rgb(hex_colour))
 
 
 def chart_dark_rules() -> str:
@@ -110,23 +121,19 @@ def chart_dark_rules() -> str:
     >>> 'text[style*="fill: rgb(128, 132, 149)"]' in chart_dark_rules()
     True
     """
-    from .chart_theme import DARK, HOVER_BORDER, LEGEND, LINE, PAPER, TEXT, TITLE
-
-    plot = ".js-plotly-plot .main-svg"
-    line, paper, border = _rgb(LINE), _rgb(PAPER), _rgb(HOVER_BORDER)
+    plot = PLOT_SVG
     rules = [
-        f'<style>{plot} text[style*="fill: {_rgb(light)}"] '
-        f"{{ fill: light-dark({light}, {DARK[light]}) !important; }}</style>"
+        f"<style>{plot} text{styled('fill', light)} {{ fill: light-dark({light}, {DARK[light]}) !important; }}</style>"
         for light in (TEXT, TITLE, LEGEND)
     ]
     rules += [
-        f'<style>{plot} path[style*="stroke: {line}"] '
+        f"<style>{plot} path{styled('stroke', LINE)} "
         f"{{ stroke: light-dark({LINE}, {DARK[LINE]}) !important; }}</style>",
-        f'<style>{plot}[style*="background: {paper}"] '
+        f"<style>{plot}{styled('background', PAPER)} "
         f"{{ background: light-dark({PAPER}, {DARK[PAPER]}) !important; }}</style>",
-        f'<style>{plot} :is(rect.bg, .hoverlayer path)[style*="fill: {paper}"] '
+        f"<style>{plot} :is(rect.bg, {HOVER_LAYER} path){styled('fill', PAPER)} "
         f"{{ fill: light-dark({PAPER}, {DARK[PAPER]}) !important; }}</style>",
-        f'<style>{plot} .hoverlayer path[style*="stroke: {border}"] '
+        f"<style>{plot} {HOVER_LAYER} path{styled('stroke', HOVER_BORDER)} "
         f"{{ stroke: light-dark({HOVER_BORDER}, {DARK[HOVER_BORDER]}) !important; }}</style>",
     ]
     return "\n".join(rules)
@@ -138,11 +145,11 @@ APP_CSS = f"""<style>
   {CHART_COLUMNS} {{ min-width: 100% !important; flex: 1 1 100% !important; }}
 }}
 /* Labels of buttons and page links in the page wrap onto a second line rather than end in "…" */
-[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] span {{
+{_MAIN} button p, {_MAIN} {testid("stPageLink")} span {{
   white-space: normal; text-overflow: clip;
 }}
 /* A row of choices (layer, head) in a narrow column wraps instead of scrolling its first ones out of sight */
-[data-testid="stMain"] [data-testid="stButtonGroup"] > div {{ flex-wrap: wrap; }}
+{_MAIN} {testid("stButtonGroup")} > div {{ flex-wrap: wrap; }}
 /* 2 · Formulas wrap at = and +, and scroll (never cut) when one part is still too wide */
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 .katex-display > .katex {{ white-space: normal; }}
@@ -151,33 +158,33 @@ APP_CSS = f"""<style>
   .katex-display > .katex {{ font-size: 1.05em; }}
 }}
 /* 3 · Cell numbers only where the cells can hold them; else "hover for the values" */
-[class*="st-key-cells"] {{ container-name: cells; container-type: inline-size; }}
-[class*="st-key-cellnote_"] {{ display: none; }}
+{key_prefix("cells")} {{ container-name: cells; container-type: inline-size; }}
+{key_prefix(NOTE_KEY.format(key=""))} {{ display: none; }}
 {cell_rules()}
 /* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
 @media (max-width: {PHONE_PX - 0.02}px) {{
-  [class*="st-key-noticks_"] .xaxislayer-above text {{ display: none; }}
+  {key_prefix(NO_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} text {{ display: none; }}
 }}
 /* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
 @media (hover: none) {{
-  .js-plotly-plot .modebar-group:not(:first-child) {{ display: none !important; }}
+  {TOOLBAR_GROUPS}:not(:first-child) {{ display: none !important; }}
 }}
 @media (max-width: {PHONE_PX - 0.02}px) {{
-  .js-plotly-plot .gtitle {{ font-size: {PHONE_TITLE_PX}px !important; }}
+  {CHART_TITLE} {{ font-size: {PHONE_TITLE_PX}px !important; }}
 }}
 /* 4b · Charts: whole-pixel widths, so the width Plotly measured is the width Streamlit gives it
    (a fraction of a pixel apart, the chart was drawn again); their dark colours follow this sheet */
-[data-testid="stFullScreenFrame"]:has(> [data-testid="stPlotlyChart"]) {{ width: round(down, 100%, 1px); }}
+{testid("stFullScreenFrame")}:has(> {testid("stPlotlyChart")}) {{ width: round(down, 100%, 1px); }}
 /* 5 · The tailor's samples: a grid of 4 below {STACK_BELOW_PX} px, of 2 on a phone */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{
-  .st-key-{SAMPLES_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
-  .st-key-{SAMPLES_KEY} [data-testid="stColumn"] {{
+  .{key_class(SAMPLES_KEY)} {testid("stHorizontalBlock")} {{ flex-wrap: wrap; }}
+  .{key_class(SAMPLES_KEY)} {_COLUMN} {{
     min-width: calc(25% - 1rem) !important; flex: 1 1 calc(25% - 1rem) !important;
   }}
 }}
 @media (max-width: {PHONE_PX - 0.02}px) {{
-  .st-key-{PAIRS_KEY} [data-testid="stHorizontalBlock"] {{ flex-wrap: wrap; }}
-  :is(.st-key-{SAMPLES_KEY}, .st-key-{PAIRS_KEY}) [data-testid="stColumn"] {{
+  .{key_class(PAIRS_KEY)} {testid("stHorizontalBlock")} {{ flex-wrap: wrap; }}
+  :is(.{key_class(SAMPLES_KEY)}, .{key_class(PAIRS_KEY)}) {_COLUMN} {{
     min-width: calc(50% - 1rem) !important; flex: 1 1 calc(50% - 1rem) !important;
   }}
 }}
@@ -209,9 +216,9 @@ SIDEBAR_SCRIPT = f"""<script>
   if (window.attentionLabSidebarScript) return;
   window.attentionLabSidebarScript = true;
   document.addEventListener("click", (event) => {{
-    const link = event.target.closest && event.target.closest('[data-testid="stSidebar"] [data-testid="stPageLink"] a');
+    const link = event.target.closest && event.target.closest('{testid("stSidebar")} {testid("stPageLink")} a');
     if (!link || !window.matchMedia("(max-width: {SIDEBAR_OVERLAY_PX - 0.02}px)").matches) return;
-    const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    const close = document.querySelector('{testid("stSidebarCollapseButton")} button');
     if (close) setTimeout(() => close.click(), 0);
   }}, true);
   // Fonts that only some pages' formulas (large brackets, ℝ) and code use, asked for a second after
@@ -232,8 +239,6 @@ that no page's first visit waits for one (tests/browser/test_fonts.py)."""
 
 def apply_style() -> None:
     """Add the app's style sheet to this run (after ``st.set_page_config``)."""
-    import streamlit as st
-
     st.html(APP_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
 
 
@@ -249,7 +254,7 @@ def selected_frame_css(key: str, index: int) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_-]+", key) or int(index) < 0:
         raise ValueError(f"not a chart key and frame: {key!r}, {index!r}")
     return (
-        f'<style>.st-key-{key} .shape-group[data-index="{int(index)}"] path\n'
+        f"<style>.{key_class(key)} {SHAPE.format(index=int(index))}\n"
         f"{{ stroke: {SELECTED} !important; stroke-opacity: 1 !important; }}</style>"
     )
 
@@ -257,13 +262,9 @@ def selected_frame_css(key: str, index: int) -> str:
 def show_selected_frame(key: str, index: int) -> None:
     """Colour one frame of the heads grid keyed ``key``: a style that changes with the pick,
     while the grid's figure (and so the drawn chart) stays the same."""
-    import streamlit as st
-
     st.html(selected_frame_css(key, index))  # only <style>: no space taken
 
 
 def sidebar_script() -> None:
     """Add the sidebar-closing script; call it inside ``with st.sidebar:`` once per run."""
-    import streamlit as st
-
     st.html(SIDEBAR_SCRIPT, unsafe_allow_javascript=True)

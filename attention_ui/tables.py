@@ -1,8 +1,8 @@
 """Read-only tables of numbers, each drawn as one static HTML table.
 
-Not ``st.table``: Streamlit 1.67 renders every cell and header of an ``st.table`` as Markdown
-(a Markdown parser and a styled component per cell), and the code page's ~700 cells made
-its page switch 2–3× a bare app's rerun (docs/benchmarks.md). Not ``st.dataframe``: a
+Not ``st.table``: Streamlit renders every cell and header of an ``st.table`` as Markdown (a
+Markdown parser and a styled component per cell), and the code page's ~700 cells made most of
+its page switch (docs/benchmarks.md). Not ``st.dataframe``: a
 canvas grid, slower still to draw. Here a table is HTML built from escaped text, sent with
 ``st.html``: one element, plain cells. Every number cell keeps its full value in
 ``data-value`` (what the tests read), the cell shows it formatted. Its look (borders, header

@@ -28,7 +28,6 @@ import plotly.io as pio
 
 from attention_ui import figures, model_figures, multihead_figures, scaling_figures, similarity_figures, tailor_figures
 from attention_ui.i18n import translate
-from attention_ui.presentation import projector_figure
 from bench.core import machine, table
 
 
@@ -75,9 +74,6 @@ def builders() -> dict:
             tokens[:5], w[0][:5], title="labels", colour="#0072B2", highlight=1
         ),
         "model.heads_grid (72 heads)": lambda: model_figures.heads_grid(grid, title="heads", tr=en),
-        "presentation.projector_figure": partial(
-            projector_figure, figures.token_matrix(w, tokens, tokens, title="α̂", tr=en)
-        ),
     }
 
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from attention_core.intuition import BUDGET, SCENE_REGIONS, SCENE_RELEVANCE, allocate, marked_units, reading_weights
-from attention_ui.chart_theme import themed_figure
+from attention_ui.charts import draw
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
@@ -18,12 +18,10 @@ st.subheader(t("intuition.eye_header"))
 st.markdown(t("intuition.eye_text"))
 
 
-def _focus_from_click() -> None:
+def _focus_from_click(point: dict) -> None:
     """A click on the picture moves the focus: put the clicked point into the two sliders."""
-    points = st.session_state["eye_picture"].selection.points
-    if points:
-        st.session_state["eye_x"] = int(round(100 * points[0]["x"] / (WIDTH - 1)))
-        st.session_state["eye_y"] = int(round(100 * points[0]["y"] / (HEIGHT - 1)))
+    st.session_state["eye_x"] = int(round(100 * point["x"] / (WIDTH - 1)))
+    st.session_state["eye_y"] = int(round(100 * point["y"] / (HEIGHT - 1)))
 
 
 picture, controls = st.columns([3, 1], gap="large")
@@ -32,14 +30,12 @@ with controls:
     fy = st.slider(t("intuition.eye_y"), 0, 100, 84, key="eye_y", bind="query-params")
     radius = st.slider(t("intuition.eye_radius"), 20, 200, 60, step=5, key="eye_r", bind="query-params")
 with picture:
-    st.plotly_chart(
-        themed_figure(focus_picture(foveated_scene(fx / 100, fy / 100, radius))),
-        key="eye_picture",
-        theme=None,  # the theme is in the figure: drawn once (chart_theme.py)
-        on_select=_focus_from_click,
-        selection_mode="points",
+    draw(
+        focus_picture(foveated_scene(fx / 100, fy / 100, radius)),
+        "eye_picture",
+        on_click=_focus_from_click,
         alt=t("intuition.eye_image_alt"),
-        config={"displayModeBar": False},
+        config={"displayModeBar": False},  # a picture to click: no toolbar, no downloads
     )
     st.caption(t("intuition.eye_caption"))
 

@@ -1,6 +1,6 @@
-"""chart_theme.themed: Streamlit's chart look written into the figure, so that Streamlit can
+"""chart_theme.themed: Streamlit's chart look written into a figure's JSON, so that Streamlit can
 send it with theme=None and Plotly.js draws it once (tests/browser/test_drawn_once.py counts
-the drawing passes in Chromium)."""
+the drawing passes in Chromium). The pipeline around it: attention_ui.charts."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attention_ui import chart_theme
-from attention_ui.chart_theme import AXES, COLORAXIS, LAYOUT, LINE, TEXT, Themed, digest, themed, themed_figure, under
+from attention_ui.chart_theme import digest, themed, under
+from attention_ui.charts import prepare
 from attention_ui.figures import key_bars, token_matrix
+from attention_ui.internals import AXES, COLORAXIS, DARK, LAYOUT, LEGEND, LINE, PAPER, TEXT, TITLE, SentAsIs
 
 TOKENS = ["the", "cat", "sat"]
 
@@ -20,13 +21,16 @@ TOKENS = ["the", "cat", "sat"]
 def sent(spec: dict) -> dict:
     """The JSON Streamlit sends for ``spec`` (plotly.io.to_json of ``to_dict()``, as
     st.plotly_chart does with a figure)."""
-    return json.loads(pio.to_json(Themed(spec).to_dict(), validate=False))
+    return json.loads(pio.to_json(SentAsIs(spec).to_dict(), validate=False))
+
+
+def spec_of(fig) -> dict:
+    return themed(fig.to_dict())
 
 
 def test_no_template_no_meta_and_the_theme_in_the_layout():
     fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="weights")
-    assert fig.layout.meta  # the builder's note for show_figure
-    layout = sent(themed(fig))["layout"]
+    layout = sent(spec_of(fig))["layout"]
     assert "template" not in layout and "meta" not in layout
     assert layout["font"]["color"] == TEXT and layout["paper_bgcolor"] == LAYOUT["paper_bgcolor"]
     for name in ("xaxis", "yaxis"):
@@ -36,7 +40,7 @@ def test_no_template_no_meta_and_the_theme_in_the_layout():
 
 
 def test_a_figure_without_a_title_gets_no_title():
-    assert "title" not in sent(themed(go.Figure(go.Bar(y=[1]))))["layout"]
+    assert "title" not in sent(spec_of(go.Figure(go.Bar(y=[1]))))["layout"]
 
 
 def test_the_figure_s_own_values_win_and_every_axis_gets_the_theme():
@@ -44,7 +48,7 @@ def test_the_figure_s_own_values_win_and_every_axis_gets_the_theme():
         [go.Heatmap(z=[[1]], coloraxis="coloraxis2"), go.Scatter(y=[1], xaxis="x3", yaxis="y2")],
         layout={"font": {"size": 20}, "xaxis": {"tickfont": {"color": "red"}}, "margin": {"l": 77}},
     )
-    layout = sent(themed(fig))["layout"]
+    layout = sent(spec_of(fig))["layout"]
     assert layout["font"]["size"] == 20 and layout["font"]["color"] == TEXT
     assert layout["xaxis"]["tickfont"] == {"color": "red", "size": 12}
     assert layout["margin"] == {"l": 77, "pad": 8, "r": 0}
@@ -55,43 +59,45 @@ def test_the_figure_s_own_values_win_and_every_axis_gets_the_theme():
 def test_bars_stand_on_an_axis_without_grid_or_zero_line_colours():
     """A grid or zero-line colour given to the axis bars stand on would make Plotly draw them
     there (it draws none by default); the value axis gets both."""
-    vertical = sent(themed(key_bars([0.5, 0.5], ["a", "b"], title="w")))["layout"]
+    vertical = sent(spec_of(key_bars([0.5, 0.5], ["a", "b"], title="w")))["layout"]
     assert "gridcolor" not in vertical["xaxis"] and "zerolinecolor" not in vertical["xaxis"]
     assert vertical["yaxis"]["gridcolor"] == LINE
-    across = sent(themed(go.Figure(go.Bar(x=[1, 2], y=["a", "b"], orientation="h"))))["layout"]
+    across = sent(spec_of(go.Figure(go.Bar(x=[1, 2], y=["a", "b"], orientation="h"))))["layout"]
     assert "gridcolor" not in across["yaxis"] and across["xaxis"]["gridcolor"] == LINE
 
 
 def test_vectors_are_sent_as_lists_and_matrices_stay_arrays():
     fig = go.Figure([go.Bar(y=np.array([0.25, 0.75]), marker={"color": np.array([1.0, 2.0])}), go.Heatmap(z=np.eye(2))])
-    data = sent(themed(fig))["data"]
+    data = sent(spec_of(fig))["data"]
     assert data[0]["y"] == [0.25, 0.75] and data[0]["marker"]["color"] == [1.0, 2.0]
     assert "bdata" in data[1]["z"]  # 2-D: an array of rows in Plotly.js, fine as it is
 
 
 def test_datarevision_follows_the_traces():
-    spec = themed(go.Figure(go.Bar(y=[1, 2])))
+    spec = spec_of(go.Figure(go.Bar(y=[1, 2])))
     a = spec["layout"]["datarevision"]
     assert a == digest(spec["data"]) and a != digest([{"type": "bar", "y": [1, 3]}])
-    assert themed(go.Figure(go.Bar(y=[1, 3])))["layout"]["datarevision"] != a
-    assert themed(go.Figure(go.Bar(y=[1, 2]), layout={"height": 300}))["layout"]["datarevision"] == a  # not data
+    assert spec_of(go.Figure(go.Bar(y=[1, 3])))["layout"]["datarevision"] != a
+    assert spec_of(go.Figure(go.Bar(y=[1, 2]), layout={"height": 300}))["layout"]["datarevision"] == a  # not data
 
 
-def test_the_figure_is_not_changed_and_a_bold_title_is_not_bolded_again():
+def test_the_json_given_is_not_changed_and_a_bold_title_is_not_bolded_again():
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w")
+    fig.layout.meta = {"a hint": 1}  # a figure made elsewhere may carry one: it is not sent
+    given = fig.to_dict()
+    before = json.dumps(given, sort_keys=True)
+    spec = themed(given)
+    assert json.dumps(given, sort_keys=True) == before  # a new dict; template and meta still in the old one
+    assert "meta" not in spec["layout"] and spec["layout"]["title"]["text"] == "<b>w</b>"
+    assert themed({"data": [], "layout": {"title": {"text": "<b>w</b>"}}})["layout"]["title"]["text"] == "<b>w</b>"
+
+
+def test_every_step_of_the_pipeline_leaves_the_figure_as_it_was():
     fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w")
     before = fig.to_dict()
-    spec = themed(fig)
-    assert fig.to_dict() == before  # meta, template and title still there for the server
-    assert spec["layout"]["title"]["text"] == "<b>w</b>"
-    assert themed(go.Figure(layout={"title": {"text": "<b>w</b>"}}))["layout"]["title"]["text"] == "<b>w</b>"
-
-
-def test_streamlit_sends_the_spec_as_it_is():
-    """st.plotly_chart turns a Plotly figure into what it sends with to_dict(); Themed's is the spec."""
-    from plotly.tools import return_figure_from_figure_or_data
-
-    spec = themed(go.Figure(go.Bar(y=[1, 2])))
-    assert return_figure_from_figure_or_data(themed_figure(go.Figure(go.Bar(y=[1, 2]))), True) == spec
+    for presenting in (False, True):
+        prepare(fig, presenting=presenting)
+    assert fig.to_dict() == before
 
 
 def test_under_fills_only_what_is_missing():
@@ -100,5 +106,5 @@ def test_under_fills_only_what_is_missing():
 
 
 def test_dark_colours_exist_for_each_light_one_drawn():
-    for light in (chart_theme.TEXT, chart_theme.TITLE, chart_theme.LEGEND, LINE, chart_theme.PAPER):
-        assert light in chart_theme.DARK
+    for light in (TEXT, TITLE, LEGEND, LINE, PAPER):
+        assert light in DARK

@@ -1,9 +1,11 @@
 """The figure builders' shared pieces against Plotly's own: ``panel_axes`` lays panels out as
 ``plotly.subplots.make_subplots`` does, ``figure`` builds what ``update_layout`` would, and
-``projector_figure`` enlarges as Plotly's update methods would."""
+``presentation.projector`` enlarges as Plotly's update methods would; the steps of the chart
+pipeline change nothing they are given; one model of text widths."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -11,8 +13,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from attention_ui.figures import domains, figure, heatmap, panel_axes
-from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector_figure
+from attention_ui.figures import Chart, domains, figure, heatmap, panel_axes
+from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector
 from tests.helpers import ROOT
 
 
@@ -60,7 +62,7 @@ def test_figure_is_what_update_layout_builds():
     assert "title" not in figure([bar], title=None, height=300).to_dict()["layout"]
 
 
-def _projector_reference(fig: go.Figure) -> go.Figure:
+def _projector_reference(fig: go.Figure) -> dict:
     """The enlargement written with Plotly's own update methods (slower, the same result)."""
     big = go.Figure(fig)
     big.update_layout(font={"size": CHART_FONT_PX}, title_font_size=round(CHART_FONT_PX * 1.15))
@@ -69,20 +71,28 @@ def _projector_reference(fig: go.Figure) -> go.Figure:
     for trace in big.data:
         if getattr(getattr(trace, "textfont", None), "size", None):
             trace.textfont.size = round(trace.textfont.size * CHART_FONT_PX / 12)
-    meta = big.layout.meta
-    if meta and meta.get("cell_numbers_width"):  # the cell numbers grow as much, and need as much more room
-        big.layout.meta = {**meta, "cell_numbers_width": round(meta["cell_numbers_width"] * CHART_FONT_PX / 12)}
-    return big
+    spec = big.to_dict()
+    spec["layout"].pop("template", None)  # the pipeline's theme replaces any template
+    return spec
 
 
 @pytest.mark.parametrize("template", [None, "plotly_dark"])
-def test_projector_figure_equals_plotly_updates(template):
+def test_projector_equals_plotly_updates_and_changes_nothing_given(template):
     fig = heatmap(np.arange(6.0).reshape(2, 3), ["a", "b"], ["x", "y", "z"], title="Weights")
     if template:
         fig.layout.template = template
-    before = fig.to_dict()
-    assert projector_figure(fig).to_dict() == _projector_reference(fig).to_dict()
-    assert fig.to_dict() == before  # the figure passed in is not changed
+    spec = fig.to_dict()
+    before = json.dumps(spec, sort_keys=True)
+    assert projector(spec) == _projector_reference(fig)
+    assert json.dumps(spec, sort_keys=True) == before  # the JSON passed in is not changed
+
+
+def test_a_picture_keeps_its_height_on_a_projector():
+    """A chart whose axes keep the picture's aspect would only gain blank sides."""
+    from attention_ui.intuition_figures import focus_picture
+
+    spec = focus_picture(np.zeros((40, 72, 3), dtype=np.uint8)).to_dict()
+    assert projector(spec)["layout"]["height"] == spec["layout"]["height"] == 40
 
 
 UI_MODULES = sorted(p.stem for p in (ROOT / "attention_ui").glob("*.py") if p.stem != "__init__")
@@ -159,13 +169,15 @@ def _fitted_cases():
 
 @pytest.mark.parametrize("case", ["token_matrix", "diverging", "vectors", "row", "bars", "grid"])
 def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
-    """The numbers, labels and colours a chart shows stay as they were; the margins only grow."""
+    """The numbers, labels and colours a chart shows stay as they were; the margins only grow;
+    the JSON it is given is not changed."""
     from attention_ui.margins import COLORBAR_X, fit_margins
 
-    fig = _fitted_cases()[case]
-    before = fig.to_dict()
-    assert fit_margins(fig) is fig
-    after = fig.to_dict()
+    before = _fitted_cases()[case].to_dict()
+    given = json.dumps(before, sort_keys=True)
+    after = fit_margins(before)
+    assert json.dumps(before, sort_keys=True) == given  # a new dict, the old one as it was
+    before, after = json.loads(given), json.loads(json.dumps(after))
     for side, px in before["layout"].get("margin", {}).items():
         assert after["layout"]["margin"][side] >= px
     assert after["layout"]["margin"] != before["layout"].get("margin")  # every case needs room for its labels
@@ -185,9 +197,44 @@ def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
 def test_text_px_adds_up_glyph_widths():
     """A label's width is the sum of its letters' (measured) widths, the widest line counts,
     tags take no room, and Chinese letters are 1 em."""
-    from attention_ui.margins import TEXT_EM, text_px
+    from attention_ui.internals import TEXT_EM
+    from attention_ui.text_width import text_px
 
     word = "because"
     assert text_px(word, 10) == pytest.approx(10 * sum(TEXT_EM[c] for c in word))
     assert text_px(f"<b>{word}</b><br>ab") == text_px(word)
     assert text_px("注意力", 14) == 42
+
+
+def test_one_model_of_text_widths():
+    """No module of the app estimates a text's width by itself: every decision goes through
+    ``text_width`` (``text_px``, ``row_px``), and only ``internals`` holds glyph widths."""
+    import re
+
+    own = {"text_width.py", "internals.py"}
+    estimates = re.compile(r"0x2E7F|east_asian_width|DIGIT_EM|_label_width|def _width\b|TEXT_EM|<\[\^>\]\*>")
+    found = [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in sorted((ROOT / "attention_ui").glob("*.py"))
+        if path.name not in own
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if estimates.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_a_chart_says_what_its_page_needs_without_meta():
+    """The builder hands the page's needs over as the figure's own attributes; nothing
+    travels in ``layout.meta``."""
+    from attention_ui.figures import heatmap_row
+    from attention_ui.model_figures import heads_grid
+
+    small = heatmap(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], title="w")
+    big = heatmap(np.eye(30), [str(k) for k in range(30)], [str(k) for k in range(30)], title="w")
+    row = heatmap_row([("q", np.eye(8)), ("k", np.eye(8)), ("v", np.eye(8))], [str(k) for k in range(8)], title="t")
+    grid = heads_grid(np.full((2, 3, 4, 4), 0.25), title="grid")
+    assert isinstance(small, Chart) and small.numbers_px > 0 and big.numbers_px == 0
+    assert row.phone_ticks is False and small.phone_ticks is True
+    assert grid.numbers_px is None  # thumbnails: no cells of numbers, no note
+    for fig in (small, big, row, grid):
+        assert "meta" not in fig.to_dict()["layout"]

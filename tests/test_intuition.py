@@ -193,7 +193,7 @@ def picture_source(at) -> str:
 
 
 def reading_weights_on_page(at) -> np.ndarray:
-    body = at.get("html")[0].proto.body
+    body = next(h.proto.body for h in at.get("html") if 'class="reading"' in h.proto.body)  # the reading text
     return np.array([float(x) for x in re.findall(r'data-weight="([\d.]+)"', body)])
 
 

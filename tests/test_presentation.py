@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_ui.presentation import CHART_FONT_PX, FONT_PX, PRESENTATION_CSS, parse_flag, projector_figure
+from attention_ui.presentation import CHART_FONT_PX, FONT_PX, PRESENTATION_CSS, parse_flag, projector
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,12 +39,14 @@ def test_css_is_a_constant_style_sheet():
     assert f"font-size: {FONT_PX}px" in PRESENTATION_CSS
 
 
-def test_projector_figure_is_a_larger_copy():
-    fig = go.Figure(go.Heatmap(z=[[1, 2]], texttemplate="%{z}", textfont={"size": 12}), layout={"height": 200})
-    big = projector_figure(fig)
-    assert big.layout.font.size == CHART_FONT_PX and big.data[0].textfont.size == CHART_FONT_PX
-    assert big.layout.height == 260
-    assert fig.layout.font.size is None and fig.data[0].textfont.size == 12 and fig.layout.height == 200
+def test_projector_is_a_larger_copy():
+    heat = go.Heatmap(z=[[1, 2]], texttemplate="%{z}", textfont={"size": 12})
+    spec = go.Figure(heat, layout={"height": 200}).to_dict()
+    big = projector(spec)
+    assert big["layout"]["font"]["size"] == CHART_FONT_PX and big["data"][0]["textfont"]["size"] == CHART_FONT_PX
+    assert big["layout"]["height"] == 260
+    assert "font" not in spec["layout"] and spec["data"][0]["textfont"]["size"] == 12  # the JSON given, as it was
+    assert spec["layout"]["height"] == 200
 
 
 def _styles(at) -> list[str]:

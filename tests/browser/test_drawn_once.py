@@ -3,8 +3,9 @@
 With Streamlit's chart theme, Streamlit's chart component applied its theme to a fresh copy of
 the figure right after drawing it, and Plotly drew the whole chart again for the new template
 object (and for a ``layout.meta`` object, and for data arrays without a ``datarevision``).
-``chart_theme.themed`` writes the theme into the figure and ``exports.show_figure`` sends it
-with ``theme=None``: the second ``Plotly.react`` finds nothing to draw.
+``chart_theme.themed`` (a step of the chart pipeline, ``attention_ui.charts``) writes the theme
+into the figure, which is sent with ``theme=None``: the second ``Plotly.react`` finds nothing
+to draw.
 
 How it is counted: Chromium's precise coverage counts the calls of each function of the page's
 scripts. Plotly's ``_doPlot`` (one full drawing pass) starts a fresh ``_pushmarginIds`` record
@@ -21,8 +22,7 @@ from __future__ import annotations
 
 import pytest
 
-from attention_ui import chart_theme
-from attention_ui.style import _rgb
+from attention_ui import internals
 from tests.browser.harness import VIEWPORT, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -43,8 +43,9 @@ PAGES = [
 # Not here: step 7 (its legend of tokens, below the bars, wraps with the width; Plotly widens
 # the bottom margin for it and draws once more) and the pages whose charts test_margins.py
 # lists as not estimated (Why √d_k, What is attention?).
-PASS_MARK = "_pushmarginIds={}"
-"""Source text of the function Plotly's ``_doPlot`` calls once per drawing pass."""
+PASS_MARK = internals.DRAW_PASS_MARK
+"""Source text of the function Plotly's ``_doPlot`` calls once per drawing pass (its canary:
+``tests/test_internals.py``)."""
 
 
 def drawing_passes(cdp) -> int:
@@ -105,6 +106,6 @@ def test_chart_colours_follow_the_theme(chromium, server, scheme):
         )
     finally:
         context.close()
-    light = {"tick": chart_theme.TEXT, "title": chart_theme.TITLE, "grid": chart_theme.LINE, "paper": chart_theme.PAPER}
-    expected = light if scheme == "light" else {k: chart_theme.DARK[v] for k, v in light.items()}
-    assert colours == {k: _rgb(v) for k, v in expected.items()}
+    light = {"tick": internals.TEXT, "title": internals.TITLE, "grid": internals.LINE, "paper": internals.PAPER}
+    expected = light if scheme == "light" else {k: internals.DARK[v] for k, v in light.items()}
+    assert colours == {k: internals.rgb(v) for k, v in expected.items()}

@@ -7,31 +7,32 @@ from __future__ import annotations
 
 import pytest
 
+from attention_ui import internals
 from attention_ui.model_figures import SELECTED
 from tests.browser.harness import no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-STROKES_JS = """() => [...document.querySelectorAll('.st-key-fig_grid .shapelayer path')].map((p) => {
+GRID = "." + internals.key_class("fig_grid")
+STROKES_JS = f"""() => [...document.querySelectorAll('{GRID} .shapelayer path')].map((p) => {{
   const style = getComputedStyle(p);
   return [style.stroke, style.strokeOpacity];
-})"""
+}})"""
 
 
 def framed(page) -> list[int]:
     """Indices of the grid's frames Chromium draws visibly, in the selected colour."""
-    red, green, blue = (int(SELECTED[k : k + 2], 16) for k in (1, 3, 5))
-    orange = f"rgb({red}, {green}, {blue})"
+    orange = internals.rgb(SELECTED)
     return [n for n, (stroke, opacity) in enumerate(page.evaluate(STROKES_JS)) if stroke == orange and opacity == "1"]
 
 
 def test_the_chosen_head_is_framed_and_a_pick_does_not_redraw_the_grid(open_app):
     page = open_app("real_model?lang=en&layer=4&head=6")  # as shown: index 3 and 5
     no_exception(page)
-    page.wait_for_function("document.querySelectorAll('.st-key-fig_grid .shapelayer path').length === 72")
+    page.wait_for_function(f"document.querySelectorAll('{GRID} .shapelayer path').length === 72")
     assert framed(page) == [3 * 12 + 5]
-    page.evaluate("document.querySelector('.st-key-fig_grid .plot-container').dataset.before = 'yes'")
-    page.locator('[data-testid="stMain"] .st-key-head_picker button').nth(7).click()
+    page.evaluate(f"document.querySelector('{GRID} .plot-container').dataset.before = 'yes'")
+    page.locator(f"{internals.testid('stMain')} .{internals.key_class('head_picker')} button").nth(7).click()
     for _ in range(50):  # the rerun lands with the new style
         wait_for_app(page)
         if framed(page) == [3 * 12 + 7]:
@@ -39,4 +40,4 @@ def test_the_chosen_head_is_framed_and_a_pick_does_not_redraw_the_grid(open_app)
         page.wait_for_timeout(200)
     no_exception(page)
     assert framed(page) == [3 * 12 + 7]
-    assert page.evaluate("document.querySelector('.st-key-fig_grid .plot-container').dataset.before") == "yes"
+    assert page.evaluate(f"document.querySelector('{GRID} .plot-container').dataset.before") == "yes"

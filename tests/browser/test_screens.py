@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from attention_core.lesson import STEPS
+from attention_ui import internals
 from attention_ui.shell import NAV
 from tests.browser.harness import no_exception, wait_for_app
 
@@ -112,15 +113,16 @@ def test_on_a_phone_the_sidebar_closes_after_a_page_is_picked(views, server):
     page = views("phone")
     page.goto(server + "?lang=en")
     wait_for_app(page, settle=200)
-    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar = page.locator(internals.testid("stSidebar"))
     if sidebar.get_attribute("data-collapsed") == "true":
-        page.locator('[data-testid="stExpandSidebarButton"]').click()
+        page.locator(internals.testid("stExpandSidebarButton")).click()
     page.wait_for_function(
-        """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed === 'false'"""
+        f"""() => document.querySelector('{internals.testid("stSidebar")}').dataset.collapsed === 'false'"""
     )
-    page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a[href*="matrices"]').first.click()
+    page.locator(f'{internals.testid("stSidebar")} {internals.testid("stPageLink")} a[href*="matrices"]').first.click()
     page.wait_for_url("**/matrices*")
     wait_for_app(page, settle=200)
     page.wait_for_function(
-        """() => document.querySelector('[data-testid="stSidebar"]').dataset.collapsed === 'true'""", timeout=5_000
+        f"""() => document.querySelector('{internals.testid("stSidebar")}').dataset.collapsed === 'true'""",
+        timeout=5_000,
     )

@@ -1,0 +1,170 @@
+"""Browser canaries for what attention_ui/internals.py copied from Streamlit, Plotly and Chromium
+that only a browser can tell (the rest: tests/test_internals.py).
+
+One page (tests/browser/probe_app.py) holds a chart Streamlit themes itself and one drawn
+through the app's chart pipeline. Each test fails with a message naming the value that moved.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attention_ui import internals
+from tests.browser.harness import streamlit_server, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+CHANGED = f"(internals.py was checked with {internals.CHECKED_WITH}) "
+TRANSPARENT = {"transparent", "rgba(0,0,0,0)"}
+
+THEIR_TEMPLATE_JS = """() => JSON.stringify(
+  document.querySelector('.st-key-streamlit_theme .js-plotly-plot').layout.template.layout)"""
+
+GLYPHS_JS = """async (chars) => {
+  await document.fonts.load('100px "Source Sans"');
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  document.body.appendChild(svg);
+  const out = {};
+  for (const ch of chars) {
+    const text = document.createElementNS(ns, 'text');
+    text.setAttribute('style', 'font-family: "Source Sans", sans-serif; font-size: 100px; white-space: pre;');
+    text.textContent = ch;
+    svg.appendChild(text);
+    out[ch] = text.getComputedTextLength() / 100;
+  }
+  svg.remove();
+  return out;
+}"""
+
+
+@pytest.fixture(scope="module")
+def probe():
+    with streamlit_server(app="tests/browser/probe_app.py") as srv:
+        yield srv.url
+
+
+def _open(chromium, url: str, scheme: str = "light"):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
+    context.set_default_timeout(90_000)
+    page = context.new_page()
+    page.goto(url)
+    wait_for_app(page, settle=500)
+    page.wait_for_function(  # Streamlit puts its theme into the chart after drawing it
+        "() => document.querySelector('.st-key-streamlit_theme .js-plotly-plot')?.layout?.template?.layout"
+    )
+    return page
+
+
+def leaves(tree: dict, path: str = ""):
+    """(path, value) of every leaf of a nested dict."""
+    for name, value in tree.items():
+        if isinstance(value, dict):
+            yield from leaves(value, f"{path}.{name}")
+        else:
+            yield f"{path}.{name}".lstrip("."), value
+
+
+def at(tree: dict, path: str):
+    for name in path.split("."):
+        tree = tree.get(name) if isinstance(tree, dict) else None
+    return tree
+
+
+OURS = {
+    "": internals.LAYOUT,
+    "xaxis": internals.AXES["x"],
+    "yaxis": internals.AXES["y"],
+    "coloraxis": internals.COLORAXIS,
+}
+"""Our copy, by where Streamlit's template layout holds each part."""
+RENAMED = {"color": "tickcolor"}
+"""An axis' tick colour: Streamlit sets ``tickcolor`` (which turns tick marks on everywhere); we set
+``color``, which colours them only where Plotly draws some."""
+
+
+def differences(theirs: dict, dark: bool) -> list[str]:
+    """Where our copy (mapped to the dark theme's colours when ``dark``) and Streamlit's differ."""
+    found = []
+    for where, part in OURS.items():
+        for path, ours in leaves(part):
+            their_path = RENAMED.get(path, path) if where in ("xaxis", "yaxis") else path
+            value = at(theirs, f"{where}.{their_path}".lstrip("."))
+            if isinstance(ours, list):
+                if dark:
+                    continue  # our charts name their own colour scales; the dark theme reverses its own
+                expected, value = json.loads(json.dumps(ours)), json.loads(json.dumps(value))
+            else:
+                expected = internals.DARK.get(ours, ours) if dark else ours
+            if isinstance(expected, str) and {expected, value} <= TRANSPARENT:
+                continue
+            if value != expected:
+                found.append(f"{where or 'layout'}.{path}: we copied {expected!r}, Streamlit gives {value!r}")
+    return found
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_copied_theme_is_the_one_streamlit_gives_its_charts(chromium, probe, scheme):
+    page = _open(chromium, probe, scheme)
+    try:
+        theirs = json.loads(page.evaluate(THEIR_TEMPLATE_JS))
+    finally:
+        page.context.close()
+    found = differences(theirs, dark=scheme == "dark")
+    assert not found, (
+        CHANGED
+        + f"Streamlit's {scheme} chart theme moved; update internals.LAYOUT/AXES/COLORAXIS"
+        + (" (and DARK)" if scheme == "dark" else "")
+        + ":\n"
+        + "\n".join(found)
+    )
+
+
+def test_chromium_writes_plotly_s_colours_as_the_dark_rules_expect(chromium, probe):
+    """``style.chart_dark_rules`` finds what Plotly drew in a light colour by its inline style, as
+    Chromium writes it (``internals.styled``)."""
+    page = _open(chromium, probe)
+    try:
+        found = page.evaluate(
+            """(selectors) => selectors.map((s) => !!document.querySelector('[class*="st-key-fig_"] ' + s))""",
+            [
+                f"text{internals.styled('fill', internals.TEXT)}",
+                f"text{internals.styled('fill', internals.TITLE)}",
+                f".main-svg{internals.styled('background', internals.PAPER)}",
+                f"rect.bg{internals.styled('fill', internals.PAPER)}",  # a legend's box
+            ],
+        )
+    finally:
+        page.context.close()
+    assert all(found), CHANGED + (
+        "Chromium (or Plotly) no longer writes a drawn colour as 'fill: rgb(r, g, b)' in the style attribute "
+        f"(found {found} for tick text, title, paper, legend box): the dark theme's chart colours "
+        "(style.chart_dark_rules) match that text; see internals.styled."
+    )
+
+
+def test_the_glyph_widths_are_source_sans_as_chromium_draws_it(chromium, probe):
+    """Each letter's table width (``internals.TEXT_EM``, rounded up to its group's widest) is never
+    less than Chromium draws it, and no group is much wider than its widest letter."""
+    page = _open(chromium, probe)
+    try:
+        chars = [*internals.TEXT_EM, "中", "文", "\u0302"]
+        drawn = page.evaluate(GLYPHS_JS, chars)
+    finally:
+        page.context.close()
+    short = [
+        f"{ch!r}: drawn {drawn[ch]:.3f} em > {em} em" for ch, em in internals.TEXT_EM.items() if drawn[ch] > em + 0.002
+    ]
+    groups: dict[float, float] = {}
+    for ch, em in internals.TEXT_EM.items():
+        groups[em] = max(groups.get(em, 0.0), drawn[ch])
+    loose = [
+        f"group {em} em: its widest letter is {widest:.3f} em" for em, widest in groups.items() if em - widest > 0.07
+    ]
+    cjk = [f"{ch!r}: {drawn[ch]:.3f} em" for ch in "中文" if abs(drawn[ch] - internals.WIDE_EM) > 0.02]
+    assert not (short or loose or cjk) and drawn["\u0302"] == 0, CHANGED + (
+        "The chart font's letters changed width (Streamlit's font, or Chromium's drawing of it): update "
+        "internals.TEXT_EM, WIDE_EM:\n" + "\n".join(short + loose + cjk)
+    )

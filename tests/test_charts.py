@@ -1,0 +1,110 @@
+"""The chart pipeline (attention_ui/charts.py) on a page: every chart goes through it, and the
+containers it lays around a chart follow what the figure's builder said (figures.Chart), in
+presentation mode too. Drawing once in Chromium: tests/browser/test_drawn_once.py."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers import ROOT
+
+SCRIPT = """
+import numpy as np
+import plotly.graph_objects as go
+from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap, heatmap_row, key_bars
+labels = [str(k) for k in range(30)]
+show_figure(heatmap(np.eye(3), labels[:3], labels[:3], title="small"), "fig_small")
+show_figure(heatmap(np.eye(30), labels, labels, title="large"), "fig_large")
+show_figure(heatmap_row([(n, np.eye(8)) for n in "qkv"], labels[:8], title="row"), "fig_row")
+show_figure(key_bars([0.5, 0.5], ["a", "b"], title="bars"), "fig_bars")
+"""
+
+
+def _blocks(at) -> dict[str, list[str]]:
+    """Each keyed container's key and the kinds of what it holds (depth-first)."""
+    found = {}
+
+    def walk(node, inside):
+        proto = getattr(node, "proto", None)
+        key = re.sub(r"^\$\$ID-[0-9a-f]+-", "", getattr(proto, "id", "") or "") if proto is not None else ""
+        if type(node).__name__ == "Block" and key:
+            inside = [*inside, key]
+            found[key] = []
+        for name in inside:
+            if type(node).__name__ != "Block":
+                found[name].append(getattr(node, "type", ""))
+        for child in getattr(node, "children", {}).values():
+            walk(child, inside)
+
+    walk(at._tree, [])
+    return found
+
+
+def _run(script: str = SCRIPT, **params) -> AppTest:
+    at = AppTest.from_string(script, default_timeout=60)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_containers_follow_what_the_builder_said():
+    blocks = _blocks(_run())
+    small = next(key for key in blocks if key.endswith("_fig_small"))
+    assert re.fullmatch(r"cells\d+_fig_small", small) and "plotly_chart" in blocks[small]
+    assert blocks["cellnote_fig_small"] == ["caption"]  # hidden by the style sheet unless too narrow
+    assert not any(key.startswith("cells") and key.endswith("fig_large") for key in blocks)  # no numbers...
+    assert "cellnote_fig_large" not in blocks  # ... and the note in a plain container, always shown
+    assert any(key.startswith("noticks_fig_row") for key in blocks)  # 24 column labels: none on a phone
+    assert not any(key.endswith("fig_bars") for key in blocks)  # no cells: no note
+
+
+def test_presentation_mode_widens_the_cells_and_draws_afresh():
+    plain, big = _blocks(_run()), _blocks(_run(present="true"))
+
+    def width(blocks) -> int:
+        return int(next(re.match(r"cells(\d+)_fig_small", k)[1] for k in blocks if k.endswith("_fig_small")))
+
+    assert width(big) > width(plain)
+    at = _run(present="true")
+    keys = [chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")]
+    assert "fig_small_present" in keys
+    assert json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["font"]["size"] == 18
+
+
+PICTURE = """
+import numpy as np
+from attention_ui.charts import draw
+from attention_ui.intuition_figures import focus_picture
+draw(focus_picture(np.zeros((40, 72, 3), dtype=np.uint8)), "eye", config={"displayModeBar": False}, alt="a picture")
+"""
+
+
+def test_a_chart_without_downloads_goes_through_the_pipeline_too():
+    at = _run(PICTURE)
+    chart = at.get("plotly_chart")[0]
+    spec = json.loads(chart.proto.spec)
+    assert chart.proto.theme == "" and "template" not in spec["layout"] and spec["layout"]["datarevision"]
+    assert json.loads(chart.proto.config) == {"displayModeBar": False} and chart.proto.alt == "a picture"
+    assert spec["layout"]["margin"] == {"l": 0, "r": 0, "t": 0, "b": 0, "pad": 8}  # a picture's axes take no room
+    assert not at.get("popover")
+
+
+@pytest.mark.parametrize("folder", ["pages", "attention_ui"])
+def test_every_chart_goes_through_the_pipeline(folder):
+    """Only charts.draw calls st.plotly_chart."""
+    calls = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / folder).glob("*.py"))
+        if path.name != "charts.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "plotly_chart"
+    ]
+    assert not calls, f"draw charts with attention_ui.charts.draw (or exports.show_figure): {calls}"

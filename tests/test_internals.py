@@ -1,0 +1,173 @@
+"""Canaries for what the app assumes about Streamlit's and Plotly's insides (attention_ui/internals.py).
+
+Each test reads the installed package (or the frontend bundle Streamlit serves) and fails with a
+message that names the assumption, the value and what to do, so that an upgrade which changes
+one breaks this file and not, silently, the look of every chart. What only a browser can tell
+(the theme Streamlit gives its own charts, the width of its font's letters, how Chromium writes
+Plotly's colours) is checked in tests/browser/test_internals_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+import streamlit
+from streamlit.testing.v1 import AppTest
+
+from attention_ui import internals
+
+STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
+UPGRADE = (
+    "Streamlit {streamlit} / Plotly {plotly} are installed; attention_ui/internals.py was checked with "
+    f"{internals.CHECKED_WITH}. "
+)
+
+
+def _versions() -> dict:
+    return {name: version(name) for name in internals.CHECKED_WITH}
+
+
+def _upgrade() -> str:
+    return UPGRADE.format(**_versions())
+
+
+@cache
+def bundle(pattern: str = "*.js") -> str:
+    """The text of Streamlit's frontend files that match ``pattern`` (minified JavaScript)."""
+    files = sorted(STATIC_JS.glob(pattern))
+    assert files, f"no {pattern} under {STATIC_JS}: Streamlit's frontend moved; find its bundle and fix STATIC_JS"
+    return "\n".join(path.read_text(encoding="utf-8", errors="replace") for path in files)
+
+
+def test_the_installed_versions_are_the_ones_checked():
+    """A gate, not a check of a value: after an upgrade, run this file and the browser canaries,
+    fix what they name, then write the new versions into ``internals.CHECKED_WITH``."""
+    assert _versions() == internals.CHECKED_WITH, _upgrade() + (
+        "Run tests/test_internals.py and tests/browser/test_internals_browser.py, then update CHECKED_WITH."
+    )
+
+
+@pytest.mark.parametrize("name", internals.TEST_IDS)
+def test_each_data_testid_the_app_names_is_in_streamlit_s_frontend(name):
+    text = bundle()
+    assert re.search(rf"[`\"']{name}[`\"']", text), _upgrade() + (
+        f'Streamlit\'s frontend no longer names an element data-testid="{name}": the style sheets '
+        "(style.py, presentation.py) select it. Find its new name in the page and change TEST_IDS and the CSS."
+    )
+
+
+def test_a_keyed_element_still_gets_the_st_key_class():
+    assert re.search(r"`st-key-`\+", bundle()), _upgrade() + (
+        "Streamlit no longer gives an element made with key=k the class st-key-k: the cell-number "
+        "container queries, the tailor's grid and the heads grid's frame select it (internals.KEY_CLASS)."
+    )
+
+
+def test_streamlit_s_breakpoints():
+    text = bundle()
+    for name, px in internals.BREAKPOINTS.items():
+        assert f"{name}:`{px}px`" in text, _upgrade() + (
+            f"Streamlit's {name!r} breakpoint is no longer {px} px: the style sheet's phone rules and the "
+            "sidebar script use it (internals.PHONE_PX, SIDEBAR_OVERLAY_PX)."
+        )
+
+
+THEME_COLOURS = {
+    "text": internals.TEXT,
+    "chart title": internals.TITLE,
+    "legend": internals.LEGEND,
+    "lines": internals.LINE,
+    "paper": internals.PAPER,
+    "hover border": internals.HOVER_BORDER,
+    **{f"dark {n}": colour for n, colour in enumerate(internals.DARK.values())},
+    **{f"colorway {n}": colour for n, colour in enumerate(internals.COLORWAY)},
+    **{f"sequential {n}": colour for n, colour in enumerate(internals.SEQUENTIAL)},
+    **{f"diverging {n}": colour for n, colour in enumerate(internals.DIVERGING)},
+    "table line": internals.TABLE_LINE[0],
+    "dark table line": internals.TABLE_LINE[1],
+}
+
+
+@pytest.mark.parametrize("name", THEME_COLOURS)
+def test_each_copied_theme_colour_is_one_of_streamlit_s(name):
+    colour = THEME_COLOURS[name]
+    assert colour.lower() in bundle("utils.*.js").lower(), _upgrade() + (
+        f"Streamlit's theme no longer has the colour {colour} ({name}) that internals.py copied. "
+        "Read the new value from a chart Streamlit draws (tests/browser/test_internals_browser.py prints it)."
+    )
+
+
+THEME_SHAPE = {
+    "colour bar": r"coloraxis:\{colorbar:\{thickness:16,xpad:\w+\(\w+\.spacing\.twoXL\),ticklabelposition:`outside`,"
+    r"outlinecolor:\w+\.transparent,outlinewidth:8,len:\.75,y:\.5745",
+    "layout font": r"font:\{color:\w+\(\w+\),family:\w+\.bodyFont,size:\w+\(\w+\.twoSm\)",
+    "margin": r"margin:\{pad:\w+\(\w+\.spacing\.sm\),r:0,l:0\}",
+    "y axis title": r"standoff:\w+\(\w+\.spacing\.twoXL\)",
+    "x axis title": r"standoff:\w+\(\w+\.spacing\.xl\)",
+}
+
+
+@pytest.mark.parametrize("part", THEME_SHAPE)
+def test_streamlit_s_plotly_theme_still_has_the_shape_copied(part):
+    """The values internals.LAYOUT / AXES / COLORAXIS copied, as Streamlit's chart component
+    writes them (names of minified variables left open)."""
+    assert re.search(THEME_SHAPE[part], bundle("PlotlyChart.*.js")), _upgrade() + (
+        f"Streamlit's Plotly theme changed its {part}: compare internals.LAYOUT, AXES and COLORAXIS with "
+        "what tests/browser/test_internals_browser.py reads from a chart Streamlit themes, and update them."
+    )
+
+
+@pytest.mark.parametrize("name", internals.PLOTLY_CLASSES)
+def test_each_plotly_class_the_app_names_is_in_plotly_s_bundle(name):
+    assert name in bundle("PlotlyChart.*.js"), _upgrade() + (
+        f"The Plotly that Streamlit serves no longer draws elements of class {name!r}: the style sheet "
+        "selects them (internals.py). Find the new class in a drawn chart and update it."
+    )
+
+
+def test_the_drawing_pass_mark_is_one_small_function():
+    text = bundle("PlotlyChart.*.js")
+    assert text.count(internals.DRAW_PASS_MARK) == 1, _upgrade() + (
+        f"{internals.DRAW_PASS_MARK!r} is no longer in Plotly's bundle exactly once: "
+        "tests/browser/test_drawn_once.py counts Plotly's drawing passes by it. Find what _doPlot calls once "
+        "per pass in the new bundle."
+    )
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i1", "u1", "i2", "u2", "i4", "u4"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3)])
+def test_typed_array_reads_what_plotly_writes(dtype, shape):
+    values = (np.arange(np.prod(shape)) * 3).astype(dtype).reshape(shape)
+    z = go.Figure(go.Heatmap(z=values) if len(shape) == 2 else go.Bar(y=values)).to_dict()["data"][0]
+    written = z["z" if len(shape) == 2 else "y"]
+    decoded = internals.typed_array(written)
+    assert decoded is not None, _upgrade() + f"Plotly writes a {dtype} array as {written!r}: teach typed_array"
+    np.testing.assert_array_equal(decoded, values)
+    assert decoded.dtype == values.dtype
+
+
+SENT_SCRIPT = """
+import streamlit as st
+from attention_ui.internals import SentAsIs
+st.plotly_chart(SentAsIs({"data": [{"type": "bar", "y": [1, 2]}], "layout": {"height": 123}}), theme=None)
+"""
+
+
+def test_streamlit_sends_a_figure_s_dict_as_it_is():
+    """st.plotly_chart asks a Plotly figure for to_dict() and sends that, unvalidated."""
+    at = AppTest.from_string(SENT_SCRIPT, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    sent = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert sent == {"data": [{"type": "bar", "y": [1, 2]}], "layout": {"height": 123}}, _upgrade() + (
+        "st.plotly_chart no longer sends a figure's to_dict() as it is (it validated it, or added a template): "
+        "internals.SentAsIs relies on it, and every chart would be drawn twice. Read streamlit/elements/"
+        "plotly_chart.py for how it turns a figure into its spec now."
+    )
