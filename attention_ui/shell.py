@@ -199,6 +199,7 @@ NAV = [
     ("similarity", ":material/compare_arrows:"),
     ("cross_attention", ":material/swap_horiz:"),
     ("multi_head", ":material/hub:"),
+    ("learn", ":material/school:"),
     ("real_model", ":material/smart_toy:"),
     ("heads", ":material/biotech:"),
     ("exercises", ":material/quiz:"),

@@ -66,7 +66,6 @@ if lesson is not None:
         )
     clicked_without_callback(back or forward, 1 if forward else -1)
     clicker()  # → / PageDown / Space and ← / PageUp: a presenter's remote presses Next and Back
-    st.caption(t("step_by_step.keys_help"))
 
     e = explain(trace, i)
     n = shown(i)  # token i as the learner sees it, from 1
@@ -176,3 +175,4 @@ if lesson is not None:
                 col_labels=component_labels("v", e.contributions.shape[1]),
                 filename=f"contributions_{n}",
             )
+    st.caption(t("step_by_step.keys_help"))  # last: on a projector the chart comes first

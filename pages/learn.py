@@ -1,0 +1,783 @@
+"""Watch a head learn: a small decoder (attention_core.learning) trained for real, in NumPy, in
+slices of a fraction of a second, while its loss and accuracy curves grow; the attention maps it
+passes through, its W^Q·W^Kᵀ, one row step by step, and the model writing with a temperature.
+
+Training runs inside this page's script run, one slice (``Trainer.run``) at a time: after each
+slice the progress bar and the curves are redrawn, and a click anywhere stops the run at the next
+slice; the next run goes on from there. A run is shared by every learner of this server and kept
+by (task, seed, steps) in ``st.cache_resource`` (``shared_run``): it is trained once, and a second
+learner pressing Train for it watches its curves replayed. The cache is here, not in the shell:
+nothing but this page reads it, and what it keeps is a live object (a trainer and its lock), not
+something other pages share.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from attention_core import explain
+from attention_core.learning import (
+    DEFAULT_TASK,
+    TASKS,
+    Trainer,
+    accuracy,
+    decode,
+    forward,
+    generate,
+    head_report,
+    qk_circuit,
+)
+from attention_ui.charts import draw
+from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap, heatmap_row, key_bars
+from attention_ui.formulas import causal_weights
+from attention_ui.i18n import t
+from attention_ui.learn_figures import next_token_bars, training_curves
+from attention_ui.notation import SCORE, component_labels, output_row, scaled_row, scores_row, shown, softmax_row
+from attention_ui.presentation import explained_around, parse_flag
+from attention_ui.safe import escape_markdown, numbered_labels
+from attention_ui.shell import page_start
+from attention_ui.tables import number_table
+from attention_ui.url_state import keep_in_url, url_choice, url_picker, url_tabs, url_value
+
+# Constants, described in comments: a bare string in a page script is drawn on the page (Streamlit's magic).
+STEP_CHOICES = (10, 30, 100, 200, 300, 400, 600, 1000)  # Adam updates a learner can pick; every task's recipe is one
+SEED_RANGE = (0, 999)
+DEFAULT_PROMPT = {"reverse": "cabhe|", "copy": "cabhe|", "sort": "40718|", "induction": "cafbed|b"}  # up to the answer
+TEMPERATURE_RANGE = (0.0, 2.0)
+HELD_OUT = 500  # held-out examples (never in a training batch) behind every accuracy the page quotes
+SLICE_SECONDS = (
+    0.15  # about what one slice computes: the page redraws after each; a learner waiting on the lock waits this
+)
+FIRST_SLICE = 5  # updates in the first slice, which measures how long one takes
+DRAW_EVERY = 0.3  # seconds between two drawings of the growing curves (Chromium takes ~0.1 s to draw a chart)
+REPLAY_SECONDS = (0.4, 2.0)  # a run trained before is replayed in about the time it took, within these bounds
+REPLAY_FRAMES = 8
+RUNS = "_learn_runs"  # session key: the (task, seed, steps) this learner has pressed Train for, in order
+
+
+class Run:
+    """One training run, shared by every session of the server: a Trainer advanced one slice at
+    a time under a lock, the held-out accuracy of each snapshot, and, once done, the history and
+    the heads' report."""
+
+    def __init__(self, task: str, seed: int, steps: int):
+        self.task, self.seed, self.steps = task, seed, steps
+        self.lock = threading.Lock()
+        self.trainer: Trainer | None = None
+        self.per_step = None  # seconds per update, measured on the last slice
+        self.seconds = 0.0  # computing time so far, all slices
+        self.held_out: dict[int, float] = {}  # updates done -> held-out accuracy then
+        self.history = None
+        self.report = None
+
+    @property
+    def done(self) -> bool:
+        return self.history is not None
+
+    def advance(self) -> None:
+        """Train one slice (or wait for the session that is training one): about SLICE_SECONDS."""
+        with self.lock:
+            if self.done:
+                return
+            start = time.perf_counter()
+            if self.trainer is None:
+                self.trainer = Trainer(self.task, self.seed)
+            trainer = self.trainer
+            n = FIRST_SLICE if self.per_step is None else max(1, round(SLICE_SECONDS / self.per_step))
+            n = min(n, self.steps - trainer.step)
+            before = time.perf_counter()
+            trainer.run(n)
+            self.per_step = max((time.perf_counter() - before) / max(n, 1), 1e-6)
+            for snapshot in trainer.snapshots:
+                if snapshot.step not in self.held_out:
+                    self.held_out[snapshot.step] = accuracy(snapshot.params, self.task, HELD_OUT, self.seed)
+            if trainer.step >= self.steps:
+                history = trainer.history()
+                for snapshot in history.snapshots:
+                    if snapshot.step not in self.held_out:
+                        self.held_out[snapshot.step] = accuracy(snapshot.params, self.task, HELD_OUT, self.seed)
+                self.report = head_report(history.params, self.task, HELD_OUT, self.seed)
+                self.trainer = None  # Adam's moments are not needed any more
+                self.history = history
+            self.seconds += time.perf_counter() - start
+
+    def progress(self) -> tuple[int, list[float], list[float], dict[int, float]]:
+        """(updates done, losses, accuracies, held-out accuracies) as they are now."""
+        with self.lock:
+            if self.done:
+                h = self.history
+                return h.steps, list(h.loss), list(h.accuracy), dict(self.held_out)
+            if self.trainer is None:
+                return 0, [], [], {}
+            return self.trainer.step, list(self.trainer.losses), list(self.trainer.accuracies), dict(self.held_out)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)  # a finished run keeps its snapshots: ~0.1-0.6 MB
+def shared_run(task: str, seed: int, steps: int) -> Run:
+    """The run of (task, seed, steps) on this server: made once, trained by whoever comes first."""
+    return Run(task, seed, steps)
+
+
+def task_changed() -> None:
+    """A new task starts from its own recipe's number of updates and its own prompt."""
+    state = st.session_state
+    if state.get("task") in TASKS:
+        state["steps"] = TASKS[state["task"]].steps
+        state["prompt"] = DEFAULT_PROMPT[state["task"]]
+
+
+def head_name(layer: int, head: int, n_layers: int) -> str:
+    if n_layers == 1:
+        return t("learn.head_name", head=shown(head))
+    return t("learn.layer_head_name", layer=shown(layer), head=shown(head))
+
+
+def percent(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+@dataclass(frozen=True)
+class View:
+    """What every section after training reads: the task, its finished run and names for its heads."""
+
+    task_id: str
+    seed: int
+    steps: int
+    run: Run
+
+    @property
+    def task(self):
+        return TASKS[self.task_id]
+
+    @property
+    def heads(self) -> list[tuple[int, int]]:
+        return [(layer, h) for layer in range(self.task.n_layers) for h in range(self.task.n_heads)]
+
+    @property
+    def names(self) -> list[str]:
+        return [head_name(layer, h, self.task.n_layers) for layer, h in self.heads]
+
+    @property
+    def tokens(self) -> list[str]:
+        return list(decode(self.task, self.run.history.example))
+
+    @property
+    def predicting(self) -> list[int]:
+        """The input positions whose next token is scored (0-based)."""
+        return [s - 1 for s in self.task.scored]
+
+    @property
+    def answer_layer(self) -> int:
+        """The layer whose heads read the answer: the last one."""
+        return self.task.n_layers - 1
+
+    @property
+    def lead(self) -> int:
+        """The head of the answer layer that puts the most weight on the answer."""
+        return int(np.argmax(self.run.report.on_answer[self.answer_layer]))
+
+
+# ---------------------------------------------------------------- 1 · training, in slices
+
+
+def controls() -> tuple[str, int, int, bool]:
+    """The task, the seed, the number of updates and whether Train was pressed in this run."""
+    task_id = url_choice(
+        t("learn.task"), "task", tuple(TASKS), DEFAULT_TASK, lambda i: t(f"learn.task_{i}"), on_change=task_changed
+    )
+    task = TASKS[task_id]
+    st.markdown(t(f"learn.about_{task_id}", tokens=escape_markdown(task.alphabet)))
+    seed_col, steps_col, train_col = st.columns([1, 2, 1], vertical_alignment="bottom")
+    with seed_col:
+        seed = st.number_input(
+            t("learn.seed"),
+            *SEED_RANGE,
+            SEED_RANGE[0],
+            step=1,
+            key="train_seed",
+            bind="query-params",
+            help=t("learn.seed_help"),
+        )
+    with steps_col:
+        steps = url_choice(
+            t("learn.steps"),
+            "steps",
+            STEP_CHOICES,
+            task.steps,
+            str,
+            widget=st.select_slider,
+            help=t("learn.steps_help", steps=task.steps),
+        )
+    with train_col:
+        pressed = st.button(
+            t("learn.train"), type="primary", key="train", icon=":material/play_arrow:", width="stretch"
+        )
+    st.caption(
+        t(
+            "learn.model_line",
+            layers=task.n_layers,
+            heads=task.n_heads,
+            d_model=task.d_model,
+            d_k=task.d_model // task.n_heads,
+            batch=task.batch_size,
+            lr=f"{task.lr:g}",
+        )
+    )
+    return task_id, int(seed) if seed is not None else SEED_RANGE[0], int(steps), pressed
+
+
+def curves_figure(task_id: str, seed: int, steps: int, losses, accuracies, held: dict[int, float]):
+    return training_curves(
+        losses,
+        accuracies,
+        total_steps=steps,
+        vocab_size=TASKS[task_id].vocab_size,
+        title=t("learn.curves_title", task=t(f"learn.task_{task_id}"), seed=seed, steps=steps),
+        held_out_steps=list(held),
+        held_out=list(held.values()),
+        tr=t,
+    )
+
+
+def train_here(task_id: str, seed: int, steps: int, pressed: bool, status, curves) -> tuple[Run, bool]:
+    """Train the run of (task, seed, steps) a slice at a time, redrawing the progress bar and the
+    curves as they grow; a run trained before is replayed when Train was pressed for it (nothing
+    computed) and shown at once otherwise. Returns the finished run and whether it was replayed."""
+    run = shared_run(task_id, seed, steps)
+
+    def frame(k: int, done_steps: int, losses, accuracies, held, key: str) -> None:
+        status.progress(done_steps / steps, text=t(key, step=done_steps, steps=steps))
+        with curves.container():
+            draw(curves_figure(task_id, seed, steps, losses, accuracies, held), f"fig_curves_live{k}")
+
+    if not run.done:
+        k, drawn = 0, 0.0
+        while not run.done:
+            run.advance()
+            done_steps, losses, accuracies, held = run.progress()
+            if run.done:
+                break
+            if time.perf_counter() - drawn > DRAW_EVERY:
+                frame(k, done_steps, losses, accuracies, held, "learn.training")
+                k, drawn = k + 1, time.perf_counter()
+            else:
+                status.progress(done_steps / steps, text=t("learn.training", step=done_steps, steps=steps))
+        return run, False
+    if not pressed:
+        return run, False
+    _, losses, accuracies, held = run.progress()
+    pause = min(max(run.seconds, REPLAY_SECONDS[0]), REPLAY_SECONDS[1]) / REPLAY_FRAMES
+    for k in range(1, REPLAY_FRAMES):
+        upto = steps * k // REPLAY_FRAMES
+        shown_held = {s: a for s, a in held.items() if s <= upto}
+        frame(k, upto, losses[:upto], accuracies[:upto], shown_held, "learn.replaying")
+        time.sleep(pause)
+    return run, True
+
+
+def show_result(view: View, replayed: bool, status, curves) -> None:
+    """The finished run's numbers in place of the progress bar, and its curves."""
+    run, history, held = view.run, view.run.history, view.run.held_out
+    with status.container():
+        st.markdown(
+            t(
+                "learn.result",
+                steps=history.steps,
+                seconds=f"{run.seconds:.2f}",
+                accuracy=percent(held[history.steps]),
+                before=percent(held[0]),
+                n=HELD_OUT,
+                loss=f"{history.loss[-1]:.3g}",
+            )
+        )
+        if replayed:
+            st.caption(t("learn.replayed"))
+    with curves.container():
+        show_figure(
+            curves_figure(view.task_id, view.seed, view.steps, history.loss, history.accuracy, held),
+            "fig_curves",
+            matrix=np.stack([history.loss, history.accuracy]),
+            row_labels=[t("learn.fig_loss_name"), t("learn.fig_train_name")],
+            col_labels=[str(s) for s in range(1, history.steps + 1)],
+            filename=f"training_{view.task_id}_seed{view.seed}_{view.steps}",
+            corner=t("learn.csv_corner"),
+        )
+    V = view.task.vocab_size
+    st.caption(t("learn.curves_text", V=V, uniform=f"{np.log(V):.2f}", n=HELD_OUT))
+
+
+# ---------------------------------------------------------------- 2 · the attention appears
+
+
+def snapshots_section(view: View) -> None:
+    history, held = view.run.history, view.run.held_out
+    labels = numbered_labels(view.tokens)
+    st.subheader(t("learn.snapshots_header"))
+    st.markdown(t("learn.snapshots_text", example=escape_markdown("".join(view.tokens))))
+    snapshots = {s.step: s for s in history.snapshots}
+    step = url_choice(
+        t("learn.snapshot"),
+        "snapshot",
+        tuple(snapshots),
+        history.steps,
+        lambda s: t("learn.snapshot_option", step=s),
+        widget=st.select_slider,
+        key=f"snapshot_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    snap = snapshots[step]
+    written = decode(view.task, snap.probs[view.predicting].argmax(axis=-1))  # the most probable next tokens
+    st.markdown(
+        t("learn.snapshot_line", step=step, written=escape_markdown(written), accuracy=percent(held[step]), n=HELD_OUT)
+    )
+    show_figure(
+        heatmap_row(
+            [(name, snap.weights[layer, h]) for (layer, h), name in zip(view.heads, view.names)],
+            labels,  # columns by number: the same tokens as the rows (token labels under 4 panels would tilt)
+            scale=(0.0, 1.0),
+            y_title=t("learn.query_axis"),
+            x_title=t("learn.key_axis"),
+            title=t("learn.snapshot_title", step=step),
+            tr=t,
+        ),
+        "fig_snapshot",
+        matrix=np.hstack([snap.weights[layer, h] for layer, h in view.heads]),
+        row_labels=labels,
+        col_labels=[f"{name} · {label}" for name in view.names for label in labels],
+        filename=f"attention_{view.task_id}_seed{view.seed}_after{step}",
+    )
+    st.caption(t(f"learn.pattern_{view.task_id}"))
+
+
+# ---------------------------------------------------------------- 3 · W^Q W^Kᵀ
+
+
+def qk_section(view: View) -> tuple[int, int]:
+    """The chosen head's W^Q W^Kᵀ / √d_k, through the positions, the tokens, or as it is.
+    Returns the chosen head (layer, head), which the next section explains row by row."""
+    task, heads, names = view.task, view.heads, view.names
+    st.subheader(t("learn.qk_header"))
+    which = url_picker(
+        t("learn.head_picker"),
+        "learn_head",
+        len(heads),
+        names.__getitem__,
+        default=heads.index((view.answer_layer, view.lead)),
+    )
+    layer, head = heads[which]
+    name = names[which]
+    circuit = qk_circuit(view.run.history.params, layer, head)
+    st.markdown(t("learn.qk_text", head=name, d_k=task.d_model // task.n_heads))
+    views = url_tabs("qk", ("positions", "tokens", "matrix"), lambda v: t(f"learn.qk_tab_{v}"))
+    stem = f"{view.task_id}_seed{view.seed}_{layer + 1}_{head + 1}"
+    if views["positions"].open:
+        with views["positions"]:
+            positions = [str(shown(i)) for i in range(task.n_positions)]
+            show_figure(
+                heatmap(
+                    circuit.positions,
+                    positions,
+                    positions,
+                    title=t("learn.qk_positions_title", head=name),
+                    diverging=True,
+                    y_title=t("learn.query_position_axis"),
+                    x_title=t("learn.key_position_axis"),
+                    digits=1,
+                    tr=t,
+                ),
+                "fig_qk_positions",
+                matrix=circuit.positions,
+                row_labels=positions,
+                col_labels=positions,
+                filename=f"qk_positions_{stem}",
+            )
+            st.caption(t("learn.qk_positions_text"))
+    if views["tokens"].open:
+        with views["tokens"]:
+            alphabet = list(task.alphabet)
+            show_figure(
+                heatmap(
+                    circuit.tokens,
+                    alphabet,
+                    alphabet,
+                    title=t("learn.qk_tokens_title", head=name),
+                    diverging=True,
+                    y_title=t("learn.query_token_axis"),
+                    x_title=t("learn.key_token_axis"),
+                    digits=1,
+                    tr=t,
+                ),
+                "fig_qk_tokens",
+                matrix=circuit.tokens,
+                row_labels=alphabet,
+                col_labels=alphabet,
+                filename=f"qk_tokens_{stem}",
+            )
+            st.caption(t("learn.qk_tokens_text"))
+    if views["matrix"].open:
+        with views["matrix"]:
+            components = component_labels("x", task.d_model)
+            show_figure(
+                heatmap(
+                    circuit.matrix,
+                    components,
+                    components,
+                    title=t("learn.qk_matrix_title", head=name, d=task.d_model),
+                    diverging=True,
+                    tr=t,
+                ),
+                "fig_qk_matrix",
+                matrix=circuit.matrix,
+                row_labels=components,
+                col_labels=components,
+                filename=f"qk_matrix_{stem}",
+                defer_csv=True,
+            )
+            st.caption(t("learn.qk_matrix_text", d=task.d_model))
+    winner = "learn.qk_winner_positions" if circuit.position_span > circuit.token_span else "learn.qk_winner_tokens"
+    st.markdown(
+        t(
+            "learn.qk_spans_later" if layer > 0 else "learn.qk_spans",
+            positions=f"{circuit.position_span:.1f}",
+            tokens=f"{circuit.token_span:.1f}",
+            winner=t(winner),
+        )
+    )
+    return layer, head
+
+
+# ---------------------------------------------------------------- 4 · one row, step by step
+
+
+def row_section(view: View, layer: int, head: int) -> None:
+    """One query row of the chosen head on the example, in the lesson's steps: q and k, α = q·k,
+    ÷√d_k and the causal mask, α̂, b and the next token."""
+    task, tokens = view.task, view.tokens
+    T = task.n_positions
+    labels = numbered_labels(tokens)
+    name = view.names[view.heads.index((layer, head))]
+    st.subheader(t("learn.row_header"))
+    fwd = forward(view.run.history.params, view.run.history.example)
+    trace = fwd.layers[layer].attention.head(head)  # q, k, v (T, d_k); scores, weights (T, T)
+    i = url_picker(t("learn.query_picker"), "learn_query", T, labels.__getitem__, default=view.predicting[0])
+    e = explain(trace, i)
+    n = shown(i)
+    read = tokens[: i + 1]
+    st.markdown(t("learn.row_text", head=name, i=n, token=escape_markdown(tokens[i]), d_k=trace.d_k))
+    steps = url_tabs("learn_step", ("qk", "scores", "mask", "weights", "output"), lambda v: t(f"learn.step_{v}"))
+    if steps["qk"].open:
+        with steps["qk"], explained_around(lambda: (st.latex(SCORE), st.caption(t("learn.step_qk_text")))):
+            show_figure(
+                heatmap_row(
+                    [("q_j", trace.q), ("k_j", trace.k)],
+                    labels,
+                    y_title=t("learn.token_axis"),
+                    title=t("learn.qk_title", head=name, d_k=trace.d_k),
+                    tr=t,
+                ),
+                "fig_row_qk",
+                matrix=np.hstack([trace.q, trace.k]),
+                row_labels=labels,
+                col_labels=component_labels("q", trace.d_k) + component_labels("k", trace.d_k),
+                filename=f"q_k_{view.task_id}_seed{view.seed}",
+            )
+    if steps["scores"].open:
+        with steps["scores"], explained_around(lambda: st.latex(scores_row(i, e.scores[: i + 1]))):
+            show_figure(
+                key_bars(e.scores[: i + 1], read, percent=False, title=t("learn.scores_title", i=n), tr=t),
+                "fig_row_scores",
+                matrix=e.scores[: i + 1],
+                row_labels=[labels[i]],
+                col_labels=labels[: i + 1],
+                filename=f"scores_row_{n}",
+            )
+            st.caption(t("learn.step_scores_text", i=n))
+    if steps["mask"].open:
+        with steps["mask"]:
+            st.latex(causal_weights(masked=True, scaled=True, scale=e.scale))
+            st.latex(scaled_row(i, e.scaled[: i + 1], trace.d_k))
+            show_figure(
+                key_bars(e.scaled[: i + 1], read, percent=False, title=t("learn.scaled_title", i=n), tr=t),
+                "fig_row_scaled",
+                matrix=e.scaled,
+                row_labels=[labels[i]],
+                col_labels=labels,
+                filename=f"scaled_row_{n}",
+            )
+            if i + 1 < T:
+                st.caption(t("learn.step_mask_text", i=n, first=n + 1, last=T))
+            else:
+                st.caption(t("learn.step_mask_last", i=n))
+    if steps["weights"].open:
+        with (
+            steps["weights"],
+            explained_around(lambda: st.latex(softmax_row(i, e.weights[: i + 1], e.row_max, e.row_sum))),
+        ):
+            show_figure(
+                key_bars(e.weights, tokens, title=t("learn.weights_title", i=n), highlight=e.top_key, tr=t),
+                "fig_row_weights",
+                matrix=e.weights,
+                row_labels=[labels[i]],
+                col_labels=labels,
+                filename=f"weights_row_{n}",
+            )
+            top = e.top_key
+            st.caption(
+                t(
+                    "learn.step_weights_text",
+                    j=shown(top),
+                    token=escape_markdown(tokens[top]),
+                    weight=percent(e.weights[top]),
+                )
+            )
+    if steps["output"].open:
+        with steps["output"]:
+            st.latex(output_row(i, e.weights[: i + 1]))
+            probs = fwd.probs[i]  # (V,)
+            best = int(np.argmax(probs))
+            show_figure(
+                next_token_bars(probs, task.alphabet, chosen=best, title=t("learn.next_title", i=n), tr=t),
+                "fig_row_next",
+                matrix=probs,
+                row_labels=[labels[i]],
+                col_labels=list(task.alphabet),
+                filename=f"next_token_{n}",
+            )
+            st.caption(
+                t(
+                    "learn.step_output_text",
+                    i=n,
+                    heads=task.n_heads,
+                    token=escape_markdown(task.alphabet[best]),
+                    p=percent(probs[best]),
+                )
+            )
+
+
+# ---------------------------------------------------------------- 5 · let it write
+
+
+def prompt_problem(prompt: str, task) -> str | None:
+    """What is wrong with ``prompt`` for ``task``, in the learner's words, or None."""
+    if not prompt:
+        return t("learn.prompt_empty", tokens=escape_markdown(task.alphabet))
+    unknown = sorted({c for c in prompt if c not in task.alphabet}, key=prompt.index)
+    if unknown:
+        listed = t("learn.list_sep").join(escape_markdown(repr(c)) for c in unknown[:10])
+        return t("learn.prompt_unknown", chars=listed, tokens=escape_markdown(task.alphabet))
+    if len(prompt) > task.n_positions:
+        return t("learn.prompt_long", positions=task.n_positions, got=len(prompt))
+    return None
+
+
+def write_section(view: View) -> None:
+    task = view.task
+    T = task.n_positions
+    st.subheader(t("learn.write_header"))
+    st.markdown(t("learn.write_text", tokens=escape_markdown(task.alphabet), positions=T))
+    prompt_col, temperature_col, seed_col = st.columns([2, 2, 1], vertical_alignment="bottom")
+    with prompt_col:
+        prompt = st.text_input(
+            t("learn.prompt"),
+            value=DEFAULT_PROMPT[view.task_id],
+            key="prompt",
+            bind="query-params",
+            help=t("learn.prompt_help", tokens=escape_markdown(task.alphabet), positions=T),
+        )
+    with temperature_col:
+        temperature = st.slider(
+            t("learn.temperature"),
+            *TEMPERATURE_RANGE,
+            1.0,
+            step=0.1,
+            key="temperature",
+            bind="query-params",
+            help=t("learn.temperature_help"),
+        )
+    with seed_col:
+        sample_seed = st.number_input(
+            t("learn.sample_seed"),
+            *SEED_RANGE,
+            SEED_RANGE[0],
+            step=1,
+            key="sample_seed",
+            bind="query-params",
+            help=t("learn.sample_seed_help"),
+        )
+    temperature = float(temperature)
+    sample_seed = int(sample_seed) if sample_seed is not None else SEED_RANGE[0]
+    if temperature > 0:
+        st.markdown(t("learn.temperature_text", T=f"{temperature:g}", beta=f"{1 / temperature:.2f}"))
+    else:
+        st.markdown(t("learn.temperature_zero"))
+    st.page_link("pages/tailor_shop.py", label=t("learn.tailor_link"), icon=":material/checkroom:")
+
+    problem = prompt_problem(prompt or "", task)
+    if problem is not None:
+        st.warning(problem)
+        return
+    n_new = T - len(prompt) + 1
+    made = generate(view.run.history.params, prompt, n_new, temperature, seed=sample_seed, task=view.task_id)
+    st.markdown(t("learn.written", prompt=escape_markdown(prompt), written=escape_markdown(made.text), n=n_new))
+    step_labels = [f"{shown(s.position + 1)}: {task.alphabet[s.token]}" for s in made.steps]
+    g = url_picker(t("learn.gen_picker"), "gen_step", len(made.steps), step_labels.__getitem__)
+    chosen = made.steps[g]
+    read = numbered_labels(list(decode(task, made.sequence[: chosen.position + 1])))
+    left, right = st.columns(2, gap="medium")
+    with left:
+        show_figure(
+            next_token_bars(
+                chosen.sampling_probs,
+                task.alphabet,
+                chosen=chosen.token,
+                probs=chosen.probs,
+                title=t("learn.gen_next_title", n=shown(chosen.position + 1), T=f"{temperature:g}"),
+                tr=t,
+            ),
+            "fig_gen_next",
+            matrix=np.stack([chosen.sampling_probs, chosen.probs]),
+            row_labels=[t("learn.fig_sampled_name"), t("learn.fig_model_name")],
+            col_labels=list(task.alphabet),
+            filename=f"next_token_T{temperature:g}",
+        )
+        st.caption(
+            t(
+                "learn.gen_next_text",
+                token=escape_markdown(task.alphabet[chosen.token]),
+                p=percent(chosen.sampling_probs[chosen.token]),
+                p1=percent(chosen.probs[chosen.token]),
+            )
+        )
+    with right:
+        rows = np.stack([chosen.weights[layer, h, -1] for layer, h in view.heads])  # (heads, t): the row that predicts
+        show_figure(
+            heatmap(
+                rows,
+                view.names,
+                read,
+                title=t("learn.gen_attention_title", i=shown(chosen.position)),
+                zmin=0.0,
+                zmax=1.0,
+                x_title=t("learn.key_axis"),
+                tr=t,
+            ),
+            "fig_gen_attention",
+            matrix=rows,
+            row_labels=view.names,
+            col_labels=read,
+            filename="attention_while_writing",
+        )
+        st.caption(t("learn.gen_attention_text", i=shown(chosen.position)))
+
+
+# ---------------------------------------------------------------- 6 · what it learned
+
+
+def learned_section(view: View, runs: list) -> None:
+    """What was learned, every claim with its number from the trained weights (``head_report``)."""
+    task, report, history = view.task, view.run.report, view.run.history
+    layer, lead = view.answer_layer, view.lead
+    n_layers = task.n_layers
+    st.subheader(t("learn.learned_header"))
+    st.markdown(
+        t(
+            "learn.learned_data",
+            before=percent(view.run.held_out[0]),
+            after=percent(report.accuracy),
+            chance=percent(1 / task.vocab_size),
+            V=task.vocab_size,
+            steps=history.steps,
+            batch=history.batch_size,
+            examples=history.steps * history.batch_size,
+            n=report.n,
+        )
+    )
+    answer, without = report.on_answer[layer], report.without[layer]  # (H,) each
+    st.markdown(
+        t(
+            "learn.lead_head",
+            head=head_name(layer, lead, n_layers),
+            share=percent(answer[lead]),
+            accuracy=percent(report.accuracy),
+            without=percent(without[lead]),
+        )
+    )
+    if task.n_heads > 1:
+        cost = report.accuracy - without  # (H,) the accuracy lost without each head
+        if cost.max() <= 0.05:
+            verdict = t("learn.verdict_each", cost=f"{100 * max(cost.max(), 0.0):.1f}")
+        elif cost.min() > 0.2:
+            verdict = t("learn.verdict_split", worst=percent(without.max()))
+        else:
+            verdict = t("learn.verdict_one", head=head_name(layer, int(np.argmax(cost)), n_layers))
+        st.markdown(verdict)
+    if n_layers > 1:
+        prev = int(np.argmax(report.on_previous[0]))
+        st.markdown(
+            t(
+                "learn.previous_head",
+                head=head_name(0, prev, n_layers),
+                share=percent(report.on_previous[0, prev]),
+                without=percent(report.without[0, prev]),
+            )
+        )
+    number_table(
+        {
+            t("learn.col_answer"): [report.on_answer[lay, h] for lay, h in view.heads],
+            t("learn.col_previous"): [report.on_previous[lay, h] for lay, h in view.heads],
+            t("learn.col_without"): [report.without[lay, h] for lay, h in view.heads],
+        },
+        index=view.names,
+        number="{:.3f}",
+    )
+    st.caption(t("learn.table_text", n=report.n, accuracy=percent(report.accuracy)))
+
+    mine = [key for key in runs if key[0] == view.task_id and shared_run(*key).done]
+    if len(mine) < 2:
+        st.markdown(t("learn.runs_hint", seed=view.seed))
+    else:
+        st.markdown(t("learn.runs_text"))
+        columns = {t(f"learn.col_{c}"): [] for c in ("seed", "steps", "accuracy", "lead", "lead_share")}
+        for _, seed, steps in mine:
+            other = shared_run(view.task_id, seed, steps).report
+            on = other.on_answer[layer]  # (H,)
+            top = int(np.argmax(on))
+            for column, value in zip(
+                columns.values(), (seed, steps, other.accuracy, head_name(layer, top, n_layers), on[top])
+            ):
+                column.append(value)
+        number_table(columns, number="{:.3f}")
+    st.caption(t("learn.honest"))
+
+
+# ---------------------------------------------------------------- the page
+
+page_start("learn")
+st.markdown(t("learn.intro"))
+task_id, seed, steps, pressed = controls()
+wanted = (task_id, seed, steps)
+runs = st.session_state.setdefault(RUNS, [])
+if not runs and parse_flag(url_value("trained")):  # a link to a trained view trains it as it opens
+    runs.append(wanted)
+if pressed and wanted not in runs:
+    runs.append(wanted)
+trained = wanted in runs
+keep_in_url("trained", "true" if trained else "false", "false")
+status = st.empty()  # the progress bar while training, the run's numbers after
+curves = st.empty()  # the growing curves, then the finished chart
+if not trained:
+    status.info(t("learn.press_train"), icon=":material/play_arrow:")
+    with curves.container():  # the empty axes the curves will grow on (and Plotly loaded before Train)
+        draw(curves_figure(task_id, seed, steps, [], [], {}), "fig_curves_empty")
+else:
+    run, replayed = train_here(task_id, seed, steps, pressed, status, curves)
+    view = View(task_id, seed, steps, run)
+    show_result(view, replayed, status, curves)
+    snapshots_section(view)
+    layer, head = qk_section(view)
+    row_section(view, layer, head)
+    write_section(view)
+    learned_section(view, runs)

@@ -1,0 +1,116 @@
+""" "Watch a head learn" in a real browser: press Train, watch the progress bar and the curves
+grow, read the finished curves (they equal attention_core.learning.train) and the final
+held-out accuracy, then let the model write from a prompt typed in.
+
+The time from the click on Train to the finished curves drawn in Chromium is printed (run with
+``-s`` to see it), not asserted: the machine is shared. Pressing Train is one script run: the
+training runs inside it, a slice at a time.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from attention_core.learning import DEFAULT_TASK, TASKS, accuracy, generate, train
+from attention_ui.i18n import translate
+from tests.browser.harness import PROTOBUF_FIELDS_JS, TOY, VIEWPORT, no_exception, plotly_data, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
+
+SCRIPT_FINISHED = 6  # ForwardMsg.script_finished
+WATCH_JS = """(() => {
+  window.__runs = [];
+  window.__seen = {};
+  const fields = PROTOBUF_FIELDS;
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {
+        if (!(e.data instanceof ArrayBuffer)) return;
+        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
+      });
+    }
+  };
+  const mark = (name, selector) => {
+    if (!(name in window.__seen) && document.querySelector(selector)) window.__seen[name] = performance.now();
+  };
+  new MutationObserver(() => {
+    mark('progress', '[data-testid="stMain"] [data-testid="stProgress"]');
+    mark('live', '[class*="st-key-fig_curves_live"] .js-plotly-plot');
+    mark('curves', '.st-key-fig_curves .js-plotly-plot');
+  }).observe(document, {subtree: true, childList: true});
+})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+
+FINISHED_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const plot = document.querySelector('.st-key-fig_curves .js-plotly-plot');
+  return app && app.getAttribute('data-test-script-state') === 'notRunning' && plot && plot.data && plot._fullLayout;
+}"""
+
+
+@pytest.mark.parametrize(("task", "prompt"), [("reverse", "abcde|"), ("induction", "hgfedc|e")])
+def test_train_watch_the_curves_then_write(server, chromium, task, prompt):
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(120_000)
+    context.add_init_script(WATCH_JS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(server + f"learn?{TOY}&lang=en&task={task}&temperature=0")
+        wait_for_app(page)
+        no_exception(page)
+        main = page.locator('[data-testid="stMain"]')
+        assert main.get_by_text(translate("en", "learn.press_train").replace("**", "")).count() == 1
+        steps = TASKS[task].steps
+
+        page.evaluate("window.__runs = []; window.__seen = {}")
+        start = time.perf_counter()
+        clicked = page.evaluate("performance.now()")
+        main.get_by_role("button", name=translate("en", "learn.train")).click()
+        page.wait_for_function(FINISHED_JS, timeout=120_000, polling=50)
+        seconds = time.perf_counter() - start
+        seen = page.evaluate("window.__seen")
+        wait_for_app(page)
+        no_exception(page)
+        runs = page.evaluate("window.__runs")
+        first = {name: (at - clicked) / 1000 for name, at in seen.items()}
+        print(
+            f"\n{task}, {steps} updates, click on Train -> progress bar {first.get('progress', float('nan')):.2f} s, "
+            f"first growing curve {first.get('live', float('nan')):.2f} s, finished curves drawn "
+            f"{first.get('curves', float('nan')):.2f} s, whole page drawn and idle {seconds:.2f} s; script runs {runs}"
+        )
+        assert "progress" in seen, "the progress bar was shown while training"
+        assert len(runs) == 1, f"pressing Train is one script run, got {runs}"
+
+        history = train(task, seed=0)
+        title = translate("en", "learn.curves_title", task=translate("en", f"learn.task_{task}"), seed=0, steps=steps)
+        curves = [f for f in plotly_data(page) if f["title"] == title]
+        assert curves, [f["title"] for f in plotly_data(page)]
+        loss, _, batch_accuracy, held_out = curves[0]["data"]
+        np.testing.assert_allclose(loss["y"], history.loss, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(batch_accuracy["y"], history.accuracy, rtol=0, atol=1e-12)
+        final = accuracy(history.params, task, 500, 0)
+        assert held_out["y"][-1] == pytest.approx(final)
+        shown = main.get_by_text(f"Held-out accuracy {100 * final:.1f} %").count()
+        assert shown == 1, "the final held-out accuracy is written under the Train button"
+
+        box = page.locator(".st-key-prompt input")
+        box.fill(prompt)
+        box.press("Enter")
+        wait_for_app(page)
+        no_exception(page)
+        written = generate(history.params, prompt, TASKS[task].n_positions - len(prompt) + 1, 0.0, task=task).text
+        line = f"{prompt} → the model writes {written}"
+        assert main.get_by_text(line).count() == 1, line
+        next_chart = [f for f in plotly_data(page) if f["title"].startswith("Token ")]
+        assert next_chart and max(next_chart[0]["data"][0]["y"]) == 1.0, "temperature 0: all on the argmax"
+        assert "trained=true" in page.url and "temperature=0" in page.url
+        assert (f"task={task}" in page.url) == (task != DEFAULT_TASK), "a choice other than the default is in the URL"
+        assert not errors, errors
+    finally:
+        context.close()
