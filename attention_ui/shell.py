@@ -507,8 +507,8 @@ def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, and the
     link to this view after it. app.py is this call; ``page_start`` makes it too when Streamlit
     ran a page file by itself (``legacy_page_run``), so every run takes this same path."""
-    drop_unusable_numbers()  # before any widget reads the URL
     page = st.navigation(navigation_pages(), position="hidden")
+    drop_unusable_numbers()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     app_sidebar(page.url_path or NAV[0][0])
     page.run()
     share_link()
