@@ -43,6 +43,19 @@ TEST_IDS = (
     "stMarkdownContainer",
     "stCaptionContainer",
     "stButtonGroup",
+    "stApp",
+    "stAppViewContainer",
+    "stHeader",
+    "stToolbar",
+    "stStatusWidget",
+    "stButton",
+    "stPopover",
+    "stDownloadButton",
+    "stElementToolbar",
+    "stCode",
+    "stMetricLabel",
+    "stWidgetLabel",
+    "stElementContainer",
 )
 """The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts
 name (canary: each occurs in the installed frontend bundle)."""
@@ -79,6 +92,25 @@ BREAKPOINTS = {"columns": PHONE_PX, "md": SIDEBAR_OVERLAY_PX}
 
 TABLE_LINE = ("#e8e5e2", "#3a3834")
 """The lines of Streamlit's own tables, in the light and the dark theme (``style``'s tables)."""
+
+# --------------------------------------------------------------------------- Streamlit's app root, inputs and buttons
+
+APP_ROOT = '[data-testid="stApp"]'
+"""The app's root element, on which Streamlit marks whether a script runs (``SCRIPT_STATE``)."""
+SCRIPT_STATE = "data-test-script-state"
+"""The attribute of ``APP_ROOT`` that says whether the session's script runs: ``initial``,
+``running``, ``rerunRequested``, ``notRunning``, ``stopRequested`` or ``compilationError``
+(Streamlit's ``ScriptRunState``; the browser tests' idle check reads it too)."""
+RUNNING_STATES = ("running", "rerunRequested")
+"""The values of ``SCRIPT_STATE`` while a run is under way or asked for."""
+INPUT_INSTRUCTIONS = '[data-testid="InputInstructions"]'
+"""The "Press Enter to apply" / "Press Ctrl+Enter to apply" line and character count that
+Streamlit lays over the end of a text input's or text area's text while it has the focus."""
+BUTTON = '[data-testid="stButton"] button'
+"""An ``st.button`` (a click on it always asks for a run)."""
+ADDED_TEST_IDS = ("stApp", "InputInstructions", "stButton")
+"""The ``data-testid`` values named just above (canary: each occurs in the frontend bundle, as
+``TEST_IDS``)."""
 
 # --------------------------------------------------------------------------- Streamlit's chart theme
 
@@ -285,12 +317,18 @@ SHAPE = '.shape-group[data-index="{index}"] path'
 """The path Plotly draws for ``layout.shapes[index]``."""
 HOVER_LAYER = ".hoverlayer"
 """The hover box."""
+SVG_BOX = ".js-plotly-plot .svg-container"
+"""The box of a chart's SVG layers, sized in px by Plotly (its ``main-svg`` children are the layers)."""
+MODEBAR = ".modebar-container"
+"""The chart's toolbar."""
 DRAW_PASS_MARK = "_pushmarginIds={}"
 """Source text of the small function Plotly's ``_doPlot`` calls once per drawing pass in the
 bundle Streamlit serves (``tests/browser/test_drawn_once.py`` counts its calls)."""
 PLOTLY_CLASSES = (
     "js-plotly-plot",
     "main-svg",
+    "svg-container",
+    "modebar-container",
     "heatmap-label",
     "xaxislayer-above",
     "gtitle",

@@ -63,6 +63,37 @@ def test_each_data_testid_the_app_names_is_in_streamlit_s_frontend(name):
     )
 
 
+@pytest.mark.parametrize("name", internals.ADDED_TEST_IDS)
+def test_each_added_data_testid_is_in_streamlit_s_frontend(name):
+    assert re.search(rf"[`\"']{name}[`\"']", bundle()), _upgrade() + (
+        f'Streamlit\'s frontend no longer names an element data-testid="{name}": the sentence box and the '
+        "waiting note select it (internals.APP_ROOT, INPUT_INSTRUCTIONS, BUTTON). Find its new name and fix them."
+    )
+
+
+def test_the_app_root_still_says_whether_a_script_runs():
+    text = bundle()
+    assert re.search(rf"[`\"']{internals.SCRIPT_STATE}[`\"']", text) and "`stApp`" in text, _upgrade() + (
+        f"Streamlit's app root no longer carries {internals.SCRIPT_STATE!r}: the waiting note (busy.py) shows "
+        "while it says a script runs, and the browser tests' idle check reads it. Find how the page marks a run."
+    )
+    for name, value in (("RUNNING", "running"), ("RERUN_REQUESTED", "rerunRequested"), ("NOT_RUNNING", "notRunning")):
+        assert f"{name}=`{value}`" in text, _upgrade() + (
+            f"Streamlit's ScriptRunState {name} is no longer {value!r}: update internals.RUNNING_STATES and busy.py."
+        )
+    assert set(internals.RUNNING_STATES) == {"running", "rerunRequested"}
+
+
+def test_a_text_area_still_applies_on_ctrl_enter_and_when_it_loses_the_focus():
+    """The sentence box's Enter script blurs the box to apply it (sentence_box.ENTER_SCRIPT)."""
+    text = bundle("TextArea.*.js")
+    assert "onBlur:" in text and "stTextArea" in text, _upgrade() + (
+        "Streamlit's text area no longer handles a blur: the sentence box's Enter may no longer apply it. "
+        "Check tests/browser/test_sentence_browser.py and change sentence_box.ENTER_SCRIPT."
+    )
+    assert "InputInstructions" in text, _upgrade() + "the text area draws its instructions elsewhere now"
+
+
 def test_a_keyed_element_still_gets_the_st_key_class():
     assert re.search(r"`st-key-`\+", bundle()), _upgrade() + (
         "Streamlit no longer gives an element made with key=k the class st-key-k: the cell-number "
