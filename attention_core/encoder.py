@@ -15,12 +15,16 @@ Everything is read from the model's own files (``model_files``) and driven by it
 way. Each head's attention goes through our ``scaled_dot_product_attention``: the numbers a
 lesson shows for a trained head are the numbers this forward pass used.
 
-Precision: the weights stay float32 in memory, as stored (about 90 MB for the bundled model).
+Precision: the weights stay float32, as stored (about 90 MB for the bundled model).
 Every product with a weight matrix runs in float32, like the model's own; the attention itself,
 the LayerNorms and GELU run in float64. The tests hold the result to transformers' hidden states
 (1e-4), its attention weights (1e-5) and ``SentenceTransformer.encode`` (1e-5).
 
-Memory: ``encode`` keeps the hidden states and the attention weights (about 1 MB for 26 tokens);
+Memory: the word table stays in the weights file, memory-mapped (``model_files.read_tensors``):
+a sentence reads only its own rows, so a 250 000-word vocabulary costs RAM only for the rows
+used. The other weights (every sentence uses all of them) are read into memory. A weights file
+changed on disk after it was read (``model_files.file_stamp``) is checked and read again at the
+next ``load_encoder``. ``encode`` keeps the hidden states and the attention weights (about 1 MB for 26 tokens);
 the intermediate values of one layer (W^O, the residuals, the feed-forward network) are
 recomputed from its input by ``EncoderTrace.layer(l)``, with the same function as the forward pass.
 """
@@ -41,7 +45,9 @@ from .attention import AttentionTrace, scaled_dot_product_attention
 from .model_files import (
     CONFIG_FILE,
     SENTENCE_CONFIG_FILE,
+    WEIGHTS_FILE,
     ModelUnavailable,
+    file_stamp,
     forget_hashes,
     model_directory,
     read_json,
@@ -158,6 +164,8 @@ class Encoder:
     segment: np.ndarray
     norm: tuple[np.ndarray, np.ndarray]
     layers: tuple[LayerWeights, ...]
+    weights_stamp: tuple[int, ...] = ()
+    """``file_stamp`` of model.safetensors when it was read: ``load_encoder`` reads it again once this changes."""
 
     @property
     def unk_id(self) -> int | None:
@@ -165,11 +173,15 @@ class Encoder:
         return self.tokenizer.token_to_id("[UNK]")
 
 
+WORD_TABLE = "embeddings.word_embeddings.weight"
+"""The one tensor left memory-mapped: (vocab_size, d_model), 47 MB here, 384 MB for a 250 000-word vocabulary."""
+
+
 def _tensor_prefix(names) -> str:
     """ "" for the bundled file, "bert." for a checkpoint saved with its task head."""
     for name in names:
-        if name.endswith("embeddings.word_embeddings.weight"):
-            return name[: -len("embeddings.word_embeddings.weight")]
+        if name.endswith(WORD_TABLE):
+            return name[: -len(WORD_TABLE)]
     raise ModelUnavailable("the weights hold no embeddings.word_embeddings.weight: not a BERT model", reason="load")
 
 
@@ -177,7 +189,12 @@ def _read_encoder(directory: Path) -> Encoder:
     """Read config, tokenizer and weights of one (already checked) model directory."""
     config = EncoderConfig.from_files(read_json(directory, CONFIG_FILE), read_json(directory, SENTENCE_CONFIG_FILE))
     tokenizer = read_tokenizer(directory)
-    tensors = read_tensors(directory, keep=lambda n: "pooler" not in n and not n.endswith("position_ids"))
+    stamp = file_stamp(Path(directory) / WEIGHTS_FILE)  # before reading: a change while reading is seen next time
+    tensors = read_tensors(
+        directory,
+        keep=lambda n: "pooler" not in n and not n.endswith("position_ids"),
+        in_memory=lambda n: not n.endswith(WORD_TABLE),  # the word table stays mapped: a sentence reads a few rows
+    )
     prefix = _tensor_prefix(tensors)
 
     def get(name: str) -> np.ndarray:
@@ -220,7 +237,7 @@ def _read_encoder(directory: Path) -> Encoder:
                 norm(at + "output.LayerNorm"),
             )
         )
-    word = get("embeddings.word_embeddings.weight")  # (vocab_size, d_model)
+    word = get(WORD_TABLE)  # (vocab_size, d_model), a read-only view of the mapped file
     if word.shape[1] != config.d_model or w_1.shape != (config.d_model, config.d_ff):
         raise ModelUnavailable(f"the weights' shapes do not match {CONFIG_FILE}", reason="load")
     return Encoder(
@@ -232,6 +249,7 @@ def _read_encoder(directory: Path) -> Encoder:
         segment=get("embeddings.token_type_embeddings.weight"),
         norm=norm("embeddings.LayerNorm"),
         layers=tuple(layers),
+        weights_stamp=stamp,
     )
 
 
@@ -269,9 +287,26 @@ def load_encoder(name: str | os.PathLike | None = None) -> Encoder:
     resolved = resolve_model_name(name)
     with _LOCK:  # two sessions starting together read the files once
         try:
-            return _encoder_cached(resolved)
+            encoder = _encoder_cached(resolved)
+            if _changed_on_disk(encoder):  # rewritten in place: the mapped word table shows the new bytes
+                _encoder_cached.cache_clear()
+                _encode_cached.cache_clear()
+                _LAYERS.clear()
+                encoder = _encoder_cached(resolved)  # checked (SHA-256) and read again, or ModelUnavailable
+            return encoder
         except MemoryError as err:
             raise ModelUnavailable(f"not enough memory to read the model {resolved}", reason="memory") from err
+
+
+def _changed_on_disk(encoder: Encoder) -> bool:
+    """True when the encoder's weights file is not the one it read (another ``file_stamp``). A
+    file that is gone (unlinked while in use: its mapping stays valid) counts as unchanged."""
+    if not getattr(encoder, "weights_stamp", None):  # not read from a file here (a stand-in in a test)
+        return False
+    try:
+        return file_stamp(encoder.directory / WEIGHTS_FILE) != encoder.weights_stamp
+    except OSError:
+        return False
 
 
 def clear_cache() -> None:

@@ -472,14 +472,90 @@ def read_tokenizer(directory: str | os.PathLike):
     return tokenizer
 
 
-def read_tensors(directory: str | os.PathLike, keep=lambda name: True) -> dict[str, np.ndarray]:
+SAFETENSORS_DTYPES = {
+    "F64": "<f8",
+    "F32": "<f4",
+    "F16": "<f2",
+    "I64": "<i8",
+    "I32": "<i4",
+    "I16": "<i2",
+    "I8": "i1",
+    "U64": "<u8",
+    "U32": "<u4",
+    "U16": "<u2",
+    "U8": "u1",
+    "BOOL": "?",
+}
+"""The safetensors dtypes NumPy can map, as little-endian NumPy dtypes (the format stores little-endian).
+BF16 and the FP8 types have no NumPy dtype: a file holding them is refused ("load")."""
+
+MAX_HEADER_BYTES = 100_000_000
+"""The largest JSON header accepted (the safetensors package's own limit)."""
+
+
+def safetensors_header(path: str | os.PathLike) -> tuple[int, dict]:
+    """The JSON header of a safetensors file and where its data starts.
+
+    The format: 8 bytes, the header's length N as a little-endian unsigned integer; N bytes of
+    JSON, ``{name: {"dtype": "F32", "shape": [rows, cols], "data_offsets": [begin, end]}, …}``
+    (and an optional ``"__metadata__"``); then the raw data, each tensor at ``8 + N + begin``.
+
+    >>> start, header = safetensors_header(bundled_path() / WEIGHTS_FILE)
+    >>> header["embeddings.word_embeddings.weight"]["shape"], start % 8
+    ([30522, 384], 0)
+    """
+    with open(path, "rb") as f:
+        head = f.read(8)
+        size = os.fstat(f.fileno()).st_size
+        if len(head) < 8:
+            raise ValueError(f"{path} is shorter than the 8-byte header length of a safetensors file")
+        n = int.from_bytes(head, "little")
+        if n > min(size - 8, MAX_HEADER_BYTES):
+            raise ValueError(f"{path} says its header has {n} bytes, more than the file holds")
+        header = json.loads(f.read(n))
+    if not isinstance(header, dict):
+        raise ValueError(f"the header of {path} is not a JSON object")
+    return 8 + n, header
+
+
+def _tensor_view(mapped: np.memmap, start: int, name: str, entry: dict, declared: tuple[str, list]) -> np.ndarray:
+    """One tensor as a read-only view of the mapped file, after checking its header entry
+    against what safetensors' own parser read (``declared``: dtype and shape)."""
+    kind, shape = entry.get("dtype"), [int(n) for n in entry.get("shape", ())]
+    if (kind, shape) != (declared[0], list(declared[1])):
+        raise ValueError(f"{name}: the header says {kind} {shape}, safetensors read {declared[0]} {declared[1]}")
+    if kind not in SAFETENSORS_DTYPES:
+        raise ValueError(f"{name} is stored as {kind}, which NumPy cannot read; save the weights as F32")
+    dtype = np.dtype(SAFETENSORS_DTYPES[kind])
+    begin, end = (int(n) for n in entry["data_offsets"])
+    count = int(np.prod(shape, dtype=np.int64))
+    if end - begin != count * dtype.itemsize or not 0 <= begin <= end <= len(mapped) - start:
+        raise ValueError(f"{name}: data_offsets {begin}..{end} do not hold {shape} × {kind} inside the file")
+    return mapped[start + begin : start + end].view(dtype).reshape(shape)
+
+
+def read_tensors(
+    directory: str | os.PathLike, keep=lambda name: True, in_memory=lambda name: False
+) -> dict[str, np.ndarray]:
     """The tensors of model.safetensors whose name passes ``keep``, as read-only NumPy arrays.
 
-    safetensors opens the file lazily, so tensors that ``keep`` rejects are never read.
+    The file is memory-mapped: every tensor is a read-only ``numpy.memmap`` view of its bytes, so
+    a row of a table costs memory only once something reads it (a lesson's sentence uses a few
+    rows of a word table of 250 000). Tensors whose name passes ``in_memory`` are read into
+    memory instead (private copies, e.g. matrices the caller transposes anyway; their pages are
+    not left in the mapping). The numbers are the file's bytes either way.
+
+    safetensors' own parser checks the header first (names, dtypes, shapes, offsets that do
+    not overlap and fill the file); each view is made from our reading of the same header,
+    and the two must agree. Tensors that ``keep`` rejects are never read.
+
+    The mapping lives as long as an array made from it: a weights file must not be cut short
+    or rewritten in place while they are in use (the encoder checks the file's ``file_stamp``
+    and reads it again when it changed; replace a file by writing a new one and renaming it).
 
     >>> tensors = read_tensors(bundled_path(), keep=lambda n: n.endswith("word_embeddings.weight"))
-    >>> {name: a.shape for name, a in tensors.items()}
-    {'embeddings.word_embeddings.weight': (30522, 384)}
+    >>> {name: (a.shape, type(a).__name__, a.flags.writeable) for name, a in tensors.items()}
+    {'embeddings.word_embeddings.weight': ((30522, 384), 'memmap', False)}
     """
     path = Path(directory) / WEIGHTS_FILE
     try:
@@ -490,11 +566,21 @@ def read_tensors(directory: str | os.PathLike, keep=lambda name: True) -> dict[s
         ) from err
     tensors = {}
     try:
-        with safe_open(str(path), framework="np") as f:
-            for name in f.keys():
+        with safe_open(str(path), framework="np") as f:  # the format's reference parser checks the file
+            declared = {}
+            for name in f.offset_keys():
                 if keep(name):
-                    # as stored (float32 for the bundled model), frozen in place: nobody else holds it
-                    tensors[name] = frozen(np.asarray(f.get_tensor(name)), dtype=None, copy=False)
+                    piece = f.get_slice(name)
+                    declared[name] = (piece.get_dtype(), piece.get_shape())
+        start, header = safetensors_header(path)
+        mapped = np.memmap(path, dtype=np.uint8, mode="r")  # read-only, shared with the page cache
+        with open(path, "rb") as raw:
+            for name, found in declared.items():
+                view = _tensor_view(mapped, start, name, header[name], found)
+                if in_memory(name):
+                    raw.seek(start + int(header[name]["data_offsets"][0]))
+                    view = np.fromfile(raw, dtype=view.dtype, count=view.size).reshape(view.shape)
+                tensors[name] = frozen(view, dtype=None, copy=False)  # the mapping is read-only already
     except MemoryError as err:
         raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
     except Exception as err:  # noqa: BLE001 - a damaged or missing file becomes one clear error

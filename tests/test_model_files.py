@@ -207,3 +207,197 @@ def test_a_weights_file_is_hashed_once_for_each_state_of_the_file(tmp_path, monk
     mf.forget_hashes()
     verify_weights(tmp_path, expected=original(weights))  # the hash it has now: accepted
     assert len(hashed) == 3
+
+
+# --------------------------------------------------------------------------- memory-mapped reading
+
+
+def _safetensors_bytes(header: dict, data: bytes) -> bytes:
+    """A safetensors file written by hand: 8-byte little-endian header length, JSON, data."""
+    import json
+
+    text = json.dumps(header).encode()
+    return len(text).to_bytes(8, "little") + text + data
+
+
+def _maps_a_file(array) -> bool:
+    """True when ``array``'s memory is a mapping of a file (an ``mmap`` among its bases)."""
+    import mmap
+
+    while array is not None:
+        if isinstance(array, mmap.mmap):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
+def test_mapped_tensors_are_the_safetensors_packages_own_numbers():
+    """Every tensor of the bundled file, mapped or read into memory, equals what the safetensors
+    package reads (its own loader, a copy in memory): same dtype, shape and bytes."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    reference = load_file(str(mf.bundled_path() / mf.WEIGHTS_FILE))
+    mapped = mf.read_tensors(mf.bundled_path())
+    copied = mf.read_tensors(mf.bundled_path(), in_memory=lambda name: True)
+    assert set(mapped) == set(copied) == set(reference)
+    for name, theirs in reference.items():
+        for ours in (mapped[name], copied[name]):
+            assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, name
+            np.testing.assert_array_equal(ours, theirs, err_msg=name)
+            assert not ours.flags.writeable, name
+        assert isinstance(mapped[name], np.memmap), name
+        assert _maps_a_file(mapped[name]) and not _maps_a_file(copied[name]), name  # a private copy
+
+
+def test_the_encoder_maps_the_word_table_only():
+    """The word table is a view of the file; every other weight is in memory (the product with a
+    mapped matrix would read all of it for every sentence anyway)."""
+    import numpy as np
+
+    encoder = load_encoder()
+    assert isinstance(encoder.word, np.memmap) and not encoder.word.flags.writeable
+    assert _maps_a_file(encoder.word)
+    for array in (encoder.position, encoder.segment, *encoder.norm, encoder.layers[0].w_q, encoder.layers[0].b_q):
+        assert not isinstance(array, np.memmap) and not _maps_a_file(array)
+    assert encoder.weights_stamp == mf.file_stamp(mf.bundled_path() / mf.WEIGHTS_FILE)
+
+
+def _unknown_model(root, weights: bytes):
+    """A model directory whose config differs from the bundled one by a space, so that no hash is
+    known for it and the weights are read unchecked: only the reading can find a fault."""
+    import shutil
+
+    root.mkdir()
+    shutil.copy(mf.bundled_path() / "tokenizer.json", root / "tokenizer.json")
+    (root / "config.json").write_bytes((mf.bundled_path() / "config.json").read_bytes() + b" ")
+    (root / mf.WEIGHTS_FILE).write_bytes(weights)
+    return root
+
+
+def _damaged(kind: str) -> bytes:
+    good = (mf.bundled_path() / mf.WEIGHTS_FILE).read_bytes()
+    entry = {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}
+    if kind == "truncated":
+        return good[: len(good) // 2]
+    if kind == "shorter than its length":
+        return good[:5]
+    if kind == "header length too large":
+        return (10**12).to_bytes(8, "little") + good[8:]
+    if kind == "header not json":
+        return (16).to_bytes(8, "little") + b"{not json at all" + b"\0" * 64
+    if kind == "offsets outside the file":
+        return _safetensors_bytes({"a": dict(entry, data_offsets=[0, 1600])}, b"\0" * 16)
+    if kind == "offsets of the wrong size":
+        return _safetensors_bytes({"a": dict(entry, data_offsets=[0, 12])}, b"\0" * 12)
+    if kind == "bfloat16":
+        return _safetensors_bytes({"a": dict(entry, dtype="BF16", data_offsets=[0, 8])}, b"\0" * 8)
+    raise AssertionError(kind)
+
+
+DAMAGES = {
+    "truncated": "safetensorerror",
+    "shorter than its length": "safetensorerror",
+    "header length too large": "safetensorerror",
+    "header not json": "safetensorerror",
+    "offsets outside the file": "safetensorerror",
+    "offsets of the wrong size": "safetensorerror",
+    "bfloat16": "numpy cannot read",
+}
+"""Each damage → a word of the reason in the error (safetensors' own parser refuses the first
+six before anything is mapped; a dtype NumPy lacks is refused by our reading)."""
+
+
+@pytest.mark.parametrize("kind", list(DAMAGES))
+def test_a_damaged_weights_file_is_refused_with_the_reason(tmp_path, kind):
+    weights = tmp_path / "w"
+    weights.mkdir()
+    (weights / mf.WEIGHTS_FILE).write_bytes(_damaged(kind))
+    with pytest.raises(ModelUnavailable) as caught:
+        mf.read_tensors(weights)
+    assert caught.value.reason == "load", caught.value
+    assert str(weights) in str(caught.value) and DAMAGES[kind] in str(caught.value).lower(), caught.value
+    model = _unknown_model(tmp_path / "model", _damaged(kind))
+    with pytest.raises(ModelUnavailable) as caught:
+        load_encoder(str(model))  # through the encoder: the same refusal, no crash
+    assert caught.value.reason == "load"
+
+
+def test_our_header_reading_checks_what_safetensors_does_not_see(tmp_path):
+    """The views come from our own reading of the header: a disagreement with safetensors' reading
+    (shape, dtype) and offsets outside the mapped bytes are refused, never mapped."""
+    import numpy as np
+
+    data = np.arange(4, dtype="<f4").tobytes()
+    path = tmp_path / "w.safetensors"
+    path.write_bytes(_safetensors_bytes({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}, data))
+    start, header = mf.safetensors_header(path)
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    view = mf._tensor_view(mapped, start, "a", header["a"], ("F32", [2, 2]))
+    np.testing.assert_array_equal(view, [[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match="safetensors read"):
+        mf._tensor_view(mapped, start, "a", header["a"], ("F32", [4]))
+    with pytest.raises(ValueError, match="inside the file"):
+        mf._tensor_view(mapped, start, "a", dict(header["a"], data_offsets=[8, 24]), ("F32", [2, 2]))
+    with pytest.raises(ValueError, match="more than the file holds"):
+        bad = tmp_path / "bad.safetensors"
+        bad.write_bytes((1000).to_bytes(8, "little") + b"{}")
+        mf.safetensors_header(bad)
+
+
+def test_a_weights_file_rewritten_in_place_is_checked_and_read_again(tmp_path):
+    """The word table is a view of the file, so a file rewritten in place shows through the old
+    mapping. load_encoder sees the new file_stamp: it checks the file again (a damaged one is
+    refused) and reads a repaired one afresh, with the same numbers as before."""
+    import os
+    import shutil
+
+    import numpy as np
+
+    model = tmp_path / "model"
+    shutil.copytree(mf.bundled_path(), model)  # a copy of the bundled model: its hash is known
+    weights = model / mf.WEIGHTS_FILE
+    before = enc.encode("the cat sat on the mat", name=str(model))
+    first = load_encoder(str(model))
+    row = int(before.ids[2])  # "cat"
+    start, header = mf.safetensors_header(weights)
+    offset = start + header["embeddings.word_embeddings.weight"]["data_offsets"][0] + row * 384 * 4
+    original = weights.read_bytes()[offset : offset + 4]
+
+    def write_in_place(four: bytes, tick: int) -> None:
+        with open(weights, "r+b") as f:
+            f.seek(offset)
+            f.write(four)
+        os.utime(weights, ns=(tick, tick))  # a new modification time, whatever the clock's resolution
+
+    write_in_place(np.float32(12345.0).tobytes(), 10**18)
+    assert first.word[row, 0] == np.float32(12345.0)  # the old mapping shows the new bytes ...
+    with pytest.raises(ModelUnavailable) as caught:
+        load_encoder(str(model))  # ... so the next load checks the file, and refuses it
+    assert caught.value.reason == "checksum"
+    write_in_place(original, 10**18 + 10**9)  # repaired
+    again = load_encoder(str(model))
+    assert again is not first and again.weights_stamp == mf.file_stamp(weights)
+    assert load_encoder(str(model)) is again  # unchanged since: kept
+    after = enc.encode("the cat sat on the mat", name=str(model))
+    np.testing.assert_array_equal(after.hidden, before.hidden)
+
+
+def test_a_weights_file_replaced_by_a_new_one_keeps_the_old_mapping_valid(tmp_path):
+    """Replacing the file (a new file renamed over it, as pip and `cp` to a new name then `mv` do)
+    leaves the old mapping on the old bytes; the next load reads the new file."""
+    import shutil
+
+    import numpy as np
+
+    model = tmp_path / "model"
+    shutil.copytree(mf.bundled_path(), model)
+    first = load_encoder(str(model))
+    table = np.array(first.word[:3])
+    new = model / "new.safetensors"
+    shutil.copy(model / mf.WEIGHTS_FILE, new)
+    new.replace(model / mf.WEIGHTS_FILE)
+    np.testing.assert_array_equal(first.word[:3], table)
+    again = load_encoder(str(model))
+    assert again is not first
+    np.testing.assert_array_equal(again.word, first.word)
