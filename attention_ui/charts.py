@@ -30,8 +30,73 @@ from .i18n import t
 from .internals import SentAsIs
 from .margins import fit_margins
 from .presentation import FONT_SCALE, is_presenting, projector
-from .style import CELL_WIDTHS, CELLS_KEY, NO_PHONE_TICKS_KEY, NOTE_KEY
+from .style import (
+    CELL_WIDTHS,
+    CELLS_KEY,
+    MATRIX_KEY,
+    NO_PHONE_TICKS_KEY,
+    NOTE_KEY,
+    THIN_PHONE_TICKS_KEY,
+    TWIN_KEY,
+)
+from .tables import show_matrix
 from .text_width import plain
+
+
+def _axis_title(axis: dict | None) -> str:
+    title = (axis or {}).get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    return plain(str(text or "").replace("<br>", ""))
+
+
+def describe(spec: dict, *, tr=t) -> str:
+    """What a chart shows and where its numbers are, in words (its accessible description,
+    after its title): the kind of chart and its axes, then whether its cells or bars print
+    their numbers, the hover and the CSV download.
+
+    >>> from attention_ui.figures import token_matrix
+    >>> from attention_ui.i18n import translate
+    >>> from functools import partial
+    >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").to_dict()
+    >>> print(describe(spec, tr=partial(translate, "en")))  # doctest: +NORMALIZE_WHITESPACE
+    A heatmap of 2 rows (query token i (row)) by 2 columns (key token j (column)); colour shows each value.
+    Each cell prints its number. Hover over (or tap) a point for its exact value; the Download menu under the
+    chart has the numbers as CSV where offered.
+    """
+    data, layout = spec.get("data", []), spec.get("layout", {})
+    unnamed = tr("charts.axis_unnamed")
+    kinds = {trace.get("type") for trace in data}
+    heatmaps = [trace for trace in data if trace.get("type") == "heatmap"]
+    bars = [trace for trace in data if trace.get("type") == "bar"]
+    parts = []
+    if heatmaps:
+        first = heatmaps[0]
+        y_axis = _axis_title(layout.get("yaxis")) or unnamed
+        x_name = "xaxis" + (first.get("xaxis") or "x")[1:]
+        x_axis = _axis_title(layout.get(x_name)) or next(
+            (_axis_title(v) for k, v in layout.items() if k.startswith("xaxis") and _axis_title(v)), unnamed
+        )
+        rows, cols = len(first.get("y") or []), len(first.get("x") or [])
+        parts.append(tr("charts.heatmap", rows=rows, cols=cols, row_axis=y_axis, col_axis=x_axis))
+        if len(heatmaps) > 1:
+            names = [plain(note.get("text", "").replace("<br>", "")) for note in layout.get("annotations", [])]
+            parts.append(tr("charts.panels", n=len(heatmaps), names=", ".join(n for n in names if n) or "…"))
+        if any(trace.get("texttemplate") for trace in heatmaps):
+            parts.append(tr("charts.numbers_in_cells"))
+    elif bars:
+        x_axis = _axis_title(layout.get("xaxis")) or unnamed
+        y_axis = _axis_title(layout.get("yaxis")) or unnamed
+        parts.append(tr("charts.bars", n=len(bars[0].get("x") or bars[0].get("y") or []), x_axis=x_axis, y_axis=y_axis))
+        if any(trace.get("text") is not None for trace in bars):
+            parts.append(tr("charts.numbers_on_bars"))
+    elif "scatter" in kinds:
+        x_axis = _axis_title(layout.get("xaxis")) or unnamed
+        y_axis = _axis_title(layout.get("yaxis")) or unnamed
+        parts.append(tr("charts.lines", x_axis=x_axis, y_axis=y_axis))
+    else:
+        parts.append(tr("charts.other"))
+    parts.append(tr("charts.numbers_hover"))
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -42,11 +107,13 @@ class Prepared:
     spec: dict
     numbers_px: int | None = None
     phone_ticks: bool = True
+    phone_thin: bool = False
 
     @property
     def alt(self) -> str:
-        """The chart's accessible name: its title without markup, else "chart"."""
-        return alt_text(self.spec)
+        """The chart's accessible name and description: its title without markup (else
+        "chart"), then what it shows and where its numbers are (``describe``)."""
+        return f"{alt_text(self.spec)}. {describe(self.spec)}"
 
 
 def prepare(fig, *, presenting: bool = False) -> Prepared:
@@ -63,7 +130,9 @@ def prepare(fig, *, presenting: bool = False) -> Prepared:
     numbers = getattr(fig, "numbers_px", None)
     if numbers and presenting:  # larger numbers need wider cells
         numbers = round(numbers * FONT_SCALE)
-    return Prepared(themed(fit_margins(spec)), numbers, getattr(fig, "phone_ticks", True))
+    return Prepared(
+        themed(fit_margins(spec)), numbers, getattr(fig, "phone_ticks", True), getattr(fig, "phone_thin", False)
+    )
 
 
 def alt_text(spec: dict) -> str:
@@ -119,15 +188,27 @@ def draw(
     A heatmap whose cells print numbers sits in a container that hides them, with the note
     "hover for the values", where the chart is too narrow for them (``attention_ui.style``);
     one that prints none always has the note.
+
+    A figure that carries its matrix as ``Cells`` (``figures.token_matrix``) is drawn as an
+    HTML table in presentation mode (every number printed, in type that grows with the
+    screen; a teacher cannot hover for a room), with the choice to spotlight one query row;
+    elsewhere as its Plotly chart, with the table beside it for print only.
     """
     presenting = is_presenting()
+    cells = getattr(fig, "cells", None)
+    if cells is not None and presenting:
+        draw_table(cells, key)
+        return
     chart = prepare(fig, presenting=presenting)
-    cells = chart.numbers_px
-    if not chart.phone_ticks:  # too many column labels for a phone
-        box = st.container(key=NO_PHONE_TICKS_KEY.format(key=key))
-        box = box.container(key=cells_key(cells, key)) if cells else box
+    numbers = chart.numbers_px
+    outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin
+    if not chart.phone_ticks or chart.phone_thin:  # too many column labels for a phone: none, or every second
+        box = outer.container(
+            key=(NO_PHONE_TICKS_KEY if not chart.phone_ticks else THIN_PHONE_TICKS_KEY).format(key=key)
+        )
+        box = box.container(key=cells_key(numbers, key)) if numbers else box
     else:
-        box = st.container(key=cells_key(cells, key)) if cells else st.container()
+        box = outer.container(key=cells_key(numbers, key)) if numbers else outer.container()
     chart_key = key + ("_present" if presenting else "") + fresh
     selecting = {}
     if on_click is not None:
@@ -147,6 +228,36 @@ def draw(
             alt=alt or chart.alt,
             **selecting,
         )
-        if cells is not None:
-            note = st.container(key=NOTE_KEY.format(key=key)) if cells else st.container()
+        if numbers is not None:
+            note = st.container(key=NOTE_KEY.format(key=key)) if numbers else st.container()
             note.caption(t("exports.hover_values"))
+    if cells is not None:  # a printed page cannot hover, and Plotly's chart keeps its screen width
+        with outer:
+            show_matrix(cells, description=t("charts.numbers_table"), print_only=True)
+
+
+SPOTLIGHT_WIDTH_PX = 420
+"""The width of the spotlight choice above a matrix drawn as a table."""
+
+
+def draw_table(cells, key: str) -> None:
+    """``cells`` (``figures.Cells``) as an HTML table for a projector, in a container keyed
+    ``MATRIX_KEY``, under a choice of one query row to spotlight (large, above the matrix)."""
+    rows = list(range(len(cells.row_labels)))
+    with st.container(key=MATRIX_KEY.format(key=key)):
+        spotlight = st.selectbox(  # one line, its label said in each option: the matrix starts on the first screen
+            t("presentation.spotlight"),
+            [None, *rows],
+            format_func=lambda r: (
+                t("presentation.spotlight_option", row=t("presentation.spotlight_none"))
+                if r is None
+                else t("presentation.spotlight_option", row=cells.row_labels[r])
+            ),
+            key=f"{key}_spotlight",
+            help=t("presentation.spotlight_help"),
+            label_visibility="collapsed",
+            width=SPOTLIGHT_WIDTH_PX,
+        )
+        if spotlight is not None and spotlight >= len(rows):  # a shorter sentence since
+            spotlight = None
+        show_matrix(cells, spotlight=spotlight, description=t("charts.numbers_table"))

@@ -25,8 +25,10 @@ their numbers) is measured with the app's one model, ``text_width.text_px``.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -37,7 +39,7 @@ from .i18n import DEFAULT_LANG, translate
 from .internals import TICK_FONT_PX
 from .notation import component_labels, shown
 from .safe import escape_label, numbered_labels, token_labels
-from .text_width import TAG, has_wide, row_px, text_px
+from .text_width import TAG, has_wide, plain, row_px, text_px
 
 COLORSCALE = "Cividis"
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
@@ -52,6 +54,12 @@ MAX_CELL_COLS = 24  # ... and columns; the browser hides them where the chart is
 CELL_CHROME_PX = 200  # what a heatmap's width spends outside its cells: tick labels, colour bar, margins
 CELL_SPARE_EM = 1.0  # room left in a cell beside its number, in ems of the cell font: numbers read apart
 VECTOR_TICKED_COLS = 16  # vectors' components are labelled every 8th beyond this (vectors_matrix)
+MIN_TEXT_PX = 11
+"""No value printed on a bar is smaller than this: where a bar is too narrow for it, the value is
+hidden (the hover and the formula have it) rather than shrunk to a few pixels (a phone)."""
+PHONE_TILTED_TICKS = 14
+"""More tilted column labels than this run into each other on a phone's ~300 px plot: it shows
+every second one (``Chart.phone_thin``)."""
 MAX_TICKED_COLS = 48  # wider matrices (384 or 1536 components) label every 8th/16th/32nd/... column only
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
@@ -148,26 +156,72 @@ def ticked(n: int, step: int) -> list[int]:
     return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
+@dataclass(frozen=True)
+class Cells:
+    """A matrix as the page can also draw it without Plotly: one HTML table cell per number,
+    coloured as the heatmap colours it (``tables.matrix_html``). ``token_matrix`` gives one
+    with its figure (``Chart.cells``); the chart pipeline draws it in presentation mode and in
+    print, where every number must be read without a hover.
+
+    ``z`` (rows, cols): the numbers, as given (read-only); ``texts``: each cell's text, exactly
+    as the heatmap prints it; labels are raw text (the table escapes them); ``colorscale``,
+    ``zmin``, ``zmax``: the heatmap's colours; ``title``: plain text (no markup).
+    """
+
+    z: np.ndarray
+    texts: tuple[tuple[str, ...], ...]
+    row_labels: tuple[str, ...]
+    col_labels: tuple[str, ...]
+    colorscale: str
+    zmin: float
+    zmax: float
+    title: str
+    row_title: str = ""
+    col_title: str = ""
+
+
+def plain_title(title: str | None) -> str:
+    """A chart title as plain text: ``<br>`` and tags dropped, entities (``&lt;``) read back.
+
+    >>> plain_title("Weights of <b>&lt;cat&gt;</b><br>row 2")
+    'Weights of <cat>row 2'
+    """
+    return html.unescape(plain(str(title or "").replace("<br>", "")))
+
+
 class Chart(go.Figure):
     """A ``go.Figure`` that also says what the page needs to lay it out, which Plotly has no
-    property for: given by its builder (``figure(numbers_px=, phone_ticks=)``), read by the
+    property for: given by its builder (``figure(numbers_px=, phone_ticks=, cells=)``), read by the
     chart pipeline (``attention_ui.charts``), never sent to the browser.
 
     ``numbers_px``: how wide (px) the chart must be drawn for the numbers in its cells (the
     page hides them, and says "hover for the values", where it is narrower); 0: its cells print
     none (the note is always there); None: it has no cells of numbers (no note).
     ``phone_ticks``: False when a phone should not show its column labels (too many for its
-    narrow panels; the hover names every cell).
+    narrow panels; the hover names every cell). ``phone_thin``: True when a phone should show
+    every second column label only (tilted labels too close together on its narrow plot).
+    ``cells``: the matrix as an HTML table can draw it (``Cells``), or None.
 
     >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
     >>> chart.numbers_px, chart.phone_ticks, "meta" in chart.to_dict()["layout"]
     (595, True, False)
     """
 
-    def __init__(self, data=None, layout=None, *, numbers_px: int | None = None, phone_ticks: bool = True):
+    def __init__(
+        self,
+        data=None,
+        layout=None,
+        *,
+        numbers_px: int | None = None,
+        phone_ticks: bool = True,
+        phone_thin: bool = False,
+        cells: Cells | None = None,
+    ):
         super().__init__(data=data, layout=layout)
         self._numbers_px = numbers_px
         self._phone_ticks = phone_ticks
+        self._phone_thin = phone_thin
+        self._cells = cells
 
     @property
     def numbers_px(self) -> int | None:
@@ -176,6 +230,14 @@ class Chart(go.Figure):
     @property
     def phone_ticks(self) -> bool:
         return self._phone_ticks
+
+    @property
+    def phone_thin(self) -> bool:
+        return self._phone_thin
+
+    @property
+    def cells(self) -> Cells | None:
+        return self._cells
 
 
 def figure(
@@ -187,6 +249,8 @@ def figure(
     title_above: int | None = None,
     numbers_px: int | None = None,
     phone_ticks: bool = True,
+    phone_thin: bool = False,
+    cells: Cells | None = None,
     **layout,
 ) -> Chart:
     """One figure from its traces and a nested ``layout``, built in a single call.
@@ -197,7 +261,8 @@ def figure(
     The figure is the same. ``title=None``: no title. A long title is broken into lines
     (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
     sits that many px above the plot area (over the panels' own titles, ``heatmap_row``)
-    instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``: see ``Chart``.
+    instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_thin``,
+    ``cells``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -211,7 +276,8 @@ def figure(
         height += more
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
-    return Chart(data, {"height": height, "margin": margin, **layout}, numbers_px=numbers_px, phone_ticks=phone_ticks)
+    layout = {"height": height, "margin": margin, **layout}
+    return Chart(data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_thin=phone_thin, cells=cells)
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -346,6 +412,7 @@ def heatmap(
     height: int | None = None,
     max_ticked: int = MAX_TICKED_COLS,
     overlay=(),
+    table: bool = False,
     **layout,
 ) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
@@ -359,18 +426,101 @@ def heatmap(
     instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
     ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
-    layout settings, in the same single call.
+    layout settings, in the same single call. ``table``: the chart also carries its numbers as
+    ``Cells`` (when it prints them), for the page to draw as an HTML table where a hover cannot
+    help (presentation mode, print).
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
+    cells = None
+    if table and "text" in trace:
+        low, high = trace["zmin"], trace["zmax"]
+        if low is None or high is None:  # Plotly's own range: the finite cells'
+            finite = trace["z"][np.isfinite(trace["z"])]
+            low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        cells = Cells(
+            z=np.asarray(z, dtype=np.float64),
+            texts=tuple(tuple(row) for row in trace["text"]),
+            row_labels=tuple(str(r) for r in row_labels),
+            col_labels=tuple(str(c) for c in col_labels),
+            colorscale=trace["colorscale"],
+            zmin=float(low),
+            zmax=float(high),
+            title=plain_title(title),
+            row_title=plain_title(y_title),
+            col_title=plain_title(x_title),
+        )
     return figure(
         [trace, *overlay],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
         numbers_px=width,
+        cells=cells,
         xaxis=_x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk),
         yaxis=_y_axis(row_labels, y_title),
         **layout,
+    )
+
+
+STRIP_QUANTILE = 0.95
+"""A long strip's colour scale ends at this quantile of its |values| (``strips``)."""
+
+
+def strip_bound(row) -> float:
+    """Where a strip's symmetric colour scale ends (``strips``): its largest |value| when it has
+    up to ``VECTOR_TICKED_COLS`` entries (each cell prints its number), else the ``STRIP_QUANTILE``
+    quantile of its |values|, so that a few outliers (a trained model's LayerNorm keeps some huge
+    components) do not leave every other cell white: the larger 5 % take the end colours.
+
+    >>> strip_bound([0.1, -0.2]), round(strip_bound(list(range(99)) + [1000.0]), 2)  # 1000 would whiten the rest
+    (0.2, 94.05)
+    """
+    drawn = np.abs(np.asarray(row, dtype=np.float64))
+    drawn = drawn[np.isfinite(drawn)]
+    if drawn.size <= VECTOR_TICKED_COLS:
+        return _bound(drawn)
+    bound = float(np.quantile(drawn, STRIP_QUANTILE))
+    return bound if bound > 0 else _bound(drawn)
+
+
+def strips(
+    rows,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    tr: Translate = ENGLISH,
+    digits: int = 2,
+    height: int | None = None,
+    max_ticked: int = MAX_TICKED_COLS,
+) -> go.Figure:
+    """Rows of numbers of very different sizes (a word vector, its position, their sum…) as colour
+    strips, each on its own diverging scale, symmetric about 0 up to its own ``strip_bound``, which
+    its label names ("word (±0.12)"). On one shared scale the small rows were nearly white. Numbers
+    are printed in the cells as ``heatmap`` prints them; the hover gives each value. More than
+    ``VECTOR_TICKED_COLS`` columns: a phone shows no column labels (``Chart.phone_ticks``).
+
+    >>> fig = strips([[0.1, -0.2], [10.0, 5.0]], ["x", "PE"], ["[1]", "[2]"], title="t")
+    >>> [(trace.zmin, trace.zmax, trace.y) for trace in fig.data], fig.layout.yaxis.ticktext
+    ([(-0.2, 0.2, (1,)), (-10.0, 10.0, (2,))], ('x (±0.2)', 'PE (±10)'))
+    """
+    z = np.asarray(rows, dtype=np.float64)  # (rows, cols)
+    traces, widths, labels = [], [], []
+    for r, row in enumerate(z):
+        bound = strip_bound(row)
+        trace, width = _heatmap_trace(row[None, :], tr=tr, diverging=True, zmin=-bound, zmax=bound, digits=digits)
+        trace.update(y=[shown(r)], showscale=False)
+        traces.append(trace)
+        widths.append(width)
+        labels.append(f"{row_labels[r]} (±{bound:.3g})")
+    return figure(
+        traces,
+        title=title,
+        height=height or max(200, 90 + 34 * len(z)),
+        numbers_px=max(widths) if all(widths) else 0,
+        phone_ticks=z.shape[1] <= VECTOR_TICKED_COLS,
+        xaxis=_x_axis(col_labels, "", max_ticked=max_ticked),
+        yaxis=_y_axis(labels, ""),
     )
 
 
@@ -638,6 +788,7 @@ def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, 
         y_title=tr("figures.query_axis"),
         x_title=tr("figures.key_axis"),
         stack_cjk=True,
+        table=True,
         **kw,
     )
 
@@ -690,6 +841,8 @@ def key_bars(
 ) -> go.Figure:
     """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
     percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
+    A value too wide for its bar (a phone) is hidden, never shrunk below ``MIN_TEXT_PX``; more than
+    ``PHONE_TILTED_TICKS`` tilted labels: a phone shows every second one (``Chart.phone_thin``).
 
     >>> fig = key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 1")
     >>> fig.data[0].text, fig.data[0].x
@@ -705,6 +858,7 @@ def key_bars(
         "text": text,
         "textposition": "outside",
         "marker": {"color": colors},
+        "cliponaxis": False,  # a value over the tallest bar stays whole
         "hovertemplate": tr("figures.hover_key", j="%{x}") + ": %{y:.4f}<extra></extra>",
     }
     yaxis = (
@@ -717,6 +871,8 @@ def key_bars(
         [bar],
         title=title,
         height=340,
+        uniformtext={"minsize": MIN_TEXT_PX, "mode": "hide"},  # never shrunk below it (5 px on a phone): hidden
+        phone_thin=angle is not None and len(w) > PHONE_TILTED_TICKS,
         yaxis=yaxis,
         xaxis={
             "tickvals": positions(len(w)),

@@ -19,6 +19,8 @@ chart sits under a formula and a paragraph draw those under the chart instead
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -26,6 +28,7 @@ import streamlit as st
 
 from attention_ui.i18n import t
 from attention_ui.internals import TICK_FONT_PX, testid
+from attention_ui.notation import shown
 from attention_ui.url_state import url_value
 
 STATE_KEY = "present"
@@ -101,21 +104,52 @@ def apply_presentation(enabled: bool) -> None:
     st.html(PRESENTATION_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
 
 
+_AXIS = re.compile(r"^[xy]axis\d*$")
+
+
+def _grown(part: dict | None, key: str, size: float) -> dict:
+    """``part`` with its ``key`` font (``tickfont``, ``font``) at ``size``, or its own size
+    grown by ``FONT_SCALE`` when it set one."""
+    part = dict(part or {})
+    font = dict(part.get(key) or {})
+    font["size"] = round(font["size"] * FONT_SCALE) if font.get("size") else size
+    part[key] = font
+    return part
+
+
 def projector(spec: dict) -> dict:
     """``spec`` (a figure's JSON) with fonts large enough for a projector: a new dict, ``spec``
     is not changed. A step of the chart pipeline (``attention_ui.charts``).
 
-    The layout font grows to ``CHART_FONT_PX`` and a title's to 1.15 times that; cell and bar
-    texts that set their own size grow by ``FONT_SCALE``; a fixed height grows by
+    The layout font grows to ``CHART_FONT_PX`` and a title's to 1.15 times that; so do the
+    axes' tick labels and titles, the colour bars' labels, the legend and the panel titles
+    (Streamlit's theme would keep them at 12 and 14 px while the page's text grows); cell and
+    bar texts that set their own size grow by ``FONT_SCALE``; a fixed height grows by
     ``CHART_HEIGHT_FACTOR``, except a picture's (an axis pinned to the other's scale, whose
     chart would only gain blank sides).
 
     >>> big = projector({"data": [{"type": "heatmap", "textfont": {"size": 12}}], "layout": {"height": 200}})
     >>> big["layout"]["font"]["size"], big["layout"]["height"], big["data"][0]["textfont"]["size"]
     (18, 260, 18)
+    >>> big["layout"]["xaxis"]["tickfont"]["size"], big["layout"]["yaxis"]["title"]["font"]["size"]
+    (18, 18)
     """
     layout = {name: value for name, value in spec.get("layout", {}).items() if name != "template"}
     layout["font"] = {**layout.get("font", {}), "size": CHART_FONT_PX}
+    for name in {"xaxis", "yaxis", *(n for n in layout if _AXIS.match(n))}:
+        axis = _grown(layout.get(name), "tickfont", CHART_FONT_PX)
+        title = axis.get("title")
+        if isinstance(title, str):
+            title = {"text": title}
+        axis["title"] = _grown(title, "font", CHART_FONT_PX)
+        layout[name] = axis
+    if "coloraxis" in layout:
+        scale = dict(layout["coloraxis"])
+        scale["colorbar"] = _grown(scale.get("colorbar"), "tickfont", CHART_FONT_PX)
+        layout["coloraxis"] = scale
+    layout["legend"] = _grown(layout.get("legend"), "font", CHART_FONT_PX)
+    if layout.get("annotations"):
+        layout["annotations"] = [_grown(note, "font", CHART_FONT_PX) for note in layout["annotations"]]
     title = layout.get("title") or {}
     layout["title"] = {**title, "font": {**title.get("font", {}), "size": round(CHART_FONT_PX * 1.15)}}
     pinned = any(isinstance(axis, dict) and axis.get("scaleanchor") for axis in layout.values())
@@ -124,8 +158,49 @@ def projector(spec: dict) -> dict:
     data = []
     for trace in spec.get("data", []):
         size = (trace.get("textfont") or {}).get("size")
-        data.append({**trace, "textfont": {**trace["textfont"], "size": round(size * FONT_SCALE)}} if size else trace)
+        trace = {**trace, "textfont": {**trace["textfont"], "size": round(size * FONT_SCALE)}} if size else trace
+        if trace.get("type") == "heatmap" and not trace.get("coloraxis") and trace.get("showscale") is not False:
+            trace = {**trace, "colorbar": _grown(trace.get("colorbar"), "tickfont", CHART_FONT_PX)}
+        data.append(trace)
     return {**spec, "data": data, "layout": layout}
+
+
+def handout_html(lesson, page: str) -> str:
+    """What a printed page says on top (``handout``): the app and the page, the sentence (escaped:
+    the learner typed it) and the settings its numbers come from. Shown only in print.
+
+    >>> from attention_core import ToyEmbedder, build_lesson
+    >>> page = handout_html(build_lesson("the <b>cat</b>", ToyEmbedder()), "matrices")
+    >>> "printed from Attention matrices" in page, "the &lt;b&gt;cat&lt;/b&gt;" in page, "<b>cat" in page
+    (True, True, False)
+    """
+    settings = lesson.settings
+    state = {True: t("presentation.on"), False: t("presentation.off")}
+    parts = [t("presentation.handout_embedder_real" if lesson.real_embeddings else "presentation.handout_embedder_toy")]
+    kind = lesson.projections.kind
+    if kind == "model":
+        parts.append(t("presentation.handout_w_trained", layer=shown(settings.layer), head=shown(settings.head)))
+    elif kind == "identity":
+        parts.append(t("presentation.handout_w_identity", d_k=lesson.trace.d_k))
+    else:
+        parts.append(t("presentation.handout_w_random", seed=settings.seed, d_k=lesson.trace.d_k))
+    parts.append(t("presentation.handout_scaled", state=state[bool(settings.scaled)]))
+    if kind != "model":
+        parts.append(t("presentation.handout_positional", state=state[bool(settings.positional)]))
+    parts.append(t("presentation.handout_tokens", shown=len(lesson.tokens), total=lesson.n_tokens))
+    page_name = t(f"shell.nav_{page}")
+    colon = html.escape(t("presentation.colon"))
+    return (
+        '<div class="print-only handout">'
+        f"<p><b>{html.escape(t('presentation.handout', page=page_name))}</b></p>"
+        f"<p><b>{html.escape(t('presentation.handout_sentence'))}</b>{colon}{html.escape(lesson.text)} "
+        f"<br><b>{html.escape(t('presentation.handout_settings'))}</b>{colon}{html.escape(' · '.join(parts))}</p></div>"
+    )
+
+
+def handout(lesson, page: str) -> None:
+    """The sentence and the settings on top of a printed page (``handout_html``); nothing on screen."""
+    st.html(handout_html(lesson, page))
 
 
 @contextmanager

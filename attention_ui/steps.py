@@ -13,7 +13,7 @@ from attention_core import Lesson, TokenExplanation
 from attention_core.lesson import STEPS, input_scales, mean_self_weight
 
 from .exports import show_figure
-from .figures import heatmap
+from .figures import STRIP_QUANTILE, VECTOR_TICKED_COLS, heatmap, strips
 from .head_claims import measured_census, parking_fields
 from .i18n import t
 from .notation import (
@@ -143,27 +143,21 @@ def show_embedding(lesson: Lesson, i: int) -> None:
         rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
         labels = [t("steps.row_word"), t("steps.row_position"), t("steps.row_sum")]
     columns = component_labels("", d)  # "[1]" … "[d]"
-    if d <= 16:
-        fig = heatmap(
-            rows,
-            labels,
-            columns,
-            title=t("steps.embedding_title", i=shown(i), d=d),
-            diverging=True,
-            height=240,
-            tr=t,
-        )
-    else:
-        fig = heatmap(
-            rows,
-            labels,
-            [str(shown(c)) for c in range(d)],  # the heatmap ticks a few of them
-            title=t("steps.embedding_strip_title", i=shown(i), d=d),
-            diverging=True,
-            height=160 + 28 * len(rows),
-            tr=t,
-        )
+    title = t("steps.embedding_title" if d <= VECTOR_TICKED_COLS else "steps.embedding_strip_title", i=shown(i), d=d)
+    fig = strips(  # each row on its own colour scale: on one shared scale the small rows were nearly white
+        rows,
+        labels,
+        columns if d <= VECTOR_TICKED_COLS else [str(shown(c)) for c in range(d)],  # the heatmap ticks a few of them
+        title=title,
+        height=240 if d <= VECTOR_TICKED_COLS else 160 + 28 * len(rows),
+        tr=t,
+    )
     show_figure(fig, "fig_embedding")
+    st.caption(
+        t("steps.own_scales")
+        if d <= VECTOR_TICKED_COLS
+        else t("steps.own_scales_long", share=round(100 * STRIP_QUANTILE))
+    )
     show_figure(
         heatmap(
             lesson.inputs,

@@ -50,11 +50,13 @@ from .internals import (
     HOVER_LAYER,
     LEGEND,
     LINE,
+    MODEBAR,
     PAPER,
     PHONE_PX,
     PLOT_SVG,
     SHAPE,
     SIDEBAR_OVERLAY_PX,
+    SVG_BOX,
     TABLE_LINE,
     TEXT,
     TITLE,
@@ -66,7 +68,7 @@ from .internals import (
     testid,
 )
 from .model_figures import SELECTED
-from .tables import TABLE_CLASS
+from .tables import MATRIX_CLASS, TABLE_CLASS
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
@@ -79,12 +81,28 @@ NOTE_KEY = "cellnote_{key}"
 NO_PHONE_TICKS_KEY = "noticks_{key}"
 """Key of a container whose chart's column labels a phone hides (``figures.heatmap_row`` says
 when: too many for three narrow panels; the hover still names every cell)."""
+THIN_PHONE_TICKS_KEY = "thinticks_{key}"
+"""Key of a container whose chart's column labels a phone shows every second of
+(``figures.Chart.phone_thin``: tilted labels too close together; the hover names every bar)."""
 SAMPLES_KEY = "sample_grid"
 """Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
 PAIRS_KEY = "pair_grid"
 """Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
 STACK_KEY = "stack_{name}"
 """Key of a container whose columns stack like chart columns (the code page: source | numbers)."""
+MATRIX_KEY = "matrix_{key}"
+"""Key of the container of a matrix drawn as an HTML table in presentation mode (``charts.draw_table``)."""
+TWIN_KEY = "twin_{key}"
+"""Key of the container of a chart that has an HTML table twin for print (``charts.draw``): in
+print the table shows and the chart does not."""
+FOCUS = "#1c83e1"
+"""The ring round the control that has the keyboard's focus (Streamlit's own blue)."""
+SPOT = "#ff4b4b"
+"""The frame of the spotlighted row of a matrix (Streamlit's primary red)."""
+PRINT_MARGIN_MM = 12
+"""A printed page's margin (the print style sheet's ``@page``)."""
+PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
+"""An A4 page's printable width in CSS px (96 per inch) inside those margins: 703."""
 
 _COLUMN, _MAIN = testid("stColumn"), testid("stMain")
 CHART_COLUMNS = (
@@ -164,6 +182,7 @@ APP_CSS = f"""<style>
 /* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
 @media (max-width: {PHONE_PX - 0.02}px) {{
   {key_prefix(NO_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} text {{ display: none; }}
+  {key_prefix(THIN_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} > :nth-child(even) text {{ display: none; }}
 }}
 /* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
 @media (hover: none) {{
@@ -207,6 +226,93 @@ APP_CSS = f"""<style>
 .{TABLE_CLASS} th {{ padding-left: 0.5rem; color: color-mix(in srgb, currentColor 70%, transparent); }}
 .{TABLE_CLASS} tbody th {{ white-space: nowrap; }}
 .{TABLE_CLASS} td.n {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }}
+/* 6b · A table too wide for its frame says so: a shadow at the edge it scrolls towards, and a
+   scroll bar that stays visible (the code page's q[1] … q[32] were cut at q[5] with no cue) */
+:is(.{TABLE_CLASS}-wrap, .{MATRIX_CLASS}-wrap) {{
+  background:
+    linear-gradient(to right, Canvas 30%, transparent) left / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, Canvas 30%, transparent) right / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.25), transparent) left / 0.9rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.25), transparent) right / 0.9rem 100% no-repeat scroll;
+  scrollbar-width: thin; scrollbar-color: rgba(128, 132, 149, 0.7) transparent;
+}}
+/* 7 · A matrix drawn cell by cell (tables.matrix_html): its type as large as its columns fit the
+   frame's width (a container query), every number printed, white on dark cells */
+.{MATRIX_CLASS}-box {{ display: flex; flex-direction: column; gap: 1rem; }}
+.{MATRIX_CLASS}-wrap {{ container-type: inline-size; overflow-x: auto; max-width: 100%; padding-bottom: 2px; }}
+.{MATRIX_CLASS} {{
+  border-collapse: separate; border-spacing: 1px; margin: 0 auto;
+  --fit: calc((100cqw - (var(--cols) + 2) * 1px) / (var(--cols) * var(--cell-em) + var(--label-em)));
+  font-size: clamp(11px, var(--fit), 1.5rem);
+  line-height: 1.45; font-variant-numeric: tabular-nums;
+}}
+.{MATRIX_CLASS} caption {{ caption-side: top; text-align: left; font-size: 1rem; padding-bottom: 0.35rem; }}
+.{MATRIX_CLASS} caption > span {{ display: block; max-width: 100cqw; }}  /* wraps in the frame, not the table's width */
+.{MATRIX_CLASS} .cm-title {{ font-weight: 700; }}
+.{MATRIX_CLASS} .cm-axes {{ font-size: 0.9rem; color: color-mix(in srgb, currentColor 70%, transparent); }}
+.{MATRIX_CLASS} .cm-desc {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }}
+.{MATRIX_CLASS} td {{ padding: 0.1em 0.35em; text-align: center; white-space: nowrap; }}
+.{MATRIX_CLASS} th {{ font-weight: 400; color: color-mix(in srgb, currentColor 75%, transparent); }}
+.{MATRIX_CLASS} th[scope="row"] {{
+  text-align: right; padding: 0 0.5em; overflow-wrap: break-word;
+  min-width: calc(var(--label-em) * 1em); max-width: calc(var(--label-em) * 1em);
+}}
+.{MATRIX_CLASS} th[scope="col"] {{ vertical-align: bottom; padding: 0.25em 0 0.3em 0; }}
+.{MATRIX_CLASS} th[scope="col"] > span {{ writing-mode: vertical-rl; white-space: nowrap; display: inline-block; }}
+.{MATRIX_CLASS} tr.cm-spot > * {{ box-shadow: inset 0 3px 0 {SPOT}, inset 0 -3px 0 {SPOT}; }}
+.{MATRIX_CLASS} tr.cm-spot > th {{ font-weight: 700; color: inherit; }}
+.cm-spotlight .{MATRIX_CLASS} {{
+  font-size: clamp(14px, calc((100cqw - (var(--cols) + 2) * 1px) / (var(--cols) * var(--cell-em))), 2.6rem);
+}}
+.print-only {{ display: none; }}
+/* 8 · Keyboard focus is always visible: a ring round the control (buttons, links, page links, tabs,
+   toggles, sliders, the sentence box, selects), never only a colour change */
+:is(a, button, summary, select, [role="button"], [role="tab"], [role="radio"], [role="option"], [role="slider"],
+    [role="switch"], [role="checkbox"], [tabindex]:not([tabindex="-1"])):focus-visible,
+label:has(input:focus-visible),
+:is([data-baseweb="textarea"], [data-baseweb="input"], [data-baseweb="select"]):has(:focus-visible) {{
+  outline: 3px solid {FOCUS} !important; outline-offset: 2px !important;
+}}
+/* 9 · Words never break inside: page links and button labels wrap between words (a narrow
+   sidebar cut "Self vs cross attention" to "attentior"); a metric's label wraps instead of "…" */
+{testid("stPageLink")} :is(a, span, p) {{ white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; overflow-wrap: normal; word-break: normal; }}
+{testid("stMetricLabel")} :is(div, p, label) {{ white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; }}
+/* the copy button of "Link to this view" sits beside the link, not over its end */
+{testid("stSidebar")} {testid("stCode")} pre {{ padding-right: 2.75rem !important; }}
+/* 10 · Handouts (print): the page alone, its sentence and settings on top (``presentation.handout``),
+   no sidebar, buttons, menus or toolbars; matrices as tables with every number, charts fitted to
+   the page's width (the sidebar script gives each chart's SVG layers a viewBox before printing) */
+@page {{ margin: {PRINT_MARGIN_MM}mm; }}
+@media print {{
+  {testid("stSidebar")}, {testid("stHeader")}, {testid("stToolbar")}, {testid("stStatusWidget")},
+  {testid("stButton")}, {testid("stButtonGroup")}, {testid("stPopover")}, {testid("stDownloadButton")},
+  {testid("stElementToolbar")}, {MODEBAR}, {key_prefix(NOTE_KEY.format(key=""))},
+  {key_prefix(TWIN_KEY.format(key=""))} {testid("stPlotlyChart")},
+  {key_prefix(MATRIX_KEY.format(key=""))} {testid("stElementContainer")}:has({testid("stWidgetLabel")}) {{
+    display: none !important;
+  }}
+  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
+    height: auto !important; min-height: 0 !important; overflow: visible !important; position: static !important;
+  }}
+  {testid("stMainBlockContainer")} {{ max-width: 100% !important; padding: 0 !important; }}
+  .print-only {{ display: block !important; }}
+  .{MATRIX_CLASS}-wrap {{ overflow: visible; background: none; }}
+  .{MATRIX_CLASS} {{
+    font-size: clamp(7px, var(--fit), 14px);
+    print-color-adjust: exact; -webkit-print-color-adjust: exact;
+  }}
+  .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
+  {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
+  {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
+  {SVG_BOX} > svg:first-child {{ position: relative !important; }}
+  {testid("stPlotlyChart")}, {testid("stElementContainer")}, {testid("stVerticalBlock")} {{
+    width: 100% !important; max-width: 100% !important; height: auto !important;
+  }}
+  {testid("stPlotlyChart")}, .{MATRIX_CLASS}-wrap, .{TABLE_CLASS}-wrap, .katex-display {{ break-inside: avoid; }}
+  * {{ print-color-adjust: exact; -webkit-print-color-adjust: exact; }}
+}}
 </style>
 {chart_dark_rules()}"""
 """The style sheet of every page: a constant, never built from user input."""
@@ -227,6 +333,18 @@ SIDEBAR_SCRIPT = f"""<script>
   const warm = ["16px KaTeX_AMS", "16px KaTeX_Size1", "16px KaTeX_Size2", "16px KaTeX_Size3", "16px KaTeX_Size4",
                 "16px 'Source Code Pro'", "italic 16px 'Source Code Pro'"];
   if (document.fonts) setTimeout(() => warm.forEach((font) => document.fonts.load(font).catch(() => {{}})), 1000);
+  // Before printing, each chart's SVG layers get a viewBox of their drawn size, so the print style
+  // sheet can fit them to the page's width (Plotly draws in px); after printing they lose it again.
+  const layers = () => document.querySelectorAll('{SVG_BOX} > svg');
+  window.addEventListener("beforeprint", () => layers().forEach((svg) => {{
+    const w = svg.getAttribute("width"), h = svg.getAttribute("height");
+    if (!w || !h || svg.hasAttribute("viewBox")) return;
+    svg.setAttribute("viewBox", `0 0 ${{w}} ${{h}}`);
+    svg.dataset.printFit = "1";
+  }}));
+  window.addEventListener("afterprint", () => layers().forEach((svg) => {{
+    if (svg.dataset.printFit) {{ svg.removeAttribute("viewBox"); delete svg.dataset.printFit; }}
+  }}));
 }})();
 </script>"""
 """On a phone the sidebar lies over the page; Streamlit closes it after a tap on its own page

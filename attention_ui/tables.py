@@ -15,7 +15,10 @@ import html
 import numbers
 
 import numpy as np
+import plotly.colors as pc
 import streamlit as st
+
+from .text_width import text_px
 
 TABLE_CLASS = "num-table"
 """Class of every table here (the style sheet's section 6 draws it); its wrapper's is ``TABLE_CLASS-wrap``."""
@@ -65,3 +68,141 @@ def number_table(columns: dict, *, index=None, number: str = "{:.4f}", height: i
     """Show ``{header: column}`` as a table (``table_html``), e.g.
     ``number_table({"α̂": weights}, index=["1: the", "2: cat"])``."""
     st.html(table_html(columns, index=index, number=number, height=height))
+
+
+# --------------------------------------------------------------------------- matrices cell by cell
+
+MATRIX_CLASS = "cell-matrix"
+"""Class of a matrix drawn as an HTML table (``matrix_html``); its wrapper's is ``MATRIX_CLASS-wrap``,
+and a table shown only in print has ``print-only`` on its wrapper too (the style sheet's section 7)."""
+CELL_PAD_EM = 0.7
+"""What a cell spends beside its number (padding and border), in ems of the table's font."""
+LABEL_PAD_EM = 1.0
+"""... and the row labels' column beside its widest label."""
+MAX_LABEL_EM = 9.0
+"""Row labels wider than this (ems) wrap: the numbers keep the width."""
+DARK_BACKGROUND = 0.45
+"""A cell whose colour is darker than this (relative luminance, 0 to 1) gets white text."""
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    """The relative luminance (WCAG) of an sRGB colour given as 0–255 channels.
+
+    >>> _luminance((255, 255, 255)), _luminance((0, 0, 0))
+    (1.0, 0.0)
+    """
+
+    def linear(c: float) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgb)
+    return round(0.2126 * r + 0.7152 * g + 0.0722 * b, 6)
+
+
+def cell_colours(z, colorscale: str, zmin: float, zmax: float) -> list[list[tuple[str, str] | None]]:
+    """For each cell of ``z``: (background, text colour) as the heatmap draws it (Plotly's
+    linear interpolation between the scale's stops), or None for a cell it leaves blank
+    (−∞, a masked score; NaN).
+
+    >>> cell_colours([[0.0, 1.0, float("-inf")]], "Cividis", 0.0, 1.0)
+    [[('rgb(0, 34, 78)', '#ffffff'), ('rgb(254, 232, 56)', '#1a1a1a'), None]]
+    """
+    scale = pc.get_colorscale(colorscale)
+    z = np.asarray(z, dtype=np.float64)
+    span = (zmax - zmin) or 1.0
+    out = []
+    for row in z:
+        finite = np.isfinite(row)
+        where = np.clip((np.where(finite, row, zmin) - zmin) / span, 0.0, 1.0)
+        colours = pc.sample_colorscale(scale, where.tolist())
+        line = []
+        for ok, colour in zip(finite, colours):
+            if not ok:
+                line.append(None)
+                continue
+            rgb = tuple(float(c) for c in colour[colour.index("(") + 1 : -1].split(","))
+            text = "#ffffff" if _luminance(rgb) < DARK_BACKGROUND else "#1a1a1a"
+            line.append(("rgb({}, {}, {})".format(*(round(c) for c in rgb)), text))
+        out.append(line)
+    return out
+
+
+def _em(texts) -> float:
+    """The widest of ``texts`` in ems of the app's font (``text_width``)."""
+    return max((text_px(text, 1.0) for text in texts), default=0.0)
+
+
+def matrix_html(cells, *, spotlight: int | None = None, description: str = "", print_only: bool = False) -> str:
+    """The matrix ``cells`` (``figures.Cells``) as one HTML table: a header of column labels, a
+    row label and one coloured cell per number, each cell printing exactly the heatmap's text
+    and keeping the full value in ``data-value``. Every label and the title are escaped.
+
+    The font follows the table's width (a container query: as large as the columns fit, up to
+    a ceiling), so the table fills a projector's width and fits a printed page.
+    ``spotlight``: a row (0-based) drawn alone, large, above the whole matrix, which marks it.
+    ``description``: said after the title in the caption (what the table shows, for a
+    screen reader too). ``print_only``: shown only when the page is printed (under a Plotly
+    chart, which prints badly).
+
+    >>> from attention_ui.figures import token_matrix
+    >>> page = matrix_html(token_matrix([[0.25, 0.75], [1.0, 0.0]], ["<b>", "b"], ["<b>", "b"], title="w").cells)
+    >>> "1: &lt;b&gt;" in page, "<b>" in page, page.count('<td '), 'data-value="0.25">0.25<' in page
+    (True, False, 4, True)
+    """
+    colours = cell_colours(cells.z, cells.colorscale, cells.zmin, cells.zmax)
+    n_cols = len(cells.col_labels)
+    cell_em = _em(text for row in cells.texts for text in row) + CELL_PAD_EM
+    label_em = min(_em(cells.row_labels), MAX_LABEL_EM) + LABEL_PAD_EM
+    sizes = f"--cols: {n_cols}; --cell-em: {cell_em:.3f}; --label-em: {label_em:.3f}"
+
+    def header(label_em_: float | None) -> str:
+        corner = "<td></td>" if label_em_ is not None else ""
+        return (
+            f"<thead><tr>{corner}"
+            + "".join(f'<th scope="col"><span>{html.escape(label)}</span></th>' for label in cells.col_labels)
+            + "</tr></thead>"
+        )
+
+    def row_html(r: int, labelled: bool, extra: str = "") -> str:
+        tds = []
+        for c, text in enumerate(cells.texts[r]):
+            value = float(cells.z[r, c])
+            colour = colours[r][c]
+            style = f' style="background: {colour[0]}; color: {colour[1]}"' if colour else ""
+            tds.append(f'<td{style} data-value="{value!r}">{html.escape(text)}</td>')
+        label = f'<th scope="row">{html.escape(cells.row_labels[r])}</th>' if labelled else ""
+        return f"<tr{extra}>{label}{''.join(tds)}</tr>"
+
+    axes = " · ".join(
+        part
+        for part in (cells.row_title and f"↓ {cells.row_title}", cells.col_title and f"→ {cells.col_title}")
+        if part
+    )
+    caption = (
+        f'<caption><span class="cm-title">{html.escape(cells.title)}</span>'
+        + (f'<span class="cm-axes">{html.escape(axes)}</span>' if axes else "")
+        + (f'<span class="cm-desc">{html.escape(description)}</span>' if description else "")
+        + "</caption>"
+    )
+    rows = "".join(row_html(r, True, ' class="cm-spot"' if r == spotlight else "") for r in range(len(cells.texts)))
+    table = (
+        f'<div class="{MATRIX_CLASS}-wrap" style="{sizes}" tabindex="0">'
+        f'<table class="{MATRIX_CLASS}">{caption}{header(label_em)}<tbody>{rows}</tbody></table></div>'
+    )
+    spot = ""
+    if spotlight is not None and 0 <= spotlight < len(cells.texts):
+        spot_sizes = f"--cols: {n_cols}; --cell-em: {cell_em:.3f}; --label-em: 0"
+        spot = (
+            f'<div class="{MATRIX_CLASS}-wrap cm-spotlight" style="{spot_sizes}" tabindex="0">'
+            f'<table class="{MATRIX_CLASS}"><caption><span class="cm-title">'
+            f"{html.escape(cells.row_labels[spotlight])}</span></caption>"
+            f"{header(None)}<tbody>{row_html(spotlight, False)}</tbody></table></div>"
+        )
+    wrap = f'<div class="{MATRIX_CLASS}-box{" print-only" if print_only else ""}">'
+    return f"{wrap}{spot}{table}</div>"
+
+
+def show_matrix(cells, *, spotlight: int | None = None, description: str = "", print_only: bool = False) -> None:
+    """Show ``cells`` as an HTML table (``matrix_html``)."""
+    st.html(matrix_html(cells, spotlight=spotlight, description=description, print_only=print_only))

@@ -26,6 +26,10 @@ an empty page to each variant, the variants interleaved within every repetition:
   numbers fixed``: the same figure with margins large enough for its labels and automargin
   off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
   does for every chart of the app).
+* ``matrix16 plotly numbers`` / ``html table``: a 16 × 16 weights matrix with its 256 numbers, as
+  the app draws it outside presentation mode (``figures.token_matrix`` through ``charts.draw``, its
+  print-only table twin included) and as presentation mode draws it (``tables.matrix_html``: one
+  coloured HTML cell per number, ``charts.draw_table`` without its spotlight choice).
 * ``sim3 figures`` / ``one figure``: three 12 × 12 maps as three charts in columns
   (``figures.heatmap`` each), and the same three as panels of one chart (``figures.heatmap_row``,
   what the Similarity page draws).
@@ -58,6 +62,8 @@ VARIANTS = [
     "matrix12 bare numbers fixed",
     "sim3 figures",
     "sim3 one figure",
+    "matrix16 plotly numbers",
+    "matrix16 html table",
 ]
 
 
@@ -132,6 +138,20 @@ def app() -> None:
             st.plotly_chart(fig, key="fig_matrix")
         else:
             show_figure(fig, "fig_matrix")
+    elif variant.startswith("matrix16"):
+        from attention_ui.charts import draw
+        from attention_ui.figures import token_matrix
+        from attention_ui.style import apply_style
+        from attention_ui.tables import show_matrix
+
+        apply_style()
+        tokens = TOKENS + ["and", "slept", "all", "day"]  # 16
+        w = rng.dirichlet(np.ones(len(tokens)), size=len(tokens))  # (T, T)
+        fig = token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0)
+        if variant.endswith("table"):
+            show_matrix(fig.cells)
+        else:
+            draw(fig, "fig_matrix16")
     elif variant.startswith("sim3"):
         from attention_ui.exports import show_figure
         from attention_ui.figures import heatmap, heatmap_row

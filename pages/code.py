@@ -20,6 +20,7 @@ from attention_core.reference import compare_with_torch, source_of, torch_attent
 from attention_ui.formulas import attention_times
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels, shown
+from attention_ui.presentation import handout
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.style import STACK_KEY
@@ -85,6 +86,7 @@ st.markdown(t("code.intro"))
 if lesson is None:
     st.info(t("code.no_sentence"))
     st.stop()
+handout(lesson, "code")  # the sentence and settings on top of a printed page
 honesty_banner(lesson)
 tokens = lesson.tokens
 T = len(tokens)

@@ -14,7 +14,7 @@ from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_mat
 from attention_ui.formulas import attention_with_sizes
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels
-from attention_ui.presentation import explained_around
+from attention_ui.presentation import explained_around, handout
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
@@ -24,6 +24,7 @@ DEFAULT_TAB = "weights"
 
 lesson, _ = page_start("matrices")
 if lesson is not None:
+    handout(lesson, "matrices")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
     trace = lesson.trace
     tokens = lesson.tokens

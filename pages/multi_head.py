@@ -20,6 +20,7 @@ from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
+from attention_ui.presentation import handout
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import choose_head, honesty_banner, page_start
 from attention_ui.style import show_selected_frame
@@ -35,6 +36,7 @@ if jobs is not None:
     st.markdown(t("multi_head.intro_measured", **jobs))
 if lesson is None:
     st.stop()
+handout(lesson, "multi_head")  # the sentence and settings on top of a printed page
 honesty_banner(lesson)
 
 tokens = lesson.tokens

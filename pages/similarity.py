@@ -9,6 +9,7 @@ from attention_ui.figures import heatmap_row
 from attention_ui.formulas import dot_product_2d, similarity_measures
 from attention_ui.i18n import t
 from attention_ui.notation import shown
+from attention_ui.presentation import handout
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.similarity_figures import grouped_bars, row_bars, vectors_2d
@@ -131,6 +132,7 @@ st.subheader(t("similarity.sentence_header"))
 if lesson is None:
     st.info(t("similarity.no_sentence"))
     st.stop()
+handout(lesson, "similarity")  # the sentence and settings on top of a printed page
 honesty_banner(lesson)
 tokens = lesson.tokens
 labels = numbered_labels(tokens)

@@ -8,6 +8,7 @@ from attention_core.lesson import STEPS, default_query
 from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
 from attention_ui.figures import (
+    VECTOR_TICKED_COLS,
     contributions_bar,
     heatmap,
     heatmap_row,
@@ -17,7 +18,7 @@ from attention_ui.figures import (
 )
 from attention_ui.i18n import t
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
-from attention_ui.presentation import explained_around
+from attention_ui.presentation import explained_around, handout
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
@@ -47,6 +48,7 @@ def clicked_without_callback(clicked: bool, delta: int) -> None:
 
 lesson, _ = page_start("step_by_step")
 if lesson is not None:
+    handout(lesson, "step_by_step")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
     tokens = lesson.tokens
     T = len(tokens)
@@ -124,6 +126,7 @@ if lesson is not None:
                     title=t("step_by_step.products_title", i=n),
                     diverging=True,
                     y_title=t("figures.key_axis_short"),
+                    max_ticked=VECTOR_TICKED_COLS,  # [1], [8], [16] …: 32 labels ran into each other on a phone
                     tr=t,
                 ),
                 "fig_products",

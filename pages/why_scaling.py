@@ -11,6 +11,7 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import scaled_score_variance, score_variance
 from attention_ui.i18n import t
+from attention_ui.presentation import handout
 from attention_ui.safe import numbered_labels
 from attention_ui.scaling_figures import (
     entropy_sweep,
@@ -137,6 +138,7 @@ st.subheader(t("why_scaling.h_own"))
 if lesson is None:
     st.info(t("why_scaling.own_empty"))
 else:
+    handout(lesson, "why_scaling")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
     embedder, _ = get_embedder(source)
     other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))

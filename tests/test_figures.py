@@ -71,6 +71,11 @@ def _projector_reference(fig: go.Figure) -> dict:
     for trace in big.data:
         if getattr(getattr(trace, "textfont", None), "size", None):
             trace.textfont.size = round(trace.textfont.size * CHART_FONT_PX / 12)
+    # the axes, the legend and the heatmaps' own colour bars grow with the text (none set a size here)
+    big.update_xaxes(tickfont_size=CHART_FONT_PX, title_font_size=CHART_FONT_PX)
+    big.update_yaxes(tickfont_size=CHART_FONT_PX, title_font_size=CHART_FONT_PX)
+    big.update_layout(legend_font_size=CHART_FONT_PX)
+    big.update_traces(colorbar_tickfont_size=CHART_FONT_PX, selector={"type": "heatmap"})
     spec = big.to_dict()
     spec["layout"].pop("template", None)  # the pipeline's theme replaces any template
     return spec

@@ -1,0 +1,220 @@
+"""The classroom screen (issue 31) without a browser: a matrix drawn as an HTML table prints the
+lesson's own numbers (checked against the core's array formatted here), escapes what the learner
+typed and colours its cells as the heatmap does; step 2's strips each have a scale of their own;
+bars never print a value below 11 px and thin their labels on a phone; every chart says in words
+what it shows; a printed page starts with the sentence and the settings. In Chromium:
+tests/browser/test_classroom_browser.py."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import partial
+from html.parser import HTMLParser
+
+import numpy as np
+import plotly.colors as pc
+import pytest
+
+from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_ui.charts import describe
+from attention_ui.figures import (
+    MIN_TEXT_PX,
+    PHONE_TILTED_TICKS,
+    STRIP_QUANTILE,
+    key_bars,
+    strip_bound,
+    strips,
+    token_matrix,
+)
+from attention_ui.i18n import translate
+from attention_ui.presentation import handout_html
+from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
+from tests.helpers import run_page
+
+SENTENCE = "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby"
+
+
+class MatrixReader(HTMLParser):
+    """Each ``<table>`` of a ``matrix_html`` page: its column labels, row labels, and per cell
+    the text a learner reads, the exact ``data-value`` and the inline style."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self._cell, self._text, self._part = [], None, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.tables.append({"cols": [], "rows": [], "cells": [], "class": attrs.get("class")})
+        elif tag in ("thead", "tbody"):
+            self._part = tag
+        elif tag == "tr" and self._part == "tbody":
+            self.tables[-1]["cells"].append([])
+        elif tag in ("th", "td") and self._part in ("thead", "tbody"):
+            self._cell, self._text = (tag, attrs), []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag not in ("th", "td") or self._cell is None:
+            return
+        (kind, attrs), text = self._cell, "".join(self._text)
+        self._cell, table = None, self.tables[-1]
+        if self._part == "thead" and kind == "th":
+            table["cols"].append(text)
+        elif kind == "th" and attrs.get("scope") == "row":
+            table["rows"].append(text)
+        elif self._part == "tbody":
+            table["cells"][-1].append((text, float(attrs["data-value"]), attrs.get("style")))
+
+
+def read(page: str) -> list[dict]:
+    reader = MatrixReader()
+    reader.feed(page)
+    return reader.tables
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings(d_k=4, seed=3))
+
+
+def test_the_table_prints_every_weight_of_the_lesson(lesson):
+    """Every cell prints the core's α̂_ij to 2 places and keeps it exactly; the labels are the
+    numbered tokens; 15 words, 15 × 15 numbers."""
+    w = np.asarray(lesson.trace.weights)  # (T, T)
+    (table,) = read(matrix_html(token_matrix(w, lesson.tokens, lesson.tokens, title="α̂").cells))
+    assert w.shape == (15, 15) and len(table["cells"]) == 15
+    assert table["rows"] == table["cols"] == [f"{j + 1}: {token}" for j, token in enumerate(lesson.tokens)]
+    shown = [[text for text, _, _ in row] for row in table["cells"]]
+    kept = np.array([[value for _, value, _ in row] for row in table["cells"]])  # (T, T)
+    assert shown == [[f"{x:.2f}" for x in row] for row in w.tolist()]
+    np.testing.assert_array_equal(kept, w)
+
+
+def test_masked_scores_leave_blank_uncoloured_cells():
+    scores = np.array([[1.5, -np.inf], [0.25, -3.0]])  # (2, 2) a causal mask's −∞
+    (table,) = read(matrix_html(token_matrix(scores, ["a", "b"], ["a", "b"], title="s").cells))
+    (first, masked), (third, _) = table["cells"]
+    assert masked[2] is None and masked[1] == -np.inf and first[2] and third[0] == "0.25"
+
+
+def test_what_the_learner_typed_is_escaped():
+    tokens = ['<img src=x onerror="alert(1)">', "<b>bold</b>", "&amp;"]
+    cells = token_matrix(np.eye(3), tokens, tokens, title="Weights of <script>").cells
+    page = matrix_html(cells, spotlight=1, description="<i>d</i>")
+    assert "<img" not in page and "<b>" not in page and "<script" not in page and "<i>" not in page
+    spot, table = read(page)
+    assert table["rows"] == [f"{j + 1}: {token}" for j, token in enumerate(tokens)]  # read back as typed
+    assert [text for text, _, _ in spot["cells"][0]] == ["0.00", "1.00", "0.00"]  # the spotlight: row 2
+    assert len(re.findall(r'class="cm-spot"', page)) == 1
+    assert f'class="{MATRIX_CLASS}-box"' in page and "print-only" not in page
+    assert "print-only" in matrix_html(cells, print_only=True)
+
+
+def test_cells_take_the_heatmaps_colours():
+    """The colour of each cell is Plotly's colour scale sampled at the cell's place between zmin
+    and zmax (written here from the scale's stops), with dark text on light cells."""
+    z = np.array([[0.0, 0.3, 1.0]])
+    colours = cell_colours(z, "Cividis", 0.0, 1.0)[0]
+    stops = pc.get_colorscale("Cividis")
+    for value, (background, _) in zip(z[0], colours):
+        k = max(i for i, (at, _) in enumerate(stops) if at <= value)
+        (a, low), (b, high) = stops[k], stops[min(k + 1, len(stops) - 1)]
+        frac = 0.0 if b == a else (value - a) / (b - a)
+        rgb = [(1 - frac) * c0 + frac * c1 for c0, c1 in zip(pc.hex_to_rgb(low), pc.hex_to_rgb(high))]
+        assert background == "rgb({}, {}, {})".format(*(round(c) for c in rgb))
+    assert [text for _, text in colours] == ["#ffffff", "#ffffff", "#1a1a1a"]  # dark blue, grey, yellow
+
+
+def test_each_strip_has_its_own_scale(lesson):
+    """Step 2's rows (the word vector, its position, the sum) differ by orders of magnitude; each
+    strip ends at its own bound (the largest |value|, or the 95 % quantile beyond 16 columns), so no
+    strip is left nearly white, and its label says the bound."""
+    i = 2
+    rows = np.stack([lesson.embed_scale * lesson.word_vectors[i], lesson.positional[i], lesson.inputs[i]])  # (3, d)
+    fig = strips(rows, ["x", "PE", "a"], [f"[{c + 1}]" for c in range(rows.shape[1])], title="t")
+    for trace, row, label in zip(fig.data, rows, fig.layout.yaxis.ticktext):
+        assert trace.zmax == -trace.zmin == np.abs(row).max()
+        assert label.endswith(f"(±{np.abs(row).max():.3g})")
+        assert np.mean(np.abs(row) / trace.zmax > 0.2) > 0.3  # a colour, not white, in most cells
+    wide = np.random.default_rng(0).normal(size=384)
+    wide[7] = 40.0  # one outlier, as a trained model's LayerNorm keeps
+    assert strip_bound(wide) == pytest.approx(np.quantile(np.abs(wide), STRIP_QUANTILE))
+    assert strips([wide], ["h"], [str(c) for c in range(384)], title="t").phone_ticks is False
+
+
+def test_bars_hide_a_value_rather_than_shrink_it_and_a_phone_thins_tilted_labels():
+    words = [f"word{j}" for j in range(PHONE_TILTED_TICKS + 3)]
+    fig = key_bars(np.full(len(words), 1 / len(words)), words, title="α̂")
+    assert fig.layout.uniformtext.minsize == MIN_TEXT_PX == 11 and fig.layout.uniformtext.mode == "hide"
+    assert fig.layout.xaxis.tickangle == -45 and fig.phone_thin
+    assert not key_bars([0.5, 0.5], ["a", "b"], title="α̂").phone_thin
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chart_says_what_it_shows(lang):
+    tr = partial(translate, lang)
+    matrix = describe(token_matrix(np.eye(3) / 3, list("abc"), list("abc"), title="w", tr=tr).to_dict(), tr=tr)
+    assert tr("charts.heatmap", rows=3, cols=3, row_axis=tr("figures.query_axis"), col_axis=tr("figures.key_axis"))
+    assert matrix.startswith(tr("charts.heatmap", rows=3, cols=3, row_axis="", col_axis="")[:6])
+    assert tr("charts.numbers_in_cells") in matrix and tr("charts.numbers_hover") in matrix
+    bars = describe(key_bars([0.5, 0.5], ["a", "b"], title="α̂", tr=tr).to_dict(), tr=tr)
+    assert tr("charts.numbers_on_bars") in bars and "2" in bars
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_printed_page_starts_with_the_sentence_and_settings(lang, monkeypatch):
+    import attention_ui.presentation as presentation
+
+    monkeypatch.setattr(presentation, "t", partial(translate, lang))
+    typed = 'the <b>cat</b> & "dog"'
+    lesson = build_lesson(typed, ToyEmbedder(dim=8), LessonSettings(d_k=4, seed=7, scaled=False))
+    page = handout_html(lesson, "matrices")
+    assert "<b>cat" not in page and "the &lt;b&gt;cat&lt;/b&gt; &amp; &quot;dog&quot;" in page
+    assert page.startswith('<div class="print-only handout">')
+    tr = partial(translate, lang)
+    for part in (
+        tr("presentation.handout", page=tr("shell.nav_matrices")),
+        tr("presentation.handout_embedder_toy"),
+        tr("presentation.handout_w_random", seed=7, d_k=4),
+        tr("presentation.handout_scaled", state=tr("presentation.off")),
+        tr("presentation.handout_tokens", shown=len(lesson.tokens), total=lesson.n_tokens),
+    ):
+        assert part.replace('"', "&quot;") in page
+
+
+def _matrices(at) -> list[str]:
+    """The matrices drawn as HTML tables on the page (not the style sheet that names their class)."""
+    return [h.proto.body for h in at.get("html") if h.proto.body.startswith(f'<div class="{MATRIX_CLASS}-box')]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_presentation_mode_draws_the_weights_as_a_table_of_the_lessons_numbers(lang):
+    """Attention matrices with ?present=true: the weights are a table (no Plotly heatmap of them)
+    whose every cell is the page's lesson's α̂_ij; the spotlight choice is there; off, the
+    heatmap is drawn with its table for print only."""
+    at = run_page("pages/matrices.py", toy="true", lang=lang, present="true", sentence=SENTENCE)
+    assert not at.exception, at.exception
+    lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())  # the toy embedder's defaults (test_pages)
+    tables = _matrices(at)
+    assert len(tables) == 1 and "print-only" not in tables[0]
+    (table,) = read(tables[0])
+    w = np.asarray(lesson.trace.weights)  # (T, T)
+    assert [[text for text, _, _ in row] for row in table["cells"]] == [[f"{x:.2f}" for x in row] for row in w.tolist()]
+    assert not any("heatmap" in json.dumps(json.loads(c.proto.spec)["data"]) for c in at.get("plotly_chart"))
+    assert at.selectbox(key="fig_weights_spotlight").value is None
+    at.selectbox(key="fig_weights_spotlight").select_index(3).run()  # row 3 (option 0 is none)
+    spot, _ = read(_matrices(at)[0])
+    assert [text for text, _, _ in spot["cells"][0]] == [f"{x:.2f}" for x in w[2].tolist()]
+
+
+def test_without_presentation_the_heatmap_has_a_print_twin():
+    at = run_page("pages/matrices.py", toy="true", sentence=SENTENCE)
+    assert not at.exception, at.exception
+    twins = _matrices(at)
+    assert len(twins) == 1 and "print-only" in twins[0]
+    assert any(json.loads(c.proto.spec)["data"][0]["type"] == "heatmap" for c in at.get("plotly_chart"))
