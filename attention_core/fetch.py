@@ -36,12 +36,16 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .model_files import (
     CONFIG_FILE,
+    FETCH_ENV,
     MODEL_ENV,
     SENTENCE_CONFIG_FILE,
     TOKENIZER_FILE,
@@ -157,6 +161,7 @@ def fetch(repo_id: str, revision: str, to: str | os.PathLike, *, endpoint: str |
             f"{', '.join(REQUIRED)} (a model with pytorch_model.bin only needs a revision that has the weights as "
             f"safetensors)"
         )
+    target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(target.name + ".partial")
     if staging.exists():
         shutil.rmtree(staging)  # what an interrupted fetch left
@@ -291,6 +296,156 @@ def verify(directory: str | os.PathLike) -> list[str]:
         elif (actual := file_sha256(path)) != expected:
             problems.append(f"{name}: SHA-256 {actual}, expected {expected} (damaged in the copy: copy it again)")
     return problems
+
+
+# --------------------------------------------------------------------------- the opt-in fetch at start
+
+FETCH_DIR_ENV = "ATTENTION_LAB_FETCH_DIR"
+"""Where fetched models are kept, one ``<owner>--<name>/<commit>`` directory each
+(default: ~/.cache/attention-lab/models)."""
+
+RETRY_AFTER_S = 300.0
+"""After a failed fetch, the app teaches with the toy embedder and tries again this much later,
+not on every rerun (each try is a child process asking the hub)."""
+
+_READY: dict[str, Path] = {}
+"""fetched_model's memo: a setting → its directory, fetched (or found) and verified in this process."""
+_FAILED: dict[str, tuple[float, object]] = {}
+"""A setting → (when it failed, the ModelUnavailable it raised)."""
+_FETCH_LOCK = threading.Lock()
+
+
+def parse_setting(setting: str) -> tuple[str, str]:
+    """``owner/name@<commit>`` as (repo id, commit); anything else is a ValueError that says the form.
+
+    >>> parse_setting("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2@" + "0" * 40)[0]
+    'sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2'
+    """
+    repo_id, _, commit = setting.strip().rpartition("@")
+    if not re.fullmatch(r"\w[\w.-]*/\w[\w.-]*", repo_id) or not _HEX.fullmatch(commit):
+        raise ValueError(
+            f"{FETCH_ENV} must be owner/name@<commit> with the full 40-hex-digit commit (a pinned revision), "
+            f"got {setting!r}"
+        )
+    return repo_id, commit
+
+
+def fetch_directory(repo_id: str, commit: str) -> Path:
+    """Where ``fetched_model`` keeps ``repo_id`` at ``commit``.
+
+    >>> fetch_directory("owner/name", "0" * 40).parts[-2:] == ("owner--name", "0" * 40)
+    True
+    """
+    root = os.environ.get(FETCH_DIR_ENV, "").strip() or os.path.join("~", ".cache", "attention-lab", "models")
+    return Path(os.path.expanduser(root)) / repo_id.replace("/", "--") / commit
+
+
+def fetched_model(setting: str) -> Path:
+    """The directory of the model named by ``setting`` (``owner/name@<commit>``): fetched once, in a
+    child process (``python -m attention_core.fetch``, with the hub's offline switch that the app
+    sets removed), then checked against its SHA256SUMS once per process.
+
+    A second process (``deploy/serve.sh``) waits for the first one's fetch (a file lock) and finds
+    it done. A failure is remembered for ``RETRY_AFTER_S``.
+
+    Raises
+    ------
+    ModelUnavailable
+        "missing" (a malformed setting, or the fetch failed: no network, no such model or
+        commit, a model the encoder cannot read), "checksum" (a fetched file changed since).
+
+    Examples
+    --------
+    >>> try:
+    ...     fetched_model("owner/name@main")
+    ... except Exception as err:
+    ...     print(err.reason, str(err).split(" with ")[0])
+    missing ATTENTION_LAB_FETCH_MODEL must be owner/name@<commit>
+    """
+    from .model_files import ModelUnavailable
+
+    known = _READY.get(setting)
+    if known is not None:
+        return known
+    with _FETCH_LOCK:
+        known = _READY.get(setting)
+        if known is not None:
+            return known
+        failed = _FAILED.get(setting)
+        if failed is not None and time.monotonic() - failed[0] < RETRY_AFTER_S:
+            raise failed[1]
+        try:
+            directory = _fetch_and_verify(setting)
+        except ModelUnavailable as err:
+            _FAILED[setting] = (time.monotonic(), err)
+            raise
+        _FAILED.pop(setting, None)
+        _READY[setting] = directory
+        return directory
+
+
+def _fetch_and_verify(setting: str) -> Path:
+    from .model_files import ModelUnavailable
+
+    try:
+        repo_id, commit = parse_setting(setting)
+    except ValueError as err:
+        raise ModelUnavailable(str(err), reason="missing") from None
+    directory = fetch_directory(repo_id, commit)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f"{commit}.lock", "a+b") as lock:
+        import fcntl  # Linux and macOS; the opt-in is for a server (the Cloud runs Linux)
+
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another app process fetching the same model: wait for it
+        if not (directory / CHECKSUMS_FILE).is_file():
+            shutil.rmtree(directory, ignore_errors=True)  # a fetch that never finished
+            env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+            child = [
+                sys.executable,
+                "-m",
+                "attention_core.fetch",
+                repo_id,
+                "--revision",
+                commit,
+                "--to",
+                str(directory),
+            ]
+            done = subprocess.run(
+                child,
+                cwd=Path(__file__).resolve().parents[1],  # where attention_core is importable
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=3600,
+                check=False,
+            )
+            if done.returncode:
+                said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                raise ModelUnavailable(
+                    f"fetching {repo_id} at {commit} ({FETCH_ENV}) failed: {said}", reason="missing", path=directory
+                )
+    try:
+        problems = verify(directory)
+        recorded = json.loads((directory / FETCHED_FILE).read_text(encoding="utf-8")).get("commit")
+    except (FetchError, OSError, ValueError) as err:
+        problems, recorded = [str(err)], commit
+    if recorded != commit:
+        problems.append(f"{FETCHED_FILE} names commit {recorded}, not {commit}")
+    if problems:
+        raise ModelUnavailable(
+            f"the fetched model in {directory} does not match its {CHECKSUMS_FILE}: {'; '.join(problems)}; "
+            "delete the directory to fetch it again",
+            reason="checksum",
+            path=directory,
+        )
+    return directory
+
+
+def forget_fetched() -> None:
+    """Forget what ``fetched_model`` verified or saw fail in this process (tests; a restart does the same)."""
+    with _FETCH_LOCK:
+        _READY.clear()
+        _FAILED.clear()
 
 
 CHINESE_SAMPLE = "小猫没有过马路，因为它太累了"

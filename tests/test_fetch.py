@@ -338,3 +338,104 @@ def test_verify_without_a_checksum_list_says_how_to_get_one(tmp_path):
 def test_git_blob_ids_are_gits_own():
     for data in (b"", b"{}\n", (mf.bundled_path() / "config.json").read_bytes()):
         assert fm.git_blob_id(data) == _git_blob_id(data)
+
+
+# --------------------------------------------------------------------------- the opt-in fetch at start (the Cloud)
+
+
+@pytest.fixture()
+def cloud(tmp_path, monkeypatch, fresh_encoders):
+    """The environment of a Cloud app that opts in: $ATTENTION_LAB_FETCH_MODEL names the stand-in's
+    model at its commit, no $ATTENTION_LAB_MODEL, and the hub switched off as the app switches it
+    off (the fetch runs in a child process without that switch)."""
+    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
+    monkeypatch.setenv(mf.FETCH_ENV, f"{REPO}@{COMMIT}")
+    monkeypatch.setenv(fm.FETCH_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    fm.forget_fetched()
+    yield tmp_path / "cache" / REPO.replace("/", "--") / COMMIT
+    fm.forget_fetched()
+
+
+def test_the_cloud_setting_fetches_once_verifies_and_the_app_reads_it(cloud, monkeypatch):
+    from attention_ui import shell
+
+    with StandInHub(bundled_files()) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.url)
+        assert mf.resolve_model_name() == str(cloud)
+        assert "model.safetensors" in hub.fetched()
+        asked = len(hub.requests)
+        assert mf.resolve_model_name() == str(cloud)  # remembered in this process
+        fm.forget_fetched()  # a restart: found on disk and verified again, not fetched
+        assert mf.resolve_model_name() == str(cloud)
+        assert len(hub.requests) == asked
+        assert (cloud / "model.safetensors").read_bytes() == (mf.bundled_path() / "model.safetensors").read_bytes()
+        shell._model_embedder.clear()
+        embedder, problem = shell.model_or_problem()
+        shell._model_embedder.clear()
+    assert problem is None and embedder.name == str(cloud)
+    text = "the cat sat on the mat"
+    np.testing.assert_array_equal(enc.encode(text).hidden, enc.encode(text, name=str(mf.bundled_path())).hidden)
+
+    flip_a_byte(cloud / "tokenizer.json", 0.9)  # changed since the fetch: the next start refuses it
+    fm.forget_fetched()
+    with pytest.raises(mf.ModelUnavailable) as caught:
+        mf.resolve_model_name()
+    assert caught.value.reason == "checksum" and "tokenizer.json" in str(caught.value)
+
+
+def test_a_cloud_fetch_that_fails_says_why_and_waits_before_trying_again(cloud, monkeypatch):
+    """No hub (a closed port): the app falls back with reason "missing" and the hub's error; the
+    next reruns do not start a fetch again until RETRY_AFTER_S has passed."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{closed}")
+    children = []
+    real_run = fm.subprocess.run
+    monkeypatch.setattr(fm.subprocess, "run", lambda *a, **k: children.append(a) or real_run(*a, **k))
+    with pytest.raises(mf.ModelUnavailable) as caught:
+        mf.resolve_model_name()
+    assert caught.value.reason == "missing" and "failed" in str(caught.value) and REPO in str(caught.value)
+    for _ in range(3):
+        with pytest.raises(mf.ModelUnavailable):
+            mf.resolve_model_name()
+    assert len(children) == 1
+    assert not cloud.exists()
+    monkeypatch.setattr(fm, "RETRY_AFTER_S", 0.0)
+    with pytest.raises(mf.ModelUnavailable):
+        mf.resolve_model_name()
+    assert len(children) == 2
+
+
+@pytest.mark.parametrize("setting", [f"{REPO}@main", REPO, f"{REPO}@{COMMIT[:12]}", f"../x@{COMMIT}"])
+def test_the_cloud_setting_must_pin_a_commit(cloud, monkeypatch, setting):
+    monkeypatch.setenv(mf.FETCH_ENV, setting)
+    with pytest.raises(mf.ModelUnavailable) as caught:
+        mf.resolve_model_name()
+    assert caught.value.reason == "missing" and "owner/name@<commit>" in str(caught.value)
+
+
+def test_the_model_named_by_attention_lab_model_comes_first(cloud, monkeypatch):
+    monkeypatch.setenv(mf.MODEL_ENV, str(mf.bundled_path()))
+    assert mf.resolve_model_name() == str(mf.bundled_path())  # no fetch at all: no hub is running
+
+
+def test_two_app_processes_fetch_the_model_once(cloud, monkeypatch):
+    """serve.sh's processes start together: one fetches, the other waits for its lock and finds
+    the model there."""
+    code = "from attention_core import model_files as mf; print(mf.resolve_model_name())"
+    with StandInHub(bundled_files()) as hub:
+        env = dict(os.environ, HF_ENDPOINT=hub.url, PYTHONPATH=str(ROOT))
+        children = [
+            subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        said = [child.communicate(timeout=300)[0].strip() for child in children]
+    assert [child.returncode for child in children] == [0, 0]
+    assert said == [str(cloud), str(cloud)]
+    weights = [path for method, path in hub.requests if method == "GET" and path.endswith("/model.safetensors")]
+    assert len(weights) == 1, hub.requests
