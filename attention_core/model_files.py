@@ -563,8 +563,12 @@ def read_tensors(
     and the two must agree. Tensors that ``keep`` rejects are never read.
 
     The mapping lives as long as an array made from it: a weights file must not be cut short
-    or rewritten in place while they are in use (the encoder checks the file's ``file_stamp``
-    and reads it again when it changed; replace a file by writing a new one and renaming it).
+    or rewritten in place while they are in use. Bytes rewritten in place show through the
+    mapping (the encoder checks the file's ``file_stamp`` at every ``load_encoder`` and reads a
+    changed file again, checked); a row read from a file cut short (``cp`` over it truncates it
+    first) kills the process with SIGBUS. Replace a weights file by writing a new one and
+    renaming it over the old one (what pip and ``attention_core.fetch`` do): the mapping keeps
+    the old file's bytes until the encoder reads the new one.
 
     >>> tensors = read_tensors(bundled_path(), keep=lambda n: n.endswith("word_embeddings.weight"))
     >>> {name: (a.shape, type(a).__name__, a.flags.writeable) for name, a in tensors.items()}
