@@ -24,6 +24,7 @@ Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -598,9 +599,9 @@ def read_tensors(
                     raw.seek(start + int(header[name]["data_offsets"][0]))
                     view = np.fromfile(raw, dtype=view.dtype, count=view.size).reshape(view.shape)
                 tensors[name] = frozen(view, dtype=None, copy=False)  # the mapping is read-only already
-    except MemoryError as err:
-        raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
     except Exception as err:  # noqa: BLE001 - a damaged or missing file becomes one clear error
+        if isinstance(err, MemoryError) or getattr(err, "errno", None) == errno.ENOMEM:  # mmap: no address space
+            raise ModelUnavailable(f"not enough memory to read the model {directory}", reason="memory") from err
         reason = "missing" if isinstance(err, FileNotFoundError) else "load"
         raise ModelUnavailable(
             f"the model files in {directory} could not be read: {type(err).__name__}: {err}", reason=reason

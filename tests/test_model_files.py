@@ -401,3 +401,18 @@ def test_a_weights_file_replaced_by_a_new_one_keeps_the_old_mapping_valid(tmp_pa
     again = load_encoder(str(model))
     assert again is not first
     np.testing.assert_array_equal(again.word, first.word)
+
+
+def test_a_mapping_the_system_refuses_for_lack_of_memory_is_memory(tmp_path, monkeypatch):
+    """mmap fails with ENOMEM (no address space left), not MemoryError: the app says "memory"."""
+    import errno
+
+    import numpy as np
+
+    def no_room(*args, **kwargs):
+        raise OSError(errno.ENOMEM, "Cannot allocate memory")
+
+    monkeypatch.setattr(np, "memmap", no_room)
+    with pytest.raises(ModelUnavailable) as caught:
+        mf.read_tensors(mf.bundled_path())
+    assert caught.value.reason == "memory"
