@@ -39,7 +39,7 @@ from .style import (
     THIN_PHONE_TICKS_KEY,
     TWIN_KEY,
 )
-from .tables import show_matrix
+from .tables import matrix_html, show_matrix
 from .text_width import plain
 
 
@@ -242,10 +242,12 @@ SPOTLIGHT_WIDTH_PX = 420
 
 def draw_table(cells, key: str) -> None:
     """``cells`` (``figures.Cells``) as an HTML table for a projector, in a container keyed
-    ``MATRIX_KEY``, under a choice of one query row to spotlight (large, above the matrix)."""
+    ``MATRIX_KEY``, over a choice of one query row to spotlight (large, under the matrix). The
+    choice sits below the matrix, so that the matrix starts on the first screen."""
     rows = list(range(len(cells.row_labels)))
     with st.container(key=MATRIX_KEY.format(key=key)):
-        spotlight = st.selectbox(  # one line, its label said in each option: the matrix starts on the first screen
+        slot = st.empty()  # the matrix, drawn once the choice below is known
+        spotlight = st.selectbox(  # one line, its label said in each option
             t("presentation.spotlight"),
             [None, *rows],
             format_func=lambda r: (
@@ -260,4 +262,4 @@ def draw_table(cells, key: str) -> None:
         )
         if spotlight is not None and spotlight >= len(rows):  # a shorter sentence since
             spotlight = None
-        show_matrix(cells, spotlight=spotlight, description=t("charts.numbers_table"))
+        slot.html(matrix_html(cells, spotlight=spotlight, description=t("charts.numbers_table")))

@@ -247,7 +247,8 @@ APP_CSS = f"""<style>
   line-height: 1.45; font-variant-numeric: tabular-nums;
 }}
 .{MATRIX_CLASS} caption {{ caption-side: top; text-align: left; font-size: 1rem; padding-bottom: 0.35rem; }}
-.{MATRIX_CLASS} caption > span {{ display: block; max-width: 100cqw; }}  /* wraps in the frame, not the table's width */
+/* the title and the axes on one line, each wrapped in the frame's width (not the wider table's) */
+.{MATRIX_CLASS} caption > span {{ display: inline-block; max-width: 100cqw; margin-right: 1em; }}
 .{MATRIX_CLASS} .cm-title {{ font-weight: 700; }}
 .{MATRIX_CLASS} .cm-axes {{ font-size: 0.9rem; color: color-mix(in srgb, currentColor 70%, transparent); }}
 .{MATRIX_CLASS} .cm-desc {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }}

@@ -140,7 +140,7 @@ def matrix_html(cells, *, spotlight: int | None = None, description: str = "", p
 
     The font follows the table's width (a container query: as large as the columns fit, up to
     a ceiling), so the table fills a projector's width and fits a printed page.
-    ``spotlight``: a row (0-based) drawn alone, large, above the whole matrix, which marks it.
+    ``spotlight``: a row (0-based) drawn alone, large, under the whole matrix, which marks it.
     ``description``: said after the title in the caption (what the table shows, for a
     screen reader too). ``print_only``: shown only when the page is printed (under a Plotly
     chart, which prints badly).
@@ -200,7 +200,7 @@ def matrix_html(cells, *, spotlight: int | None = None, description: str = "", p
             f"{header(None)}<tbody>{row_html(spotlight, False)}</tbody></table></div>"
         )
     wrap = f'<div class="{MATRIX_CLASS}-box{" print-only" if print_only else ""}">'
-    return f"{wrap}{spot}{table}</div>"
+    return f"{wrap}{table}{spot}</div>"
 
 
 def show_matrix(cells, *, spotlight: int | None = None, description: str = "", print_only: bool = False) -> None:

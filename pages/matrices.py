@@ -14,7 +14,7 @@ from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_mat
 from attention_ui.formulas import attention_with_sizes
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels
-from attention_ui.presentation import explained_around, handout
+from attention_ui.presentation import explained_around, handout, is_presenting
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
@@ -28,12 +28,29 @@ if lesson is not None:
     honesty_banner(lesson)
     trace = lesson.trace
     tokens = lesson.tokens
-    st.latex(attention_with_sizes(len(tokens), trace.d_k, trace.v.shape[1]))
-    st.caption(t("matrices.rows_columns") + " " + t("matrices.tabs_help"))
+    formula = attention_with_sizes(len(tokens), trace.d_k, trace.v.shape[1])
+    guide = t("matrices.rows_columns") + " " + t("matrices.tabs_help")
+    presenting = is_presenting()
+    if not presenting:  # on a projector they follow the matrix (explained), which starts on the first screen
+        st.latex(formula)
+        st.caption(guide)
+
+    def explained(view: str):
+        """A view's paragraph around its matrix (``explained_around``); on a projector, under it, with
+        the formula and the guide."""
+
+        def explain() -> None:
+            st.markdown(t(f"matrices.{view}_text"))
+            if presenting:
+                st.latex(formula)
+                st.caption(guide)
+
+        return explained_around(explain)
+
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
     if tabs["qkv"].open:
-        with tabs["qkv"], explained_around(lambda: st.markdown(t("matrices.qkv_text"))):
+        with tabs["qkv"], explained("qkv"):
             show_figure(  # panels named Q, K, V alone: "Q (queries)" ran into "K (keys)" in a third of a phone
                 qkv_row(trace.q, trace.k, trace.v, tokens, title=t("matrices.qkv_title"), names="QKV", tr=t),
                 "fig_qkv",
@@ -43,7 +60,7 @@ if lesson is not None:
                 filename="Q_K_V",
             )
     if tabs["scores"].open:
-        with tabs["scores"], explained_around(lambda: st.markdown(t("matrices.scores_text"))):
+        with tabs["scores"], explained("scores"):
             show_figure(
                 token_matrix(trace.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
                 "fig_scores",
@@ -54,7 +71,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["scaled"].open:
-        with tabs["scaled"], explained_around(lambda: st.markdown(t("matrices.scaled_text"))):
+        with tabs["scaled"], explained("scaled"):
             scaled_title = (
                 t("matrices.scaled_title", scale=trace.scale)
                 if lesson.settings.scaled
@@ -70,7 +87,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["weights"].open:
-        with tabs["weights"], explained_around(lambda: st.markdown(t("matrices.weights_text"))):
+        with tabs["weights"], explained("weights"):
             show_figure(
                 token_matrix(
                     trace.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t
@@ -83,7 +100,7 @@ if lesson is not None:
                 corner=corner,
             )
     if tabs["outputs"].open:
-        with tabs["outputs"], explained_around(lambda: st.markdown(t("matrices.outputs_text"))):
+        with tabs["outputs"], explained("outputs"):
             show_figure(
                 vectors_matrix(trace.outputs, tokens, title=t("matrices.outputs_title"), symbol="b", tr=t),
                 "fig_outputs",

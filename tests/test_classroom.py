@@ -107,7 +107,7 @@ def test_what_the_learner_typed_is_escaped():
     cells = token_matrix(np.eye(3), tokens, tokens, title="Weights of <script>").cells
     page = matrix_html(cells, spotlight=1, description="<i>d</i>")
     assert "<img" not in page and "<b>" not in page and "<script" not in page and "<i>" not in page
-    spot, table = read(page)
+    table, spot = read(page)
     assert table["rows"] == [f"{j + 1}: {token}" for j, token in enumerate(tokens)]  # read back as typed
     assert [text for text, _, _ in spot["cells"][0]] == ["0.00", "1.00", "0.00"]  # the spotlight: row 2
     assert len(re.findall(r'class="cm-spot"', page)) == 1
@@ -208,7 +208,7 @@ def test_presentation_mode_draws_the_weights_as_a_table_of_the_lessons_numbers(l
     assert not any("heatmap" in json.dumps(json.loads(c.proto.spec)["data"]) for c in at.get("plotly_chart"))
     assert at.selectbox(key="fig_weights_spotlight").value is None
     at.selectbox(key="fig_weights_spotlight").select_index(3).run()  # row 3 (option 0 is none)
-    spot, _ = read(_matrices(at)[0])
+    _, spot = read(_matrices(at)[0])
     assert [text for text, _, _ in spot["cells"][0]] == [f"{x:.2f}" for x in w[2].tolist()]
 
 

@@ -23,6 +23,7 @@ import pytest
 from attention_core.lesson import STEPS
 from attention_ui import internals
 from attention_ui.shell import NAV
+from attention_ui.tables import MATRIX_CLASS
 from tests.browser.harness import no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -89,7 +90,8 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     page = views("projector")
     page.goto(server + url + ("&" if "?" in url else "?") + f"present=true&sentence={SENTENCE.replace(' ', '+')}")
     wait_for_app(page, settle=200)
-    chart = page.locator(".js-plotly-plot").first.bounding_box()
+    main = f"{internals.PLOT}, .{MATRIX_CLASS}-wrap:not(.cm-spotlight)"  # a matrix is a table on a projector
+    chart = page.locator(main).first.bounding_box()
     assert chart is not None, "no chart"
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
 
