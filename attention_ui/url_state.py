@@ -209,17 +209,17 @@ def url_position(index: int) -> str:
 
 
 def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> int:
-    """Session value ``name``, an index in 0..count-1 (seeded once from the URL), kept in the
-    URL as the number shown (``url_position``): ``?step=1`` is index 0, the first step.
+    """Session value ``name``, an index in 0..count-1, seeded from the URL on the session's first
+    read, and kept in the URL as the number shown (``url_position``): ``?step=1`` is index 0, the
+    first step. At ``default`` it is left out of the URL, as every default is; a link that names
+    the default (``?layer=2`` for the trained head's layer) opens it all the same.
 
     Hand-typed values (``?token=999``, ``?step=abc``, ``?token=0``) fall back to ``default``
     silently; with ``clamp`` a number out of range becomes the nearest end (``?layer=9`` →
     layer 6, index 5) and text the default, and the page says so (``url_notes``).
     """
     state = st.session_state
-    seeded = f"_seeded_{name}"
-    if not state.get(seeded):
-        state[seeded] = True
+    if name not in state:  # the session's first read: the link's value (after that the session's own)
         raw = url_value(name)
         try:
             state[name] = int(raw) - FIRST if raw is not None else default
@@ -234,8 +234,13 @@ def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> 
             _note(name, shown(value) if isinstance(value, int) else value, fixed, count)
         value = fixed
     state[name] = value
-    keep_in_url(name, url_position(value))
+    keep_position(name, value, default)
     return value
+
+
+def keep_position(name: str, index: int, default: int) -> None:
+    """Position ``index`` in the URL as ``?name=`` (the number shown), left out at ``default``."""
+    keep_in_url(name, url_position(index), url_position(default))
 
 
 _URL_NOTES = "_url_notes"
@@ -328,10 +333,11 @@ def url_picker(
         key=key or f"{name}_picker",
         default=value,
         selection_mode="single",
+        required=True,  # a click on the chosen one keeps it (it cleared the picker, and the page went on)
     )
     if chosen is not None and chosen != value:
         st.session_state[name] = value = int(chosen)
-        keep_in_url(name, url_position(value))
+        keep_position(name, value, default)
     return value
 
 

@@ -145,7 +145,6 @@ def show_comparison(vector_a, d_model: int, limit: int) -> None:
         key="compare",
         bind="query-params",
         value=DEFAULT_COMPARE,
-        persist_state="session",
         max_chars=4000,
         help=t("after_attention.compare_help", limit=limit),
     )
@@ -188,7 +187,6 @@ def show_table(d_model: int, limit: int) -> None:
         key="sentences",
         bind="query-params",
         value=DEFAULT_SENTENCES,
-        persist_state="session",
         max_chars=5 * 1000,
         height=160,
         help=t("after_attention.table_help", max_rows=MAX_ROWS, limit=limit),

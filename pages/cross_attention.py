@@ -52,7 +52,6 @@ sentence_b = c1.text_input(
     key="sentence_b",
     bind="query-params",
     value=DEFAULT_B,
-    persist_state="session",
     help=t("cross_attention.sentence_b_help", max_tokens=MAX_TOKENS),
 )
 c2.pills(

@@ -316,11 +316,14 @@ def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
     grid = figures_by_key(at)["fig_cosines"]["data"]
     np.testing.assert_allclose(np.stack([_decode(t["z"]) for t in grid]), aa.token_cosines(trace), atol=1e-12)
     picker = at.button_group(key="after_layer_picker")  # the sidebar shows none for random W
-    picker.set_value(1).run()
+    picker.set_value(4).run()
     assert not at.exception
-    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(1).concat)
-    assert at.query_params["layer"] == "2"  # index 1 is layer 2 on the page and in the link
-    assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=2)
+    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(4).concat)
+    assert at.query_params["layer"] == "5"  # index 4 is layer 5 on the page and in the link
+    assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=5)
+    picker.set_value(shell.DEFAULTS["layer"]).run()  # the default layer (2): left out of the link
+    assert not at.exception and "layer" not in at.query_params
+    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(shell.DEFAULTS["layer"]).concat)
 
 
 def test_the_second_sentence_and_the_table_come_from_the_url(st_model):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -246,6 +247,45 @@ def _unescaped(text: str) -> str:
     return re.sub(r"\\.", "", text, flags=re.DOTALL)
 
 
+class _Markup(HTMLParser):
+    """What a browser makes of an HTML string: its elements (tag, attributes) and, per element,
+    the text directly in it. Escaped text (``&lt;a href=…&gt;``) is text here, not an element."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.texts: list[tuple[str, str]] = []
+        self._open: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, {k: v or "" for k, v in attrs}))
+        self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self._open:
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag) :]
+
+    def handle_data(self, data):
+        self.texts.append((self._open[-1] if self._open else "", data))
+
+
+def _html_hit(text: str) -> str | None:
+    """Input markup that an HTML string (an ``st.html`` body) really carries as markup: a tag an
+    attacker would send, a ``javascript:`` address in an attribute, the input's ``<b>bold``
+    bold. The same words as escaped text are harmless (the print handout shows the sentence)."""
+    markup = _Markup(text)
+    for tag, attrs in markup.elements:
+        if tag in ("script", "img", "iframe", "svg", "a", "object", "embed"):
+            return f"<{tag}>"
+        if any("javascript:" in value.lower() for value in attrs.values()):
+            return f"<{tag} …javascript:>"
+    if ("b", "bold") in markup.texts:
+        return "<b>bold"
+    return None
+
+
 def _nodes(node):
     yield node
     for child in getattr(node, "children", {}).values():
@@ -270,13 +310,19 @@ def assert_no_injected_markup(at: AppTest, sentence: str) -> None:
         if node.type == "html" and getattr(node.proto, "body", None) in own:
             continue  # exactly one of the app's constants: no learner text can be in it
         for text in _strings(node.proto):
-            hit = DANGEROUS.search(_unescaped(text))
+            if node.type == "html":  # HTML: what the browser parses as markup, not the escaped text
+                hit = _html_hit(text)
+            else:
+                found = DANGEROUS.search(_unescaped(text))
+                hit = found and found.group(0)
             assert not hit, (
-                f"{node.type} shows input markup {hit.group(0)!r} unescaped for sentence "
-                f"{sentence[:60]!r}: {text[:300]!r}"
+                f"{node.type} shows input markup {hit!r} unescaped for sentence {sentence[:60]!r}: {text[:300]!r}"
             )
-        if node.type == "html" or getattr(node.proto, "allow_html", False):
-            assert sentence.strip()[:20] not in "".join(_strings(node.proto)) or not sentence.strip(), (
+        # Markdown with HTML allowed must not hold the raw sentence at all; an HTML body (where
+        # Markdown means nothing) not one with characters that HTML parses.
+        raw = sentence.strip()[:20]
+        if getattr(node.proto, "allow_html", False) or (node.type == "html" and re.search(r"[<>&]", raw)):
+            assert raw not in "".join(_strings(node.proto)) or not raw, (
                 f"{node.type} with HTML allowed contains the raw sentence"
             )
 
@@ -353,8 +399,8 @@ def test_hand_typed_url_parameters_give_safe_defaults(page):
         assert shell.D_K_RANGE[0] <= slider.value <= shell.D_K_RANGE[1]
     assert at.number_input(key="seed").value == shell.DEFAULTS["seed"]
     assert at.toggle(key="toy").value in (True, False)
-    for name in ("token", "step", "layer", "head"):
-        if at.session_state[f"_seeded_{name}"] if f"_seeded_{name}" in at.session_state else False:
+    for name in ("token", "step", "layer", "head"):  # a position the page read: a number shown, or left out
+        if name in at.session_state and name in at.query_params:
             assert re.fullmatch(r"\d+", str(at.query_params[name])), f"{page}: ?{name}={at.query_params[name]}"
     for slider in at.slider:
         assert slider.min <= slider.value <= slider.max if not isinstance(slider.value, tuple) else True

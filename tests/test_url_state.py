@@ -138,3 +138,27 @@ def test_numbers_no_widget_can_take_are_dropped_on_every_page(page_id, value):
     assert not any(unusable_number(v) for v in left), left
     at.run()
     assert not at.exception
+
+
+def test_a_position_at_its_default_is_left_out_of_the_link():
+    """``url_int`` keeps a position as the number shown, and leaves it out at its default, as
+    every default is (issue 30); a link that names the default opens it all the same."""
+    at = open_link("pages/step_by_step.py", sentence="the dog sat", step="1", token="1")
+    assert at.session_state["step"] == 0 and at.session_state["token"] == 0
+    assert "step" not in at.query_params and "token" not in at.query_params
+    at = open_link("pages/step_by_step.py", sentence="the dog sat", step="3")
+    assert at.session_state["step"] == 2 and at.query_params["step"] in ("3", ["3"])
+    at.button_group(key="token_picker").set_value(2).run()  # the third token: ?token=3
+    assert at.query_params["token"] in ("3", ["3"])
+    at.button_group(key="token_picker").set_value(0).run()  # back to the first, the default
+    assert not at.exception and "token" not in at.query_params
+
+
+def test_the_trained_heads_layer_and_head_are_left_out_at_their_default():
+    from attention_ui.shell import DEFAULTS
+
+    at = open_link("pages/matrices.py", layer=str(DEFAULTS["layer"] + 1), head=str(DEFAULTS["head"] + 1))
+    assert at.session_state["layer"] == DEFAULTS["layer"] and at.session_state["head"] == DEFAULTS["head"]
+    assert "layer" not in at.query_params and "head" not in at.query_params
+    at = open_link("pages/matrices.py", layer="9")  # out of range: the last layer, and the page says so
+    assert at.query_params["layer"] in ("6", ["6"]) and any("layer" in box.value for box in at.info)
