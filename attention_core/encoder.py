@@ -15,7 +15,8 @@ Everything is read from the model's own files (``model_files``) and driven by it
 way. Each head's attention goes through our ``scaled_dot_product_attention``: the numbers a
 lesson shows for a trained head are the numbers this forward pass used.
 
-Precision: the weights stay float32, as stored (about 90 MB for the bundled model).
+Precision: the weights stay float32, as stored (87 MB for the bundled model: 43 MB read into
+memory, the 47 MB word table mapped).
 Every product with a weight matrix runs in float32, like the model's own; the attention itself,
 the LayerNorms and GELU run in float64. The tests hold the result to transformers' hidden states
 (1e-4), its attention weights (1e-5) and ``SentenceTransformer.encode`` (1e-5).
@@ -49,13 +50,21 @@ from .model_files import (
     ModelUnavailable,
     file_stamp,
     forget_hashes,
+    marker_tokens,
     model_directory,
     read_json,
     read_tensors,
     read_tokenizer,
     resolve_model_name,
+    unknown_token,
 )
 from .multihead import merge_heads, split_heads
+
+MODEL_TYPES = ("bert",)
+"""The config.json ``model_type`` values this encoder computes exactly. Others are refused even
+when their tensors have BERT's names: XLM-RoBERTa ("xlm-roberta") and RoBERTa number positions
+from ``pad_token_id + 1``, so read as BERT every hidden state would be off
+(``tests/test_encoder.py`` shows it against transformers' XLMRobertaModel)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,35 @@ class EncoderConfig:
 
     @classmethod
     def from_files(cls, config: dict, sentence_config: dict) -> EncoderConfig:
-        """Read the sizes; refuse what this encoder does not implement."""
+        """Read the sizes; refuse what this encoder does not compute exactly.
+
+        Refused with ``ModelUnavailable`` (reason "load"): a ``model_type`` not in
+        ``MODEL_TYPES`` (or none), an activation other than exact GELU, positions other than
+        absolute ones, a decoder (causal attention), sizes that do not fit together.
+
+        >>> EncoderConfig.from_files({"model_type": "bert", "hidden_size": 8, "num_attention_heads": 2,
+        ...     "max_position_embeddings": 16, "num_hidden_layers": 1, "intermediate_size": 12}, {}).d_head
+        4
+        >>> try:
+        ...     EncoderConfig.from_files({"model_type": "xlm-roberta"}, {})
+        ... except ModelUnavailable as err:
+        ...     print(err.reason, str(err).split(":")[0])
+        load config.json says model_type 'xlm-roberta'
+        """
+        kind = config.get("model_type")
+        if kind not in MODEL_TYPES:
+            said = f"says model_type {kind!r}" if kind is not None else "names no model_type"
+            raise ModelUnavailable(
+                f"{CONFIG_FILE} {said}: this encoder computes BERT only (model_type 'bert'), so it would "
+                "show wrong numbers for this model (XLM-RoBERTa and RoBERTa count positions differently)",
+                reason="load",
+            )
+        if config.get("is_decoder") or config.get("add_cross_attention"):
+            raise ModelUnavailable(
+                f"{CONFIG_FILE} asks for a decoder (is_decoder / add_cross_attention): this encoder lets every "
+                "token attend to every other one, as a BERT encoder does",
+                reason="load",
+            )
         try:
             d_model, n_heads = int(config["hidden_size"]), int(config["num_attention_heads"])
             max_positions = int(config["max_position_embeddings"])
@@ -167,10 +204,36 @@ class Encoder:
     weights_stamp: tuple[int, ...] = ()
     """``file_stamp`` of model.safetensors when it was read: ``load_encoder`` reads it again once this changes."""
 
+    @functools.cached_property
+    def unk_token(self) -> str | None:
+        """The piece for anything the vocabulary lacks, as the tokenizer itself declares it:
+        "[UNK]" for a WordPiece vocabulary like the bundled one, "<unk>" for a SentencePiece
+        one; None if it has none (``model_files.unknown_token``).
+
+        >>> load_encoder().unk_token
+        '[UNK]'
+        """
+        return unknown_token(self.tokenizer)
+
     @property
     def unk_id(self) -> int | None:
-        """The id of [UNK], the piece for anything the vocabulary lacks."""
-        return self.tokenizer.token_to_id("[UNK]")
+        """The id of ``unk_token``: a piece with this id stands for something the model cannot read.
+
+        >>> load_encoder().unk_id
+        100
+        """
+        token = self.unk_token
+        return None if token is None else self.tokenizer.token_to_id(token)
+
+    @functools.cached_property
+    def markers(self) -> tuple[str, ...]:
+        """The pieces the tokenizer puts around every sentence, from its own post-processor:
+        ("[CLS]", "[SEP]") here, ("<s>", "</s>") for a SentencePiece model (``model_files.marker_tokens``).
+
+        >>> load_encoder().markers
+        ('[CLS]', '[SEP]')
+        """
+        return marker_tokens(self.tokenizer)
 
 
 WORD_TABLE = "embeddings.word_embeddings.weight"
@@ -238,15 +301,24 @@ def _read_encoder(directory: Path) -> Encoder:
             )
         )
     word = get(WORD_TABLE)  # (vocab_size, d_model), a read-only view of the mapped file
-    if word.shape[1] != config.d_model or w_1.shape != (config.d_model, config.d_ff):
+    position = get("embeddings.position_embeddings.weight")  # (max_positions, d_model)
+    segment = get("embeddings.token_type_embeddings.weight")  # (types, d_model)
+    if (
+        word.shape[1] != config.d_model
+        or w_1.shape != (config.d_model, config.d_ff)
+        or position.shape != (config.max_positions, config.d_model)
+        or segment.ndim != 2
+        or segment.shape[0] < 1
+        or segment.shape[1] != config.d_model
+    ):
         raise ModelUnavailable(f"the weights' shapes do not match {CONFIG_FILE}", reason="load")
     return Encoder(
         directory=directory,
         config=config,
         tokenizer=tokenizer,
         word=word,
-        position=get("embeddings.position_embeddings.weight"),
-        segment=get("embeddings.token_type_embeddings.weight"),
+        position=position,
+        segment=segment,
         norm=norm("embeddings.LayerNorm"),
         layers=tuple(layers),
         weights_stamp=stamp,
@@ -485,8 +557,11 @@ class EncoderTrace:
     """One sentence through the encoder.
 
     model : the resolved model name (``model_files.resolve_model_name``)
-    tokens : T word pieces, [CLS] first and [SEP] last       ids : (T,) their ids
-    unknown : indices of [UNK] pieces                        n_pieces : word pieces of the whole text
+    tokens : T word pieces between the tokenizer's markers ([CLS] first and [SEP] last here;
+             <s> and </s> for a SentencePiece model: ``Encoder.markers``)    ids : (T,) their ids
+    unknown : indices of pieces the vocabulary lacks (``Encoder.unk_id``: [UNK] here, <unk> for
+              a SentencePiece model, whose token shows the original text)
+    n_pieces : word pieces of the whole text                n_markers : markers the tokenizer added (2)
     embeddings : EmbeddingTrace (h⁰ and its parts)
     hidden : (L+1, T, d_model)   hidden[0] = h⁰; hidden[l+1] = the output of layer l
     weights : (L, H, T, T)       weights[l, h, i, j]: how much token i attends to token j
@@ -504,11 +579,12 @@ class EncoderTrace:
     weights: np.ndarray
     pooled: np.ndarray
     sentence_embedding: np.ndarray
+    n_markers: int = 2
 
     @property
     def truncated(self) -> bool:
         """True when the text had more word pieces than were read."""
-        return self.n_pieces > len(self.tokens) - 2
+        return self.n_pieces > len(self.tokens) - self.n_markers
 
     def layer(self, layer: int) -> LayerTrace:
         """Every value of layer ``layer``, recomputed from its input hidden[layer] by the same
@@ -544,11 +620,13 @@ class EncoderTrace:
 
 
 def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None, first_piece: int = 0):
-    """The model's word pieces of ``text`` with [CLS] and [SEP], cut to ``max_pieces`` pieces
-    from piece ``first_piece`` on (0-based): a window over a long sentence.
+    """The model's word pieces of ``text`` between its markers ([CLS] and [SEP] here, as the
+    tokenizer's post-processor adds them), cut to ``max_pieces`` pieces from piece
+    ``first_piece`` on (0-based): a window over a long sentence.
 
     Returns (tokens, ids, n_pieces): n_pieces counts the whole text's pieces, before the cut.
-    The default cut is the model's (max_tokens − 2 pieces), as sentence-transformers cuts. A
+    The default cut is the model's (max_tokens minus the markers: 254 pieces here), as
+    sentence-transformers cuts. A
     window that would run past the end is moved back so that it ends with the last piece.
 
     >>> tokenize(load_encoder(), "The tailoring of shirts", max_pieces=3)[0]
@@ -557,7 +635,7 @@ def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None, first_p
     ['[CLS]', '##ing', 'of', 'shirts', '[SEP]']
     """
     check_text(text)
-    limit = encoder.config.max_tokens - 2
+    limit = encoder.config.max_tokens - encoder.tokenizer.num_special_tokens_to_add(False)  # [CLS], [SEP]: 2
     limit = limit if max_pieces is None else min(int(max_pieces), limit)
     if limit < 1:
         raise ValueError(f"max_pieces must be at least 1, got {max_pieces}")
@@ -571,7 +649,7 @@ def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None, first_p
         end = min(first_piece, n_pieces - limit) + limit  # the window's end, at most the text's
         encoding.truncate(end)
         encoding.truncate(limit, direction="left")  # keep its last ``limit`` pieces
-    encoding = encoder.tokenizer.post_process(encoding)  # [CLS] … [SEP], as the model was trained
+    encoding = encoder.tokenizer.post_process(encoding)  # [CLS] … [SEP] (<s> … </s>), as the model was trained
     return list(encoding.tokens), np.asarray(encoding.ids), n_pieces
 
 
@@ -601,7 +679,7 @@ def encode(
     name : str or path, optional
         The model (see ``model_files.resolve_model_name``); the bundled one by default.
     max_pieces : int, optional
-        Read at most this many word pieces ([CLS] and [SEP] come on top). By default the
+        Read at most this many word pieces (the markers, [CLS] and [SEP], come on top). By default the
         model's own limit, 254 for the bundled model, as sentence-transformers reads.
     first_piece : int
         The first word piece read (0-based), for a window over a long text (``tokenize``).
@@ -651,7 +729,7 @@ def _forward(text: str, resolved: str, max_pieces: int | None, first_piece: int 
         hidden.append(layer.outputs)
         weights.append(layer.attention.weights)  # (H, T, T)
     pooled = hidden[-1].mean(axis=0)  # (d_model,)
-    unk_id = encoder.unk_id
+    unk_id = encoder.unk_id  # the tokenizer's own unknown piece: [UNK], <unk>, or None
     return EncoderTrace(
         model=resolved,
         tokens=tuple(tokens),
@@ -663,6 +741,7 @@ def _forward(text: str, resolved: str, max_pieces: int | None, first_piece: int 
         weights=frozen(np.stack(weights), copy=False),  # (L, H, T, T)
         pooled=frozen(pooled, copy=False),
         sentence_embedding=frozen(pooled / np.linalg.norm(pooled), copy=False),  # (d_model,)
+        n_markers=encoder.tokenizer.num_special_tokens_to_add(False),  # [CLS] and [SEP]: 2
     )
 
 

@@ -24,8 +24,9 @@ writes three files beside the model's:
     SHA256SUMS                   every file's SHA-256, in ``sha256sum`` format, so the copy can
                                  be checked with ``--verify`` or with ``sha256sum -c SHA256SUMS``
 
-Downloading uses huggingface_hub, which ``tokenizers`` already installs. Nothing here runs when
-the app starts: the app itself never downloads (``model_files``).
+Downloading uses huggingface_hub, which ``tokenizers`` already installs. The app itself never
+downloads unless $ATTENTION_LAB_FETCH_MODEL is set: then ``fetched_model`` runs this fetch once,
+for that one pinned model (``model_files.resolve_model_name``).
 """
 
 from __future__ import annotations
@@ -208,8 +209,9 @@ def _check_against_listing(directory: Path, name: str, listed) -> str:
 
 
 def check_readable(directory: str | os.PathLike) -> None:
-    """Refuse a model our encoder would read wrongly: it implements BERT (``model_type`` "bert"),
-    with the sizes and activation ``encoder.EncoderConfig`` accepts, and needs a tokenizer.json.
+    """Refuse a model our encoder would read wrongly: the config checks of
+    ``encoder.EncoderConfig.from_files`` (``model_type`` "bert", exact GELU, absolute positions,
+    sizes that fit), and a tokenizer.json that ``tokenizers`` reads.
 
     An XLM-RoBERTa model (``model_type`` "xlm-roberta") has BERT's layers but counts positions
     from ``pad_token_id + 1``: read as BERT, every number would be off.
@@ -220,15 +222,8 @@ def check_readable(directory: str | os.PathLike) -> None:
     from .encoder import EncoderConfig
     from .model_files import ModelUnavailable, read_tokenizer
 
-    config = read_json(directory, CONFIG_FILE)
-    kind = config.get("model_type", "bert")
-    if kind != "bert":
-        raise FetchError(
-            f"{CONFIG_FILE} says model_type {kind!r}: the app's encoder implements BERT only (model_type 'bert'), "
-            "so it would show wrong numbers for this model"
-        )
     try:
-        EncoderConfig.from_files(config, read_json(directory, SENTENCE_CONFIG_FILE))
+        EncoderConfig.from_files(read_json(directory, CONFIG_FILE), read_json(directory, SENTENCE_CONFIG_FILE))
         read_tokenizer(directory)
     except ModelUnavailable as err:
         raise FetchError(f"the app cannot read this model: {err}") from err
@@ -464,11 +459,10 @@ def describe(directory: str | os.PathLike) -> str:
 
     encoder = load_encoder(str(directory))
     trace = encode(CHINESE_SAMPLE, name=str(directory))
-    unknown = {i for i in (encoder.tokenizer.token_to_id(t) for t in ("[UNK]", "<unk>")) if i is not None}
-    pieces = trace.ids[1:-1]  # without the markers the tokenizer adds
+    pieces = [i for i, token in zip(trace.ids, trace.tokens) if token not in encoder.markers]  # [CLS], [SEP] out
     return (
         f"{encoder.config.n_layers} layers × {encoder.config.n_heads} heads, {encoder.word.shape[0]} word pieces; "
-        f"{CHINESE_SAMPLE!r} → {len(pieces)} pieces, {sum(int(i) in unknown for i in pieces)} of them unknown "
+        f"{CHINESE_SAMPLE!r} → {len(pieces)} pieces, {sum(int(i) == encoder.unk_id for i in pieces)} of them unknown "
         "to the model: "
         f"{' '.join(trace.tokens)}"
     )

@@ -237,7 +237,7 @@ def model_directory(name: str | os.PathLike | None = None) -> Path:
         if snapshot is None:
             raise ModelUnavailable(
                 f"the model {resolved!r} is not a local directory and is not in the local Hugging Face "
-                "cache (the app never downloads models)",
+                f"cache (the app never downloads models unless {FETCH_ENV} names one to fetch)",
                 reason="missing",
             )
         path = snapshot
@@ -484,6 +484,47 @@ def read_tokenizer(directory: str | os.PathLike):
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
+
+
+def unknown_token(tokenizer) -> str | None:
+    """The piece ``tokenizer`` puts for what its vocabulary lacks, as its own model declares it:
+    ``"[UNK]"`` for a WordPiece (BERT) vocabulary, ``"<unk>"`` for a SentencePiece (Unigram) one;
+    None when it has none (a byte-level vocabulary spells everything).
+
+    Read from the tokenizer's own definition (tokenizer.json's ``model``: ``unk_token``, or a
+    Unigram model's ``unk_id`` into its vocabulary), never guessed from the name.
+
+    >>> unknown_token(read_tokenizer(bundled_path()))
+    '[UNK]'
+    >>> from tokenizers import Tokenizer, models
+    >>> unknown_token(Tokenizer(models.Unigram([("<unk>", 0.0), ("▁cat", -1.0)], unk_id=0)))
+    '<unk>'
+    >>> unknown_token(Tokenizer(models.BPE())) is None
+    True
+    """
+    try:
+        model = json.loads(tokenizer.to_str()).get("model") or {}
+    except (AttributeError, TypeError, ValueError):  # not a ``tokenizers.Tokenizer``
+        return None
+    token = model.get("unk_token")
+    if isinstance(token, str) and tokenizer.token_to_id(token) is not None:
+        return token
+    index, vocab = model.get("unk_id"), model.get("vocab")
+    if isinstance(index, int) and isinstance(vocab, list) and 0 <= index < len(vocab):
+        entry = vocab[index]
+        return str(entry[0] if isinstance(entry, (list, tuple)) else entry)
+    return None
+
+
+def marker_tokens(tokenizer) -> tuple[str, ...]:
+    """The pieces the tokenizer adds around one sentence, in order: ``("[CLS]", "[SEP]")`` for
+    BERT's, ``("<s>", "</s>")`` for XLM-R's. Read from its post-processor (what it adds to a
+    sentence with no words), not from the names.
+
+    >>> marker_tokens(read_tokenizer(bundled_path()))
+    ('[CLS]', '[SEP]')
+    """
+    return tuple(tokenizer.post_process(tokenizer.encode("", add_special_tokens=False)).tokens)
 
 
 SAFETENSORS_DTYPES = {

@@ -235,3 +235,107 @@ def test_a_layer_is_computed_once_and_kept_for_the_next_rerun():
     fresh = trace.layer(4)
     assert fresh is not first
     np.testing.assert_array_equal(fresh.outputs, first.outputs)
+
+
+def _tiny_sizes() -> dict:
+    return dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, layer_norm_eps=1e-7)
+
+
+def test_an_xlm_roberta_model_is_refused_because_read_as_bert_it_would_be_misread(tmp_path):
+    """A small random XLM-RoBERTa saved by transformers has BERT's tensor names, so the encoder
+    used to run it without a word. It is now refused; relabelled "bert" (what the check guards
+    against) our numbers equal BertModel's on the same files and are far from XLMRobertaModel's,
+    which numbers positions from pad_token_id + 1."""
+    import json
+    import shutil
+
+    import torch
+    from transformers import BertModel, XLMRobertaConfig, XLMRobertaModel
+
+    from attention_core.model_files import ModelUnavailable
+
+    config = XLMRobertaConfig(
+        vocab_size=30522, max_position_embeddings=70, attn_implementation="eager", **_tiny_sizes()
+    )
+    torch.manual_seed(0)
+    xlmr = XLMRobertaModel(config, add_pooling_layer=False).eval()
+    xlmr.save_pretrained(tmp_path / "xlmr", safe_serialization=True)
+    shutil.copy(bundled_path() / "tokenizer.json", tmp_path / "xlmr" / "tokenizer.json")
+    assert json.loads((tmp_path / "xlmr" / "config.json").read_text())["model_type"] == "xlm-roberta"
+    with pytest.raises(ModelUnavailable) as caught:
+        load_encoder(str(tmp_path / "xlmr"))
+    assert caught.value.reason == "load" and "model_type 'xlm-roberta'" in str(caught.value)
+    with pytest.raises(ModelUnavailable):
+        encode("the cat sat", name=str(tmp_path / "xlmr"))
+
+    relabelled = tmp_path / "as-bert"
+    shutil.copytree(tmp_path / "xlmr", relabelled)
+    fields = json.loads((relabelled / "config.json").read_text())
+    (relabelled / "config.json").write_text(json.dumps(dict(fields, model_type="bert", architectures=["BertModel"])))
+    trace = encode("the cat sat on the mat", name=str(relabelled))
+    ids = torch.tensor([trace.ids.tolist()])
+    with torch.inference_mode():
+        as_bert = BertModel.from_pretrained(relabelled, add_pooling_layer=False, attn_implementation="eager").eval()
+        bert_hidden = as_bert(ids, output_hidden_states=True).hidden_states[-1][0].numpy()
+        xlmr_hidden = xlmr(ids, output_hidden_states=True).hidden_states[-1][0].numpy()
+    np.testing.assert_allclose(trace.hidden[-1], bert_hidden, atol=1e-5)  # the same arithmetic as BERT …
+    assert np.abs(trace.hidden[-1] - xlmr_hidden).max() > 1e-1  # … which is not XLM-RoBERTa's
+
+    assert load_encoder().config.n_layers == 6  # the bundled model still loads
+
+
+def _sentencepiece_tokenizer():
+    """A small SentencePiece-style (Unigram) tokenizer built in memory, laid out like XLM-R's:
+    <s> 0, <pad> 1, </s> 2, <unk> 3, pieces marked with ▁, and <s> … </s> around a sentence."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    words = ["▁the", "▁cat", "▁sat", "▁on", "▁mat", "▁"] + list("abcdefghijklmnopqrstuvwxyz")
+    vocab = [(piece, 0.0) for piece in specials] + [(piece, -1.0 - n) for n, piece in enumerate(words)]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=3))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.add_special_tokens(specials)
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)]
+    )
+    return tokenizer, len(vocab)
+
+
+def test_a_sentencepiece_tokenizers_unknown_piece_and_markers_are_its_own(tmp_path):
+    """The unknown piece and the markers come from the tokenizer, not from BERT's names: with
+    <unk>, <s> and </s> the unknown pieces are found (a Unigram token shows the original text,
+    so only the id says it is unknown), the cut leaves room for the markers, and the numbers
+    equal transformers' BertModel on the same ids."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    tokenizer, size = _sentencepiece_tokenizer()
+    tokenizer.save(str(tmp_path / "tokenizer.json"))
+    config = BertConfig(vocab_size=size, max_position_embeddings=32, attn_implementation="eager", **_tiny_sizes())
+    torch.manual_seed(1)
+    model = BertModel(config, add_pooling_layer=False).eval()
+    model.save_pretrained(tmp_path, safe_serialization=True)
+
+    enc = load_encoder(str(tmp_path))
+    assert enc.unk_token == "<unk>" and enc.unk_id == 3 and enc.markers == ("<s>", "</s>")
+    trace = encode("The cat sat on the 猫 mat, 狗", name=str(tmp_path))
+    assert trace.tokens[0] == "<s>" and trace.tokens[-1] == "</s>"
+    # the pieces the vocabulary lacks (two characters and the comma: no piece spells them), found by id
+    assert [trace.tokens[i] for i in trace.unknown] == ["猫", ",", "狗"]
+    assert all(trace.ids[i] == 3 for i in trace.unknown) and "<unk>" not in trace.tokens
+    with torch.inference_mode():
+        out = model(torch.tensor([trace.ids.tolist()]), output_hidden_states=True, output_attentions=True)
+    np.testing.assert_allclose(trace.hidden, np.stack([h[0].numpy() for h in out.hidden_states]), atol=1e-5)
+    np.testing.assert_allclose(trace.weights, np.stack([a[0].numpy() for a in out.attentions]), atol=1e-6)
+
+    cut = encode("the cat sat on the mat", name=str(tmp_path), max_pieces=3)
+    assert cut.tokens == ("<s>", "▁the", "▁cat", "▁sat", "</s>") and cut.truncated and cut.n_pieces == 6
+    full = encode("the cat sat on the mat", name=str(tmp_path))
+    assert len(full.tokens) == 8 and not full.truncated
+
+
+def test_the_bundled_models_unknown_piece_and_markers_are_berts():
+    enc = load_encoder()
+    assert enc.unk_token == "[UNK]" and enc.unk_id == enc.tokenizer.token_to_id("[UNK]") == 100
+    assert enc.markers == ("[CLS]", "[SEP]")

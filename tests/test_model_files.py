@@ -416,3 +416,84 @@ def test_a_mapping_the_system_refuses_for_lack_of_memory_is_memory(tmp_path, mon
     with pytest.raises(ModelUnavailable) as caught:
         mf.read_tensors(mf.bundled_path())
     assert caught.value.reason == "memory"
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"model_type": "xlm-roberta"}, "model_type 'xlm-roberta'"),
+        ({"model_type": "roberta"}, "model_type 'roberta'"),
+        ({"model_type": None}, "names no model_type"),
+        ({"is_decoder": True}, "decoder"),
+        ({"position_embedding_type": "relative_key"}, "relative_key"),
+    ],
+)
+def test_a_config_whose_model_the_encoder_does_not_compute_exactly_is_refused(tmp_path, change, said):
+    """Only model_type "bert" is computed exactly (encoder.MODEL_TYPES): an XLM-RoBERTa or
+    RoBERTa model counts positions from pad_token_id + 1, a decoder masks the future, relative
+    positions add terms BERT has not. Each is refused ("load") with the reason, before the
+    weights are read; the bundled model still loads."""
+    import json
+    import shutil
+
+    copy = tmp_path / "model"
+    shutil.copytree(mf.bundled_path(), copy)
+    config = json.loads((copy / "config.json").read_text())
+    config.update(change)
+    (copy / "config.json").write_text(json.dumps({k: v for k, v in config.items() if v is not None}))
+    with pytest.raises(ModelUnavailable) as caught:
+        load_encoder(str(copy))
+    assert caught.value.reason == "load" and said in str(caught.value)
+    assert load_encoder().config.n_layers == 6
+
+
+def _tokenizer(kind: str):
+    """A small tokenizer of each kind, built in memory with ``tokenizers``."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+    if kind == "wordpiece":
+        vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "the": 4, "cat": 5}
+        tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+        tokenizer.post_processor = processors.BertProcessing(("[SEP]", 3), ("[CLS]", 2))
+    elif kind == "wordpiece <unk>":
+        vocab = {"<pad>": 0, "<unk>": 1, "<s>": 2, "</s>": 3, "the": 4, "cat": 5}
+        tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="<unk>"))
+        tokenizer.post_processor = processors.RobertaProcessing(("</s>", 3), ("<s>", 2))
+    elif kind == "unigram":
+        pieces = [("<s>", 0.0), ("<pad>", 0.0), ("</s>", 0.0), ("<unk>", 0.0), ("▁the", -1.0), ("▁cat", -1.0)]
+        tokenizer = Tokenizer(models.Unigram(pieces, unk_id=3))
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)]
+        )
+    else:  # byte-level BPE: every text is spelled, there is no unknown piece
+        tokenizer = Tokenizer(models.BPE({"a": 0, "b": 1}, []))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    return tokenizer
+
+
+@pytest.mark.parametrize(
+    ("kind", "unknown", "markers"),
+    [
+        ("wordpiece", "[UNK]", ("[CLS]", "[SEP]")),
+        ("wordpiece <unk>", "<unk>", ("<s>", "</s>")),
+        ("unigram", "<unk>", ("<s>", "</s>")),
+        ("bpe", None, ()),
+    ],
+)
+def test_the_unknown_piece_and_the_markers_are_the_tokenizers_own(kind, unknown, markers):
+    """model_files reads the unknown piece and the markers from the tokenizer's definition; the
+    check: the piece it names is what the tokenizer itself puts for a word outside its
+    vocabulary, and the markers are what it adds around a sentence."""
+    tokenizer = _tokenizer(kind)
+    assert mf.unknown_token(tokenizer) == unknown
+    assert mf.marker_tokens(tokenizer) == markers
+    if unknown is not None:
+        encoding = tokenizer.encode("zebra", add_special_tokens=False)  # no piece of the vocabulary spells it
+        assert tokenizer.id_to_token(encoding.ids[0]) == unknown
+    tokens = tokenizer.encode("the cat").tokens
+    if markers:
+        assert (tokens[0], tokens[-1]) == markers
+
+
+def test_an_object_that_is_no_tokenizers_tokenizer_has_no_unknown_piece():
+    assert mf.unknown_token(object()) is None
