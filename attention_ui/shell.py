@@ -16,17 +16,19 @@ from dataclasses import replace
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from attention_core import MAX_CHARS, MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
+from attention_core import MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
 from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
 from attention_core.model_files import MODEL_ENV
 from attention_core.scaling import scaling_sweep
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
+from attention_ui.busy import BUSY_SCRIPT, busy_note, slow_run
 from attention_ui.exports import view_link
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.notation import shown
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
+from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box, show_presented
 from attention_ui.style import apply_style, sidebar_script
 from attention_ui.url_state import (
     drop_unusable_numbers,
@@ -292,14 +294,11 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     with st.sidebar:
         language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
+        busy_note(t("shell.busy"))  # first: a long run shows "Working…" (busy.py)
+        slow_run()  # a slow run on purpose, only when $ATTENTION_LAB_SLOW_RUN says so
         st.header(t("shell.your_sentence"))
-        sentence = st.text_input(
-            t("shell.sentence"),
-            max_chars=MAX_CHARS,
-            key="sentence",
-            bind="query-params",
-            help=t("shell.sentence_help", max_tokens=MAX_TOKENS),
-            value=DEFAULTS["sentence"],
+        sentence = sentence_box(
+            t("shell.sentence"), DEFAULTS["sentence"], t("shell.sentence_help", max_tokens=MAX_TOKENS)
         )
         st.header(t("shell.settings"))
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
@@ -333,6 +332,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         presentation_toggle()
         st.session_state[_SHARE_BOX] = st.container()  # filled by app.py after the page (share_link)
         sidebar_script()
+        st.html(CLIENT_SCRIPT, unsafe_allow_javascript=True)
     values = {
         "sentence": sentence,
         "toy": toy,
@@ -365,6 +365,11 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         cjk=cjk,
     )
     return sentence or "", source, settings
+
+
+CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT
+"""The sidebar's own scripts, the waiting note's (``busy``) and the sentence box's Enter
+(``sentence_box``), in one element: each script element takes a line of the sidebar."""
 
 
 PAGES_WITH_HEAD_PICKERS = ("real_model", "heads")
@@ -536,6 +541,10 @@ def app_sidebar(page: str) -> None:
     st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
 
 
+PAGES_WITHOUT_SENTENCE = ("home", "intuition", "tailor_shop", "learn")
+"""Pages that do not teach on the learner's sentence: presentation mode shows it on the others."""
+
+
 def legacy_page_run() -> bool:
     """True when Streamlit ran this page file by itself instead of through ``run_app``.
 
@@ -552,10 +561,11 @@ def page_start(page: str, catalog: str | None = None, *, needs_model: bool = Fal
     """Page config, sidebar, the page's title and the lesson for the current sentence, for
     page id ``page`` (an id of NAV, e.g. "step_by_step").
 
-    The title is ``t("<catalog>.title")`` (``catalog`` defaults to ``page``); notes on the
-    sentence (cut to the first tokens, the model unavailable, a URL value out of range) come
-    under it. Returns (lesson, source); lesson is None (and a friendly message is shown)
-    when the sentence cannot be used. A page that cannot teach without the real model passes
+    The title is ``t("<catalog>.title")`` (``catalog`` defaults to ``page``); in presentation mode
+    the sentence comes under it, large (``sentence_box.show_presented``; not on the pages of
+    ``PAGES_WITHOUT_SENTENCE``), then the notes on the sentence (cut to the first tokens, the
+    model unavailable, a URL value out of range). Returns (lesson, source); lesson is None (and a
+    friendly message is shown) when the sentence cannot be used. A page that cannot teach without the real model passes
     ``needs_model``: when the model is unavailable it says so and stops here (``require_model``).
 
     A page file that Streamlit ran by itself (``legacy_page_run``) takes the one route here:
@@ -574,6 +584,8 @@ def page_start(page: str, catalog: str | None = None, *, needs_model: bool = Fal
     apply_presentation(is_presenting())
     apply_style()
     st.title(t(f"{catalog or page}.title"))
+    if is_presenting() and page not in PAGES_WITHOUT_SENTENCE:
+        show_presented(sentence)  # on a projector the sidebar is folded away: the room reads it here
     url_notes()
     if needs_model:
         require_model(page)

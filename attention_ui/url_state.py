@@ -68,6 +68,14 @@ def keep_in_url(name: str, value, default=None) -> None:
         st.query_params[name] = str(value)
 
 
+SENTENCE_POSITIONS = ("token", "model_token", "after_token", "first")
+"""URL parameters that name a place in the sentence: a query token (Step by step, Similarity and
+The code; Real model heads; After attention) and the first token of the window over a long
+sentence. Each belongs to the link's ``?sentence=``: the browser drops them from the URL when the
+learner applies another sentence (``sentence_box.ENTER_SCRIPT``), and ``token_picker`` and
+``shell.window_start`` go back to their default."""
+
+
 # --------------------------------------------------------------------------- across pages
 
 

@@ -32,7 +32,7 @@ def run_page(page: str, sentence: str | None = None, **params) -> AppTest:
     at.switch_page(page)
     at.run()
     if sentence is not None:
-        at.text_input(key="sentence").set_value(sentence)
+        at.text_area(key="sentence").set_value(sentence)
         at.run()
     return at
 

@@ -388,7 +388,7 @@ def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vec
     at = run(sentence=LONG[:990])
     assert any(f"reads pieces 1–{MAX_TOKENS} here (plus [CLS] and [SEP])" in box.value for box in at.info)  # the window
     assert translate("en", "after_attention.cut_vector", limit=254) in [c.value for c in at.caption]
-    vector = aa.sentence_vector(at.text_input(key="sentence").value)
+    vector = aa.sentence_vector(at.text_area(key="sentence").value)
     assert strips(figures_by_key(at)["fig_concat"]).shape[0] == MAX_TOKENS + 2
     assert strips(figures_by_key(at)["fig_pooling"]).shape[0] == len(vector.tokens) + 1 > MAX_TOKENS + 3
 

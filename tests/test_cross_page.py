@@ -37,7 +37,7 @@ def open_page(
     at.switch_page(PAGE)
     at.run()
     if sentence is not None:
-        at.text_input(key="sentence").set_value(sentence)
+        at.text_area(key="sentence").set_value(sentence)
         at.run()
     if sentence_b is not None:
         at.text_input(key="sentence_b").set_value(sentence_b)

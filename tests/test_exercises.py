@@ -736,5 +736,5 @@ def test_page_lesson_source_and_bad_url(existing_pages):
     at = open_page("en", ex_seed="99999999999", ex_source="lesson")
     assert not at.exception
     at = open_page("en", ex_seed="4", ex_source="lesson")
-    at.text_input(key="sentence").set_value("").run()
+    at.text_area(key="sentence").set_value("").run()
     assert not at.exception and translate("en", "exercises.need_sentence") in texts(at)

@@ -294,12 +294,25 @@ def _nodes(node):
 
 def _app_own_html() -> set[str]:
     """The app's constant style sheets and script, which carry no learner text."""
+    from attention_ui.busy import busy_css
     from attention_ui.clicker import CLICKER_SCRIPT
+    from attention_ui.i18n import LANGS, translate
     from attention_ui.presentation import PRESENTATION_CSS
-    from attention_ui.shell import LANG_SCRIPT
+    from attention_ui.sentence_box import BOX_CSS
+    from attention_ui.shell import CLIENT_SCRIPT, LANG_SCRIPT
     from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
-    return {APP_CSS, SIDEBAR_SCRIPT, PRESENTATION_CSS, CLICKER_SCRIPT, *LANG_SCRIPT.values()}
+    busy = {busy_css(translate(lang, "shell.busy")) for lang in LANGS}
+    return {
+        APP_CSS,
+        SIDEBAR_SCRIPT,
+        PRESENTATION_CSS,
+        CLICKER_SCRIPT,
+        BOX_CSS,
+        CLIENT_SCRIPT,
+        *busy,
+        *LANG_SCRIPT.values(),
+    }
 
 
 def assert_no_injected_markup(at: AppTest, sentence: str) -> None:
@@ -347,7 +360,7 @@ def open_page(page: str, **params) -> AppTest:
 def test_every_page_survives_nasty_sentences_without_injected_markup(page):
     at = open_page(page, toy="true")
     for sentence in PAGE_NASTY:
-        at.text_input(key="sentence").set_value(sentence)
+        at.text_area(key="sentence").set_value(sentence)
         at.run()
         assert not at.exception, f"{page} with {sentence[:60]!r}: {_error(at)}"
         assert at.title, f"{page} lost its title with {sentence[:60]!r}"

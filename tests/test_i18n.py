@@ -94,11 +94,11 @@ def test_language_switch_in_the_app():
     at.query_params["toy"] = "true"
     at.run()
     assert not at.exception, at.exception
-    assert at.text_input(key="sentence").label == tr("zh", "shell.sentence")
+    assert at.text_area(key="sentence").label == tr("zh", "shell.sentence")
     assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
     at.button_group(key="lang_picker").set_value("en").run()
     assert not at.exception, at.exception
-    assert at.text_input(key="sentence").label == tr("en", "shell.sentence")
+    assert at.text_area(key="sentence").label == tr("en", "shell.sentence")
 
 
 def test_invalid_lang_in_url_falls_back():

@@ -47,7 +47,7 @@ def open_page(sentence: str | None = SENTENCE, lang: str = "en", **params) -> Ap
     at.switch_page(PAGE)
     at.run()
     if sentence is not None:
-        at.text_input(key="sentence").set_value(sentence)
+        at.text_area(key="sentence").set_value(sentence)
         at.run()
     assert not at.exception, at.exception
     return at

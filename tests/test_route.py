@@ -65,7 +65,7 @@ def test_the_entry_point_is_the_one_route():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value  # Home, with the sidebar
-    assert at.text_input(key="sentence").value == shell.DEFAULT_SENTENCE
+    assert at.text_area(key="sentence").value == shell.DEFAULT_SENTENCE
 
 
 @pytest.mark.legacy_router

@@ -90,3 +90,36 @@ def test_the_first_click_after_a_server_restart_counts(chromium):
         for page in pages.values():
             page.context.close()
     assert not lost, f"first clicks lost after the restart: {lost}"
+
+
+def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(chromium):
+    """The first Enter of a new session (the server restarted, or the session expired) carries the
+    box's new sentence and the old link's ``?token=``: the page must not take that token, a place
+    in the old sentence, for one in the new (the box's script drops it: ``sentence_box.ENTER_SCRIPT``).
+    The step stays."""
+    port = free_port()
+    with streamlit_server(port=port) as before:
+        page = chromium.new_context(viewport=VIEWPORT).new_page()
+        page.set_default_timeout(60_000)
+        page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+        wait_for_app(page)
+        no_exception(page)
+        assert option(page, "stMain", "5: the").get_attribute("aria-checked") == "true"
+    time.sleep(1)  # the server is gone; the page tries to reconnect
+    with streamlit_server(port=port):
+        wait_for_app(page)
+        box = page.locator('[data-testid="stSidebar"]').get_by_label("Sentence", exact=True)
+        box.fill("a cat slept on my warm bed")  # shorter, and token 5 would be a word of it ("my")
+        box.press("Enter")
+        for _ in range(50):
+            wait_for_app(page)
+            if query(page).get("sentence") == ["a cat slept on my warm bed"]:
+                break
+            page.wait_for_timeout(200)
+        no_exception(page)
+        assert query(page).get("sentence") == ["a cat slept on my warm bed"], page.url
+        chosen = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button[aria-checked="true"]')
+        assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
+        assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
+        assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+        page.context.close()

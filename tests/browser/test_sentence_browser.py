@@ -1,25 +1,228 @@
-"""The page's own text boxes in a real browser: Sentence B (Self vs cross attention) and the
-compare box (After attention) come back when the learner returns to their page. They are bound
-to the URL, which Streamlit keeps per page; no ``persist_state`` is needed.
+"""The sentence box, the waiting note and the page's own text boxes in a real browser.
+
+The sidebar's sentence is a text area (attention_ui/sentence_box.py): Enter applies it, Shift+Enter
+makes a new line and applies nothing, an input method that is composing keeps its Enter, and a
+long sentence wraps and grows instead of scrolling. "Working…" (attention_ui/busy.py) shows only
+after half a second of waiting, and goes when the run is over. Sentence B (Self vs cross
+attention) and the compare box (After attention) come back when the learner returns to their page.
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, no_exception, wait_for_app
+from attention_ui.busy import DELAY_S, SLOW_ENV, WAITING_ATTR
+from attention_ui.i18n import translate
+from attention_ui.presentation import FONT_PX
+from attention_ui.sentence_box import PRESENTED_REM
+from tests.browser.harness import TOY, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+BOX = ".st-key-sentence textarea"
+NOTE_JS = """(what) => getComputedStyle(document.querySelector('[data-testid="stApp"]'), '::after')[what]"""
+LONG = " ".join(["the quick brown fox jumps over the lazy dog while"] * 3)  # 30 words
 
 
 def query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
+def tokens_shown(page) -> list[str]:
+    """The token picker's labels ("1: the", …): the sentence the page teaches on."""
+    picker = page.locator('[data-testid="stMain"] .st-key-token_picker [data-testid="stButtonGroup"] button')
+    return [t.strip() for t in picker.all_inner_texts()]
+
+
 def sidebar_link(page, label: str):
     return page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a').filter(has_text=label)
+
+
+def test_enter_applies_the_sentence_and_shift_enter_does_not(open_app):
+    page = open_app(f"step_by_step?{TOY}")
+    box = page.locator(BOX)
+    box.fill("the cat sat on the mat")
+    assert page.locator(".st-key-sentence [data-testid='InputInstructions']").filter(visible=True).count() == 0
+    box.press("Enter")
+    wait_for_app(page)
+    no_exception(page)
+    assert query(page).get("sentence") == ["the cat sat on the mat"], page.url
+    assert tokens_shown(page) == ["1: the", "2: cat", "3: sat", "4: on", "5: the", "6: mat"]
+    assert box.input_value() == "the cat sat on the mat"  # no new line in the box
+    assert page.evaluate("() => document.activeElement && document.activeElement.matches('.st-key-sentence textarea')")
+
+    box.fill("a dog")
+    box.press("Shift+Enter")  # a new line, as in any text area: nothing applied
+    page.wait_for_timeout(1500)
+    wait_for_app(page)
+    assert box.input_value() == "a dog\n"
+    assert query(page).get("sentence") == ["the cat sat on the mat"], page.url
+    assert len(tokens_shown(page)) == 6
+    box.press("Enter")
+    wait_for_app(page)
+    assert tokens_shown(page) == ["1: a", "2: dog"]  # the new line reads as a space
+
+    # An input method composing a word (pinyin: Enter confirms it) keeps its Enter; a plain Enter
+    # in the box is taken. dispatchEvent says false when a listener prevented the default.
+    kept, taken = page.evaluate(
+        """() => {
+          const area = document.querySelector('.st-key-sentence textarea');
+          const enter = (extra) => area.dispatchEvent(new KeyboardEvent('keydown',
+              {key: 'Enter', bubbles: true, cancelable: true, ...extra}));
+          return [enter({isComposing: true}), enter({})];
+        }"""
+    )
+    assert kept is True and taken is False
+    wait_for_app(page)
+    no_exception(page)
+
+
+def test_another_sentence_takes_its_token_with_it_however_it_is_applied(open_app):
+    """Enter, Ctrl+Enter, or a click elsewhere: the link keeps no token of the old sentence; the
+    step is no place in the sentence and stays."""
+    page = open_app(f"step_by_step?{TOY}&sentence=the+dog+sat+on+the+mat&token=5&step=2")
+    box = page.locator(BOX)
+    for sentence, apply in (
+        ("a cat slept on my bed", lambda: box.press("Enter")),
+        ("one two three four five six", lambda: box.press("Control+Enter")),
+        ("my warm bed is big and soft", lambda: page.locator('[data-testid="stMain"] h1').click()),
+    ):
+        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+            has_text=re.compile(r"^5: ")
+        ).click()
+        wait_for_app(page)
+        assert query(page).get("token") == ["5"], page.url
+        box.fill(sentence)
+        apply()
+        wait_for_app(page)
+        no_exception(page)
+        assert query(page).get("sentence") == [sentence], page.url
+        assert query(page).get("token") is None and query(page).get("step") == ["2"], page.url
+        assert tokens_shown(page)[0] == f"1: {sentence.split()[0]}"
+        chosen = page.locator('[data-testid="stMain"] .st-key-token_picker button[aria-checked="true"]')
+        assert chosen.inner_text().strip() == f"1: {sentence.split()[0]}"
+
+
+def test_a_chinese_sentence_and_a_long_one_in_the_box(open_app):
+    page = open_app(f"step_by_step?{TOY}&lang=zh")
+    box = page.locator('[data-testid="stSidebar"]').get_by_label(translate("zh", "shell.sentence"), exact=True)
+    box.fill("我爱猫")
+    box.press("Enter")
+    wait_for_app(page)
+    no_exception(page)
+    assert query(page).get("sentence") == ["我爱猫"], page.url
+    assert tokens_shown(page) == ["1: 我", "2: 爱", "3: 猫"]
+
+    box.fill(LONG)
+    box.press("Enter")
+    wait_for_app(page)
+    no_exception(page)
+    size = page.evaluate(
+        """() => { const a = document.querySelector('.st-key-sentence textarea');
+                   return [a.scrollWidth, a.clientWidth, a.scrollHeight, a.clientHeight]; }"""
+    )
+    assert size[0] <= size[1] and size[2] <= size[3] + 1, f"the box wraps and grows, no scroll bar: {size}"
+    assert query(page).get("sentence") == [LONG]
+
+
+def test_presentation_mode_shows_the_sentence_large(open_app):
+    page = open_app(f"step_by_step?{TOY}&present=true&sentence=the+dog+sat")
+    shown = page.locator(".st-key-presented_sentence p")
+    assert shown.inner_text() == "the dog sat"
+    px = float(shown.evaluate("p => getComputedStyle(p).fontSize").removesuffix("px"))
+    assert px == pytest.approx(PRESENTED_REM * FONT_PX, abs=0.5)
+
+
+# --------------------------------------------------------------------------- the waiting note
+
+WATCH_JS = """(attr) => {
+  const app = document.querySelector('[data-testid="stApp"]'), html = document.documentElement;
+  window.__watch = {frames: [], clicks: [], states: []};
+  const state = () => window.__watch.states.push([performance.now(), app.getAttribute('data-test-script-state')]);
+  new MutationObserver(state).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  document.addEventListener('click', () => window.__watch.clicks.push(performance.now()), true);
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') window.__watch.clicks.push(performance.now());
+  }, true);
+  const frame = () => {
+    const s = getComputedStyle(app, '::after');
+    window.__watch.frames.push([performance.now(), s.content === 'none' ? null : +s.opacity, s.content,
+                                html.hasAttribute(attr)]);
+    requestAnimationFrame(frame);
+  };
+  frame();
+}"""
+
+
+def watch(page) -> None:
+    page.evaluate(WATCH_JS, WAITING_ATTR)
+
+
+def watched(page) -> dict:
+    return page.evaluate("() => window.__watch")
+
+
+def assert_never_within_the_delay(seen: dict) -> None:
+    """No frame shows the note (opacity above 0) less than DELAY_S after an action began."""
+    for t, opacity, *_ in seen["frames"]:
+        if opacity:
+            since = t - max((c for c in seen["clicks"] if c <= t), default=float("-inf"))
+            assert since >= DELAY_S * 1000 - 20, f"the note showed {since:.0f} ms after an action"
+
+
+def test_a_fast_run_never_shows_the_note(open_app):
+    page = open_app(f"step_by_step?{TOY}&sentence=the+dog+chased+the+cat")
+    watch(page)
+    for label in ("2: dog", "3: chased", "5: cat", "1: the"):
+        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+            has_text=re.compile(f"^{re.escape(label)}$")
+        ).click()
+        wait_for_app(page)
+    page.locator(BOX).fill("a cat sat")
+    page.locator(BOX).press("Enter")
+    wait_for_app(page)
+    page.locator(BOX).press("Enter")  # the same sentence again: no run is asked for, no note
+    page.wait_for_timeout(DELAY_S * 1000 + 500)
+    seen = watched(page)
+    assert_never_within_the_delay(seen)
+    last = seen["frames"][-1]
+    assert last[1] is None and not last[3], f"the note stays after the runs: {last}"
+
+
+@pytest.mark.parametrize(("lang", "slow"), [("en", 2.0), ("zh", 2.0)])
+def test_the_note_comes_while_a_run_is_slow_and_goes(chromium, lang, slow):
+    with streamlit_server(env={SLOW_ENV: str(slow)}) as srv:
+        page = chromium.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(60_000)
+        page.goto(srv.url + f"step_by_step?{TOY}&lang={lang}&sentence=the+dog+sat")
+        wait_for_app(page)
+        watch(page)
+        page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+            has_text=re.compile("^2: dog$")
+        ).click()
+        page.wait_for_timeout(1200)
+        words = page.evaluate(NOTE_JS, "content")
+        assert words == f'"{translate(lang, "shell.busy")}"'
+        wait_for_app(page)
+        page.locator(BOX).fill("a cat")
+        page.locator(BOX).press("Enter")  # Enter too
+        page.wait_for_timeout(1200)
+        assert page.evaluate(NOTE_JS, "opacity") != "0"
+        wait_for_app(page)
+        page.wait_for_timeout(300)
+        seen = watched(page)
+        page.close()
+    assert_never_within_the_delay(seen)
+    shown = [t for t, opacity, *_ in seen["frames"] if opacity and opacity > 0.5]
+    assert shown, "the note never showed during a run of 2 s"
+    last = seen["frames"][-1]
+    assert last[1] is None and not last[3], f"the note stays after the run: {last}"
+
+
+# --------------------------------------------------------------------------- the pages' own boxes
 
 
 def test_sentence_b_comes_back_after_a_page_switch(open_app):

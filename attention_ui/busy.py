@@ -1,0 +1,145 @@
+"""Waiting for the server: a calm "Working…" note while a rerun takes long (issue 34).
+
+When a class of 80 presses Enter together, or the server freezes for a moment, a rerun can take
+seconds, and a learner who sees nothing happen presses again, or thinks the app ignored them.
+So, half a second into a wait, a small note says "Working…" at the top of the window, in the
+band of Streamlit's header where no content is, and it goes when the wait is over. A rerun that
+ends sooner never shows it, so fast clicks do not flash.
+
+Two signals, one note (``BUSY_CSS``, built for the session's language):
+
+* **A script runs.** Streamlit marks its app root while the session's script runs
+  (``internals.SCRIPT_STATE`` = ``running``); the style sheet alone shows the note then, after
+  ``DELAY_S`` (a CSS animation delay: a run shorter than that ends before the note appears).
+* **A run was asked for and has not begun.** A frozen or saturated server may not even start the
+  run: the root still says ``notRunning``. ``BUSY_SCRIPT`` marks the page as waiting
+  (``WAITING_ATTR`` on ``<html>``) when the learner does something that always asks for a run
+  (applies a changed sentence with Enter, clicks a button, a page link or an option not yet
+  chosen), and unmarks it when a run has begun and ended, or after ``GIVE_UP_S``.
+
+The note is CSS generated content, never in the way of a click (``pointer-events: none``); with
+``prefers-reduced-motion`` it does not pulse. ``ATTENTION_LAB_SLOW_RUN`` (seconds, ``SLOW_ENV``)
+makes every run that long on purpose: for the browser test that watches the note come and go
+(``tests/browser/test_sentence_browser.py``), and for trying the note by hand.
+
+>>> "running" in busy_css("Working…") and "\\\\002026" in busy_css("Working…")
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import streamlit as st
+
+from .internals import APP_ROOT, BUTTON, RUNNING_STATES, SCRIPT_STATE, testid
+
+DELAY_S = 0.5
+"""How long a wait lasts before the note shows."""
+GIVE_UP_S = 60
+"""A run asked for that has not begun and ended after this long: the note goes (Streamlit's own
+connection status speaks for a server that is gone)."""
+WAITING_ATTR = "data-attention-lab-waiting"
+"""Set on ``<html>`` by ``BUSY_SCRIPT`` between an action that asks for a run and its end."""
+SLOW_ENV = "ATTENTION_LAB_SLOW_RUN"
+"""Seconds every run sleeps, on purpose (tests, demonstrations); unset or 0 in a classroom."""
+
+
+def css_string(text: str) -> str:
+    """``text`` as a CSS string whose every character but ASCII letters and digits is a hex
+    escape, so nothing in it can end the string or the rule. Spaces too: a browser takes the one
+    space after a hex escape as the escape's end, and would drop it.
+
+    >>> css_string('Wait "now"…')
+    '"Wait\\\\000020\\\\000022now\\\\000022\\\\002026"'
+    """
+    return '"' + "".join(c if c.isascii() and c.isalnum() else f"\\{ord(c):06x}" for c in text) + '"'
+
+
+def busy_css(words: str) -> str:
+    """The style sheet of the waiting note, which says ``words`` (a catalog string)."""
+    busy = ", ".join(f'{APP_ROOT}[{SCRIPT_STATE}="{state}"]::after' for state in RUNNING_STATES)
+    waiting = f"html[{WAITING_ATTR}] {APP_ROOT}::after"
+    return f"""<style>
+{busy}, {waiting} {{
+  content: {css_string(words)};
+  position: fixed; top: 0.6rem; left: 50%; transform: translateX(-50%); z-index: 1000002;
+  pointer-events: none; white-space: nowrap;
+  padding: 0.25rem 0.9rem; border-radius: 1rem; font-size: 0.875rem; line-height: 1.5; font-weight: 600;
+  color: light-dark(#ffffff, #1d1f27); background-color: light-dark(#3b4a63, #c9d6ea);
+  box-shadow: 0 1px 4px rgb(0 0 0 / 0.2);
+  animation: attention-lab-appear 0.2s ease-out {DELAY_S}s both,
+             attention-lab-pulse 2s ease-in-out {DELAY_S + 0.2}s infinite;
+}}
+@keyframes attention-lab-appear {{ from {{ opacity: 0; }} to {{ opacity: 1; }} }}
+@keyframes attention-lab-pulse {{ 50% {{ opacity: 0.7; }} }}
+@media (prefers-reduced-motion: reduce) {{
+  {busy}, {waiting} {{ animation: attention-lab-appear 0s linear {DELAY_S}s both; }}
+}}
+</style>"""
+
+
+ACTIONS = (
+    BUTTON,
+    f"{testid('stPageLink')} a",
+    f'{testid("stButtonGroup")} button[aria-checked="false"]',
+)
+"""What a learner clicks that always asks for a run: a button, a page link, an option of a
+segmented control or pills that is not chosen yet."""
+
+BUSY_SCRIPT = f"""<script>
+(() => {{
+  if (window.attentionLabBusy) return;
+  const root = document.documentElement, running = {list(RUNNING_STATES)!r};
+  let app = null, observer = null, started = false, timer = null;
+  const done = () => {{ root.removeAttribute("{WAITING_ATTR}"); clearTimeout(timer); timer = null; }};
+  const runs = () => running.includes(app.getAttribute("{SCRIPT_STATE}"));
+  const watch = () => {{
+    const now = document.querySelector('{APP_ROOT}');
+    if (!now || now === app) return;
+    if (observer) observer.disconnect();
+    app = now;
+    observer = new MutationObserver((records) => {{
+      // a run that began and ended between two callbacks shows only in the records' old values
+      if (records.some((r) => running.includes(r.oldValue)) || runs()) started = true;
+      if (started && !runs()) {{ started = false; done(); }}
+    }});
+    observer.observe(app, {{attributes: true, attributeOldValue: true, attributeFilter: ["{SCRIPT_STATE}"]}});
+  }};
+  window.attentionLabBusy = {{
+    expectRun() {{  // a run was asked for: wait for it to begin and end
+      watch();
+      if (!app) return;
+      started = runs();  // a run under way now is stopped and followed by the one asked for
+      root.setAttribute("{WAITING_ATTR}", "");
+      clearTimeout(timer);
+      timer = setTimeout(done, {GIVE_UP_S * 1000});
+    }},
+  }};
+  document.addEventListener("click", (event) => {{
+    if (event.button || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    const hit = event.target.closest && event.target.closest({", ".join(ACTIONS)!r});
+    if (hit && !hit.disabled) window.attentionLabBusy.expectRun();
+  }}, true);
+}})();
+</script>"""
+"""Marks the page as waiting from an action that asks for a run until that run has ended. A
+constant: no learner text in it."""
+
+
+def busy_note(words: str) -> None:
+    """Add the waiting note's style sheet to this run (early in the sidebar, which every run draws
+    first); ``words`` is what it says (``t("shell.busy")``). ``BUSY_SCRIPT`` goes in the sidebar's
+    script element (``shell.sidebar``)."""
+    st.html(busy_css(words))  # only <style>: Streamlit puts it in the event container, no space taken
+
+
+def slow_run() -> None:
+    """Sleep ``$ATTENTION_LAB_SLOW_RUN`` seconds (a slow run on purpose); nothing when unset."""
+    try:
+        seconds = float(os.environ.get(SLOW_ENV) or 0)
+    except ValueError:
+        return
+    if 0 < seconds <= 30:
+        time.sleep(seconds)

@@ -1,0 +1,131 @@
+"""The sentence box: the learner's sentence, whole, while it is edited, and on a projector.
+
+The sidebar's sentence is a text area that wraps and grows with its text (``height="content"``:
+one line for a short sentence, up to about six), so a class sees every word it says, and a phone
+sees the end of what it typed. It stays what a text input was to a learner and to a link:
+
+* bound to the URL as ``?sentence=`` under the key ``sentence``, with the same ``max_chars``;
+* **Enter applies it.** A text area takes Enter as a new line and applies on Ctrl+Enter or when
+  it loses the focus; a sentence has no lines (``clean_text`` reads a new line as a space), so a
+  small script (``ENTER_SCRIPT``) turns Enter without Shift, in this one box, into "apply": the
+  box loses the focus and takes it back at once. An input method that is still composing (pinyin
+  for 中文: Enter there confirms a word) keeps its Enter. Shift+Enter and Ctrl+Enter do what
+  they always do;
+* **another sentence takes the old one's positions with it.** The URL's ``?token=``, ``?first=``
+  … (``url_state.SENTENCE_POSITIONS``) name places in the sentence they were chosen on. When the
+  learner applies another sentence, the script drops them from the address bar just before
+  Streamlit writes the new ``?sentence=`` there and sends the run (Streamlit builds both from the
+  address bar as it is then). Within a session the pickers would go back to their default anyway;
+  the first run of a NEW session (after a server restart, or a session that expired) has nothing
+  else to tell it that ``?token=5`` was the old sentence's 5th token;
+* no instruction text over the sentence: Streamlit writes "Press Ctrl+Enter to apply" and a
+  character count over the text's last line while the box has the focus; ``BOX_CSS`` hides
+  them in this box (the box's help says "Press Enter to apply").
+
+In presentation mode the page shows the sentence large under its title (``show_presented``):
+the sidebar is folded away on a projector, and the room must see whether it says "big" or
+"small". What the CSS and the script assume of Streamlit's page is in ``internals``.
+
+>>> "Enter" in ENTER_SCRIPT and key_class(KEY) in ENTER_SCRIPT
+True
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention_core import MAX_CHARS, clean_text
+
+from .internals import INPUT_INSTRUCTIONS, key_class
+from .safe import escape_markdown
+from .url_state import SENTENCE_POSITIONS
+
+KEY = "sentence"
+"""The box's key, and its URL parameter."""
+PRESENTED_KEY = "presented_sentence"
+"""Key of the container that shows the sentence large in presentation mode."""
+PRESENTED_REM = 1.45
+"""The presented sentence's size, in the root font size of presentation mode (22 px: 32 px)."""
+PRESENTED_PHONE_REM = 1.0
+"""Its size on a screen narrower than 640 px, where 32 px would fill the screen with one sentence."""
+BOX_MAX_REM = 16
+"""The box grows with its text up to this height (about ten lines), then scrolls."""
+
+BOX_CSS = f"""<style>
+.{key_class(KEY)} {INPUT_INSTRUCTIONS} {{ display: none; }}
+.{key_class(KEY)} textarea {{ overflow-wrap: anywhere; }}
+@supports (field-sizing: content) {{
+  .{key_class(KEY)} textarea {{
+    field-sizing: content; height: auto !important; min-height: 0 !important; max-height: {BOX_MAX_REM}rem !important;
+  }}
+}}
+.{key_class(PRESENTED_KEY)} {{ margin-bottom: 0.5rem; }}
+.{key_class(PRESENTED_KEY)} p {{
+  font-size: {PRESENTED_REM}rem; line-height: 1.3; font-weight: 600; margin: 0; overflow-wrap: anywhere;
+}}
+@media (max-width: 640px) {{ .{key_class(PRESENTED_KEY)} p {{ font-size: {PRESENTED_PHONE_REM}rem; }} }}
+</style>"""
+"""The box without Streamlit's instructions over its text, and always as tall as its text at the
+width it has now (``field-sizing``, where the browser knows it: Streamlit measures the text once
+per change, and a box measured while the sidebar was folded away stayed ten lines tall on a
+phone); the presented sentence large. A constant: no learner text goes into the CSS."""
+
+ENTER_SCRIPT = f"""<script>
+(() => {{
+  if (window.attentionLabSentenceBox) return;
+  window.attentionLabSentenceBox = true;
+  const box = '.{key_class(KEY)} textarea', positions = {list(SENTENCE_POSITIONS)!r};
+  let applied = null;  // the text when the learner last applied it (or came into the box)
+  const forgetPositions = (area) => {{  // another sentence: its token, its window are void
+    if (area.value === applied) return;
+    applied = area.value;
+    const url = new URL(window.location.href);
+    if (!positions.some((name) => url.searchParams.has(name))) return;
+    positions.forEach((name) => url.searchParams.delete(name));
+    window.history.replaceState(window.history.state, "", url.toString());
+  }};
+  document.addEventListener("focusin", (event) => {{
+    if (event.target.matches && event.target.matches(box)) applied = event.target.value;
+  }}, true);
+  document.addEventListener("focusout", (event) => {{  // before Streamlit applies the text
+    if (event.target.matches && event.target.matches(box)) forgetPositions(event.target);
+  }}, true);
+  document.addEventListener("keydown", (event) => {{
+    const area = event.target;
+    if (event.key !== "Enter" || !area.matches || !area.matches(box)) return;
+    if (event.isComposing || event.keyCode === 229) return;  // an input method confirming a word
+    if (event.ctrlKey || event.metaKey) {{ forgetPositions(area); return; }}  // Streamlit's own apply
+    if (event.shiftKey || event.altKey) return;  // a new line
+    event.preventDefault();  // no new line: a sentence has none
+    const changed = area.value !== applied;
+    area.blur();  // a text area applies its text when it loses the focus
+    area.focus();  // and the learner goes on typing, as in a one-line box
+    if (changed && window.attentionLabBusy) window.attentionLabBusy.expectRun();
+  }}, true);
+}})();
+</script>"""
+"""Enter without Shift applies the sentence box; applying another sentence drops the URL's
+positions in the old one (see the module's docstring). A constant."""
+
+
+def sentence_box(label: str, default: str, help_text: str) -> str:
+    """Draw the sentence box (inside the sidebar) and return what it holds."""
+    st.html(BOX_CSS)  # only <style>: Streamlit puts it in the event container, no space taken
+    return st.text_area(
+        label,
+        value=default,
+        height="content",
+        max_chars=MAX_CHARS,
+        key=KEY,
+        bind="query-params",
+        help=help_text,
+    )
+
+
+def show_presented(sentence: str) -> None:
+    """The sentence, large, where the page's content begins (presentation mode); nothing for a
+    sentence with nothing readable in it. Shown as plain text: escaped for Markdown."""
+    text = clean_text(sentence or "")
+    if text:
+        with st.container(key=PRESENTED_KEY):
+            st.markdown(escape_markdown(text))
