@@ -34,6 +34,7 @@ from .style import (
     CELL_WIDTHS,
     CELLS_KEY,
     MATRIX_KEY,
+    MAX_PHONE_STEP,
     NO_PHONE_TICKS_KEY,
     NOTE_KEY,
     THIN_PHONE_TICKS_KEY,
@@ -107,7 +108,7 @@ class Prepared:
     spec: dict
     numbers_px: int | None = None
     phone_ticks: bool = True
-    phone_thin: bool = False
+    phone_step: int = 1
 
     @property
     def alt(self) -> str:
@@ -131,7 +132,7 @@ def prepare(fig, *, presenting: bool = False) -> Prepared:
     if numbers and presenting:  # larger numbers need wider cells
         numbers = round(numbers * FONT_SCALE)
     return Prepared(
-        themed(fit_margins(spec)), numbers, getattr(fig, "phone_ticks", True), getattr(fig, "phone_thin", False)
+        themed(fit_margins(spec)), numbers, getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
     )
 
 
@@ -202,9 +203,11 @@ def draw(
     chart = prepare(fig, presenting=presenting)
     numbers = chart.numbers_px
     outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin
-    if not chart.phone_ticks or chart.phone_thin:  # too many column labels for a phone: none, or every second
+    if not chart.phone_ticks or chart.phone_step > 1:  # too many column labels for a phone: none, or some
         box = outer.container(
-            key=(NO_PHONE_TICKS_KEY if not chart.phone_ticks else THIN_PHONE_TICKS_KEY).format(key=key)
+            key=NO_PHONE_TICKS_KEY.format(key=key)
+            if not chart.phone_ticks
+            else THIN_PHONE_TICKS_KEY.format(step=min(chart.phone_step, MAX_PHONE_STEP), key=key)
         )
         box = box.container(key=cells_key(numbers, key)) if numbers else box
     else:

@@ -57,9 +57,9 @@ VECTOR_TICKED_COLS = 16  # vectors' components are labelled every 8th beyond thi
 MIN_TEXT_PX = 11
 """No value printed on a bar is smaller than this: where a bar is too narrow for it, the value is
 hidden (the hover and the formula have it) rather than shrunk to a few pixels (a phone)."""
-PHONE_TILTED_TICKS = 14
-"""More tilted column labels than this run into each other on a phone's ~300 px plot: it shows
-every second one (``Chart.phone_thin``)."""
+PHONE_TILTED_LABELS = 8
+"""How many tilted column labels a phone's narrow plot (about 160 to 300 px) holds apart: with more,
+it shows every ``phone_step``-th label only (``Chart.phone_step``; the hover names every column)."""
 MAX_TICKED_COLS = 48  # wider matrices (384 or 1536 components) label every 8th/16th/32nd/... column only
 Translate = Callable[..., str]  # tr("figures.name", **fields) -> the text in the current language
 ENGLISH: Translate = partial(translate, DEFAULT_LANG)  # the default tr, for callers outside a page
@@ -156,6 +156,16 @@ def ticked(n: int, step: int) -> list[int]:
     return positions(n) if step <= 1 else [shown(0), *range(step, n + 1, step)]
 
 
+def phone_step_for(n_labels: int, angle) -> int:
+    """Every how many column labels a phone shows: 1 (all) unless they are tilted and more than
+    ``PHONE_TILTED_LABELS``, then as few as keep them apart.
+
+    >>> phone_step_for(17, -45), phone_step_for(17, None), phone_step_for(8, -45), phone_step_for(24, -45)
+    (3, 1, 1, 3)
+    """
+    return 1 if angle is None or n_labels <= PHONE_TILTED_LABELS else -(-n_labels // PHONE_TILTED_LABELS)
+
+
 @dataclass(frozen=True)
 class Cells:
     """A matrix as the page can also draw it without Plotly: one HTML table cell per number,
@@ -198,8 +208,8 @@ class Chart(go.Figure):
     page hides them, and says "hover for the values", where it is narrower); 0: its cells print
     none (the note is always there); None: it has no cells of numbers (no note).
     ``phone_ticks``: False when a phone should not show its column labels (too many for its
-    narrow panels; the hover names every cell). ``phone_thin``: True when a phone should show
-    every second column label only (tilted labels too close together on its narrow plot).
+    narrow panels; the hover names every cell). ``phone_step``: a phone shows every ``phone_step``-th
+    column label only (1: all; tilted labels too close together on its narrow plot, ``phone_step_for``).
     ``cells``: the matrix as an HTML table can draw it (``Cells``), or None.
 
     >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
@@ -214,13 +224,13 @@ class Chart(go.Figure):
         *,
         numbers_px: int | None = None,
         phone_ticks: bool = True,
-        phone_thin: bool = False,
+        phone_step: int = 1,
         cells: Cells | None = None,
     ):
         super().__init__(data=data, layout=layout)
         self._numbers_px = numbers_px
         self._phone_ticks = phone_ticks
-        self._phone_thin = phone_thin
+        self._phone_step = phone_step
         self._cells = cells
 
     @property
@@ -232,8 +242,8 @@ class Chart(go.Figure):
         return self._phone_ticks
 
     @property
-    def phone_thin(self) -> bool:
-        return self._phone_thin
+    def phone_step(self) -> int:
+        return self._phone_step
 
     @property
     def cells(self) -> Cells | None:
@@ -249,7 +259,7 @@ def figure(
     title_above: int | None = None,
     numbers_px: int | None = None,
     phone_ticks: bool = True,
-    phone_thin: bool = False,
+    phone_step: int = 1,
     cells: Cells | None = None,
     **layout,
 ) -> Chart:
@@ -261,7 +271,7 @@ def figure(
     The figure is the same. ``title=None``: no title. A long title is broken into lines
     (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
     sits that many px above the plot area (over the panels' own titles, ``heatmap_row``)
-    instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_thin``,
+    instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_step``,
     ``cells``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
@@ -277,7 +287,7 @@ def figure(
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
     layout = {"height": height, "margin": margin, **layout}
-    return Chart(data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_thin=phone_thin, cells=cells)
+    return Chart(data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, cells=cells)
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -450,13 +460,15 @@ def heatmap(
             row_title=plain_title(y_title),
             col_title=plain_title(x_title),
         )
+    xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk)
     return figure(
         [trace, *overlay],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
         numbers_px=width,
+        phone_step=phone_step_for(len(xaxis["tickvals"]), xaxis["tickangle"]),
         cells=cells,
-        xaxis=_x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk),
+        xaxis=xaxis,
         yaxis=_y_axis(row_labels, y_title),
         **layout,
     )
@@ -842,7 +854,7 @@ def key_bars(
     """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
     percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
     A value too wide for its bar (a phone) is hidden, never shrunk below ``MIN_TEXT_PX``; more than
-    ``PHONE_TILTED_TICKS`` tilted labels: a phone shows every second one (``Chart.phone_thin``).
+    ``PHONE_TILTED_LABELS`` tilted labels: a phone shows some of them (``phone_step_for``).
 
     >>> fig = key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 1")
     >>> fig.data[0].text, fig.data[0].x
@@ -872,7 +884,7 @@ def key_bars(
         title=title,
         height=340,
         uniformtext={"minsize": MIN_TEXT_PX, "mode": "hide"},  # never shrunk below it (5 px on a phone): hidden
-        phone_thin=angle is not None and len(w) > PHONE_TILTED_TICKS,
+        phone_step=phone_step_for(len(w), angle),
         yaxis=yaxis,
         xaxis={
             "tickvals": positions(len(w)),

@@ -81,9 +81,12 @@ NOTE_KEY = "cellnote_{key}"
 NO_PHONE_TICKS_KEY = "noticks_{key}"
 """Key of a container whose chart's column labels a phone hides (``figures.heatmap_row`` says
 when: too many for three narrow panels; the hover still names every cell)."""
-THIN_PHONE_TICKS_KEY = "thinticks_{key}"
-"""Key of a container whose chart's column labels a phone shows every second of
-(``figures.Chart.phone_thin``: tilted labels too close together; the hover names every bar)."""
+THIN_PHONE_TICKS_KEY = "thin{step}ticks_{key}"
+"""Key of a container whose chart's column labels a phone shows every ``step``-th of (the first,
+then every step-th; ``figures.Chart.phone_step``: tilted labels too close together; the hover
+names every column), for a step from 2 to ``MAX_PHONE_STEP``."""
+MAX_PHONE_STEP = 6
+"""The largest such step: 48 tilted labels (``figures.MAX_TICKED_COLS``) by 8."""
 SAMPLES_KEY = "sample_grid"
 """Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
 PAIRS_KEY = "pair_grid"
@@ -103,6 +106,17 @@ PRINT_MARGIN_MM = 12
 """A printed page's margin (the print style sheet's ``@page``)."""
 PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 """An A4 page's printable width in CSS px (96 per inch) inside those margins: 703."""
+
+
+def _thin_phone_ticks() -> str:
+    """The rules that keep every step-th column label of a chart in a ``THIN_PHONE_TICKS_KEY``
+    container (inside the style sheet's phone media query)."""
+    return "\n".join(
+        f"  {key_prefix(THIN_PHONE_TICKS_KEY.format(step=step, key=''))} {X_AXIS_LAYER} > "
+        f"g:not(:nth-of-type({step}n+1)) text {{ display: none; }}"
+        for step in range(2, MAX_PHONE_STEP + 1)
+    )
+
 
 _COLUMN, _MAIN = testid("stColumn"), testid("stMain")
 CHART_COLUMNS = (
@@ -182,7 +196,7 @@ APP_CSS = f"""<style>
 /* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
 @media (max-width: {PHONE_PX - 0.02}px) {{
   {key_prefix(NO_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} text {{ display: none; }}
-  {key_prefix(THIN_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} > :nth-child(even) text {{ display: none; }}
+{_thin_phone_ticks()}
 }}
 /* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
 @media (hover: none) {{

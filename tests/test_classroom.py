@@ -20,7 +20,7 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.charts import describe
 from attention_ui.figures import (
     MIN_TEXT_PX,
-    PHONE_TILTED_TICKS,
+    PHONE_TILTED_LABELS,
     STRIP_QUANTILE,
     key_bars,
     strip_bound,
@@ -148,11 +148,13 @@ def test_each_strip_has_its_own_scale(lesson):
 
 
 def test_bars_hide_a_value_rather_than_shrink_it_and_a_phone_thins_tilted_labels():
-    words = [f"word{j}" for j in range(PHONE_TILTED_TICKS + 3)]
+    words = [f"word{j}" for j in range(2 * PHONE_TILTED_LABELS + 1)]
     fig = key_bars(np.full(len(words), 1 / len(words)), words, title="α̂")
     assert fig.layout.uniformtext.minsize == MIN_TEXT_PX == 11 and fig.layout.uniformtext.mode == "hide"
-    assert fig.layout.xaxis.tickangle == -45 and fig.phone_thin
-    assert not key_bars([0.5, 0.5], ["a", "b"], title="α̂").phone_thin
+    assert fig.layout.xaxis.tickangle == -45 and fig.phone_step == 3
+    assert key_bars([0.5, 0.5], ["a", "b"], title="α̂").phone_step == 1
+    tokens = SENTENCE.split()  # 15 tilted key labels under a weights matrix: a phone shows 1, 3, 5, …
+    assert token_matrix(np.eye(15), tokens, tokens, title="α̂").phone_step == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -7,8 +7,9 @@ show of a 15-word sentence (17 word pieces on the default trained head).
 * Printing Attention matrices on A4 (``page.pdf``, and the layout at the page's printable width
   with the print style sheet): no sidebar or buttons, the sentence on top, the whole matrix
   with all its numbers inside the page.
-* A phone (390 × 844): step 4's column labels never run into each other (tilted ones measured
-  across their slant), and a bar's value is either hidden or at least 11 px.
+* A phone (390 × 844): the column labels of step 4's charts and of the weights matrix never run
+  into each other (tilted ones measured across their slant), and a bar's value is either hidden
+  or at least 11 px.
 """
 
 from __future__ import annotations
@@ -179,3 +180,15 @@ def test_on_a_phone_step_4_labels_never_meet_and_values_are_11px_or_hidden(chrom
     assert values, "no bar values"
     assert all(value["px"] >= MIN_TEXT_PX for value in values if value["shown"]), values
     print(f"\n{lang}: {sum(v['shown'] for v in values)} of {len(values)} bar values shown on the phone")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_phone_the_weights_matrix_key_labels_never_meet(chromium, server, lang):
+    page = _page(chromium, 390, 844, phone=True)
+    page.goto(server + f"matrices?lang={lang}&{QUERY}")
+    wait_for_app(page)
+    no_exception(page)
+    (chart,) = page.evaluate(PHONE_JS)
+    page.context.close()
+    assert 3 <= len(chart["ticks"]) < 17 and not _overlaps(chart["ticks"]), chart["ticks"]
+    assert chart["ticks"][0]["text"] == "1: [CLS]"  # the thinned labels start with the first key
