@@ -108,3 +108,28 @@ def test_every_chart_goes_through_the_pipeline(folder):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "plotly_chart"
     ]
     assert not calls, f"draw charts with attention_ui.charts.draw (or exports.show_figure): {calls}"
+
+
+THIN = """
+import numpy as np
+from attention_ui.exports import show_figure
+from attention_ui.figures import key_bars, token_matrix
+words = [f"word{j}" for j in range(17)]
+show_figure(key_bars(np.full(17, 1 / 17), words, title="bars"), "fig_bars")
+show_figure(token_matrix(np.eye(17), words, words, title="w"), "fig_w")
+show_figure(key_bars([0.5, 0.5], ["a", "b"], title="two"), "fig_two")
+"""
+
+
+def test_a_phone_thins_tilted_labels_through_a_keyed_container():
+    """17 tilted labels: the chart sits in ``thin3ticks_<key>``, whose style keeps every 3rd label
+    on a phone (the first, the 4th, …); two labels: no such container. The matrix's print twin sits
+    beside its chart, in ``twin_<key>``."""
+    from attention_ui.internals import X_AXIS_LAYER
+    from attention_ui.style import APP_CSS
+
+    blocks = _blocks(_run(THIN))
+    assert "plotly_chart" in blocks["thin3ticks_fig_bars"] and "plotly_chart" in blocks["thin3ticks_fig_w"]
+    assert not any(key.endswith("ticks_fig_two") for key in blocks)
+    assert "plotly_chart" in blocks["twin_fig_w"] and "html" in blocks["twin_fig_w"]
+    assert f'[class*="st-key-thin3ticks_"] {X_AXIS_LAYER} > g:not(:nth-of-type(3n+1)) text' in APP_CSS
