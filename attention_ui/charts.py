@@ -33,6 +33,7 @@ from .presentation import FONT_SCALE, is_presenting, projector
 from .style import (
     CELL_WIDTHS,
     CELLS_KEY,
+    HOVER_NOTE_KEY,
     MATRIX_KEY,
     MAX_PHONE_STEP,
     NO_PHONE_TICKS_KEY,
@@ -232,7 +233,7 @@ def draw(
             **selecting,
         )
         if numbers is not None:
-            note = st.container(key=NOTE_KEY.format(key=key)) if numbers else st.container()
+            note = st.container(key=(NOTE_KEY if numbers else HOVER_NOTE_KEY).format(key=key))
             note.caption(t("exports.hover_values"))
     if cells is not None:  # a printed page cannot hover, and Plotly's chart keeps its screen width
         with outer:

@@ -78,6 +78,9 @@ CELLS_KEY = "cells{width}_{key}"
 """Key of the container around a chart with cell numbers (Streamlit adds class st-key-<key>)."""
 NOTE_KEY = "cellnote_{key}"
 """Key of the "hover for the values" note under such a chart."""
+HOVER_NOTE_KEY = "hovernote_{key}"
+"""Key of that note under a chart whose cells print no numbers (always shown on screen; a printed
+page, which cannot hover, leaves it out)."""
 NO_PHONE_TICKS_KEY = "noticks_{key}"
 """Key of a container whose chart's column labels a phone hides (``figures.heatmap_row`` says
 when: too many for three narrow panels; the hover still names every cell)."""
@@ -304,6 +307,7 @@ label:has(input:focus-visible),
   {testid("stSidebar")}, {testid("stHeader")}, {testid("stToolbar")}, {testid("stStatusWidget")},
   {testid("stButton")}, {testid("stButtonGroup")}, {testid("stPopover")}, {testid("stDownloadButton")},
   {testid("stElementToolbar")}, {MODEBAR}, {key_prefix(NOTE_KEY.format(key=""))},
+  {key_prefix(HOVER_NOTE_KEY.format(key=""))},
   {key_prefix(TWIN_KEY.format(key=""))} {testid("stPlotlyChart")},
   {key_prefix(MATRIX_KEY.format(key=""))} {testid("stElementContainer")}:has({testid("stWidgetLabel")}) {{
     display: none !important;
