@@ -60,6 +60,11 @@ from .model_files import (
 )
 from .multihead import merge_heads, split_heads
 
+MARKERS = ("[CLS]", "[SEP]", "<s>", "</s>")
+"""The special tokens that open and close a sentence: BERT's, and a SentencePiece model's
+(``Encoder.markers`` names the loaded model's own). Code that has only the tokens (no encoder)
+skips these: the markers are no word to ask about or to answer with."""
+
 MODEL_TYPES = ("bert",)
 """The config.json ``model_type`` values this encoder computes exactly. Others are refused even
 when their tensors have BERT's names: XLM-RoBERTa ("xlm-roberta") and RoBERTa number positions

@@ -35,6 +35,7 @@ import numpy as np
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention, softmax
 from .embeddings import ToyEmbedder
+from .encoder import MARKERS
 from .explain import explain
 from .lesson import STEPS, LessonSettings, build_lesson
 from .scaling import scaling_experiment
@@ -70,9 +71,6 @@ VOCAB = (
 """Canonical words of generated sentences. Their vectors come from ``ToyEmbedder`` applied to
 these (English) words, so an exercise has the same numbers in every language; the page shows
 word ``VOCAB[w]`` as the w-th word of its catalog's word list."""
-
-MARKERS = ("[CLS]", "[SEP]")
-"""A trained model's start and end markers: no words to ask about, nor an answer to draw."""
 
 GENERATED_TOKENS = (4, 7)
 """A generated sentence has 4 … 6 tokens (``rng.integers`` upper bound excluded)."""

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .arrays import frozen
-from .encoder import EncoderTrace, encode
+from .encoder import MARKERS, EncoderTrace, encode
 from .model_files import expected_weights_sha256, model_directory, resolve_model_name
 from .probes import PROBES_FILE, Probes, load_probes
 
@@ -50,9 +50,6 @@ entropy      mean entropy of a row over log T: 0 when a row puts everything on o
 >>> ROLES.index("previous"), len(ROLES)
 (0, 8)
 """
-
-MARKERS = ("[CLS]", "[SEP]", "<s>", "</s>")
-"""Special tokens that open and close a sentence (BERT's, and RoBERTa-style models')."""
 
 
 def is_punctuation(token: str) -> bool:

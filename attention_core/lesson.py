@@ -26,7 +26,7 @@ import numpy as np
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .embeddings import Embedder
-from .encoder import EncoderTrace, encode, first_piece_shown
+from .encoder import MARKERS, EncoderTrace, encode, first_piece_shown
 from .model import ModelEmbedder, head_projections
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
@@ -246,9 +246,8 @@ def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> 
     )
 
 
-SPECIAL_TOKENS = ("[CLS]", "[SEP]")
-"""The markers BERT adds at the start and the end of every input."""
-
+MARKERS_LOWER = tuple(marker.lower() for marker in MARKERS)
+"""``encoder.MARKERS`` as ``default_query`` compares them (tokens in lower case)."""
 
 PRONOUNS = ("she", "he", "it", "her", "him", "they", "them")
 """Pronouns a lesson may open on: where a trained head has something to find."""
@@ -256,18 +255,20 @@ PRONOUNS = ("she", "he", "it", "her", "him", "they", "them")
 
 def default_query(tokens) -> int:
     """The query token a lesson opens on: the first pronoun (``PRONOUNS``), else the first
-    token that is not [CLS] or [SEP].
+    token that is not a marker ([CLS], [SEP]; <s>, </s>: ``encoder.MARKERS``).
 
     >>> default_query(["[CLS]", "the", "girl", "was", "glad", "because", "she", "had", "helped", "him", "[SEP]"])
     6
-    >>> default_query(["[CLS]", "hello", "[SEP]"]), default_query(["我", "爱", "猫"])
-    (1, 0)
+    >>> default_query(["[CLS]", "hello", "[SEP]"]), default_query(["<s>", "hello", "</s>"])
+    (1, 1)
+    >>> default_query(["我", "爱", "猫"])
+    0
     """
     tokens = [str(token).lower() for token in tokens]
     found = next((i for i, token in enumerate(tokens) if token in PRONOUNS), None)
     if found is not None:
         return found
-    return next((i for i, token in enumerate(tokens) if token.upper() not in SPECIAL_TOKENS), 0)
+    return next((i for i, token in enumerate(tokens) if token not in MARKERS_LOWER), 0)
 
 
 def unknown_words(text: str, embedder: Embedder, limit: int = 200) -> tuple[str, ...]:

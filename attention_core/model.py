@@ -24,7 +24,7 @@ import numpy as np
 
 from .attention import AttentionTrace
 from .embeddings import Embedding
-from .encoder import check_index, check_text, encode, load_encoder
+from .encoder import MARKERS, check_index, check_text, encode, load_encoder
 from .model_files import MODEL_ENV, ModelUnavailable, resolve_model_name
 from .projections import Projections, make_projections
 
@@ -330,7 +330,7 @@ class HeadPick:
     weight: float
 
 
-def head_looking_most(weights, tokens, i: int, ignore=("[CLS]", "[SEP]")) -> HeadPick | None:
+def head_looking_most(weights, tokens, i: int, ignore=MARKERS) -> HeadPick | None:
     """Of all layers and heads, the one where token ``i`` looks most at another word: the
     largest α̂_ij over j ≠ i and over keys not in ``ignore`` (the markers many heads rest on).
 
