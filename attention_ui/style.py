@@ -113,10 +113,10 @@ PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 
 def _thin_phone_ticks() -> str:
     """The rules that keep every step-th column label of a chart in a ``THIN_PHONE_TICKS_KEY``
-    container (inside the style sheet's phone media query)."""
+    container on a phone, one media query per step."""
     return "\n".join(
-        f"  {key_prefix(THIN_PHONE_TICKS_KEY.format(step=step, key=''))} {X_AXIS_LAYER} > "
-        f"g:not(:nth-of-type({step}n+1)) text {{ display: none; }}"
+        f"@media (max-width: {PHONE_PX - 0.02}px) {{ {key_prefix(THIN_PHONE_TICKS_KEY.format(step=step, key=''))} "
+        f"{X_AXIS_LAYER} > g:not(:nth-of-type({step}n+1)) text {{ display: none; }} }}"
         for step in range(2, MAX_PHONE_STEP + 1)
     )
 
@@ -199,8 +199,8 @@ APP_CSS = f"""<style>
 /* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
 @media (max-width: {PHONE_PX - 0.02}px) {{
   {key_prefix(NO_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} text {{ display: none; }}
-{_thin_phone_ticks()}
 }}
+{_thin_phone_ticks()}
 /* 4 · Touch screens: only the camera of Plotly's toolbar, smaller chart titles on a phone */
 @media (hover: none) {{
   {TOOLBAR_GROUPS}:not(:first-child) {{ display: none !important; }}
