@@ -47,6 +47,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from attention_ui.url_state import SENTENCE_POSITIONS  # the sentence box's script drops these with the old sentence
+
 FINISHED_SUCCESSFULLY, FINISHED_WITH_COMPILE_ERROR, FINISHED_EARLY_FOR_RERUN, FINISHED_FRAGMENT = 0, 1, 2, 3
 XSRF_COOKIE = "_streamlit_xsrf"
 CONTEXT = {"timezone": "UTC", "timezone_offset": 0, "locale": "en-US", "is_embedded": False, "color_scheme": "light"}
@@ -421,7 +423,8 @@ class Client:
         w = self._by_key(key)
         w.value = value
         if w.query_key:  # the browser writes a bound widget's new value into the URL first
-            params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query, keep_blank_values=True) if k != w.query_key]
+            dropped = {w.query_key, *(SENTENCE_POSITIONS if w.query_key == "sentence" else ())}
+            params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query, keep_blank_values=True) if k not in dropped]
             text = _url_text(w)
             if text is not None:
                 params.append((w.query_key, text))

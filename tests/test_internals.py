@@ -94,6 +94,19 @@ def test_a_text_area_still_applies_on_ctrl_enter_and_when_it_loses_the_focus():
     assert "InputInstructions" in text, _upgrade() + "the text area draws its instructions elsewhere now"
 
 
+def test_a_bound_widget_still_builds_the_url_from_the_address_bar():
+    """The sentence box's script drops the old sentence's ?token= … from the address bar just
+    before Streamlit writes the new ?sentence= (sentence_box.ENTER_SCRIPT): that works because
+    Streamlit reads the address bar's query at that moment to build the new URL and the run."""
+    text = bundle()
+    reads_address_bar = r"updateUrlParam\(\w+,\w+,\w+\)\{let \w+=\w+\.parse\(window\.location\.search"
+    assert re.search(reads_address_bar, text), _upgrade() + (
+        "Streamlit no longer builds a bound widget's URL from window.location.search: the sentence box's "
+        "script may no longer drop the old sentence's positions. Check tests/browser/test_reconnect.py "
+        "(test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token) and sentence_box.ENTER_SCRIPT."
+    )
+
+
 def test_a_keyed_element_still_gets_the_st_key_class():
     assert re.search(r"`st-key-`\+", bundle()), _upgrade() + (
         "Streamlit no longer gives an element made with key=k the class st-key-k: the cell-number "

@@ -205,7 +205,8 @@ def test_one_row_step_by_step_equals_the_forward_pass():
     fig = figures_by_key(at)["fig_row_weights"]
     np.testing.assert_allclose(ys(fig["data"][0]), fwd.layers[0].attention.weights[lead, i], rtol=0, atol=1e-12)
     assert ys(fig["data"][0])[i + 1 :].tolist() == [0.0] * (10 - i - 1), "the mask: no weight on later keys"
-    assert at.query_params["learn_head"] == str(lead + 1), "the page opens on the lead head"
+    assert at.session_state["learn_head"] == lead, "the page opens on the lead head"
+    assert "learn_head" not in at.query_params, "the lead head is the default: left out of the link"
     at.button_group(key="learn_step_tab").set_value("mask").run()
     scaled = ys(figures_by_key(at)["fig_row_scaled"]["data"][0])
     np.testing.assert_allclose(scaled, fwd.layers[0].attention.scaled[lead, i, : i + 1], rtol=0, atol=1e-12)
