@@ -168,3 +168,23 @@ def test_the_glyph_widths_are_source_sans_as_chromium_draws_it(chromium, probe):
         "The chart font's letters changed width (Streamlit's font, or Chromium's drawing of it): update "
         "internals.TEXT_EM, WIDE_EM:\n" + "\n".join(short + loose + cjk)
     )
+
+
+X_LABELS_JS = """(layer) => [...document.querySelectorAll('.st-key-fig_ours ' + layer + ' > g')]
+  .map(g => [...g.querySelectorAll('text')].map(t => t.textContent))"""
+
+
+def test_each_x_label_is_its_own_group_in_plotly_s_axis_layer(chromium, probe):
+    """The phone's label thinning (style._thin_phone_ticks) hides the text of every group but
+    each n-th, counted with :nth-of-type among the axis layer's groups: it needs one ``g`` per
+    tick label, in order, as direct children of ``internals.X_AXIS_LAYER``."""
+    page = _open(chromium, probe)
+    try:
+        groups = page.evaluate(X_LABELS_JS, internals.X_AXIS_LAYER)
+    finally:
+        page.context.close()
+    assert groups == [["c"], ["d"]], CHANGED + (
+        f"Plotly no longer draws each x tick label as its own <g> under {internals.X_AXIS_LAYER} "
+        f"(found {groups}): the phone's label thinning in style.py hides the wrong labels. Find how the "
+        "labels are grouped now and change _thin_phone_ticks and internals.X_AXIS_LAYER."
+    )
