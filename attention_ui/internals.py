@@ -19,9 +19,11 @@ run both canary files, fix what they name, and update it.
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
+import streamlit
 
 CHECKED_WITH = {"streamlit": "1.67.0", "plotly": "7.1.0"}
 """The versions every value below was checked against (the canaries say when one moved)."""
@@ -111,6 +113,26 @@ BUTTON = '[data-testid="stButton"] button'
 ADDED_TEST_IDS = ("stApp", "InputInstructions", "stButton")
 """The ``data-testid`` values named just above (canary: each occurs in the frontend bundle, as
 ``TEST_IDS``)."""
+
+# --------------------------------------------------------------------------- Streamlit's frontend files
+
+STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
+"""Where the installed Streamlit keeps its frontend's JavaScript files."""
+MAIN_BUNDLE = 'script[type="module"][src*="/static/js/index."]'
+"""The ``<script>`` of Streamlit's main bundle in its page (``static/index.html``)."""
+
+
+def plotly_chunk() -> str | None:
+    """The file name of the frontend chunk that holds Plotly and Streamlit's chart element
+    (about 4.7 MB, loaded by the browser when a session draws its first chart), or None when
+    the installed Streamlit has not exactly one (then nothing is loaded early: ``preload``).
+
+    >>> (plotly_chunk() or "PlotlyChart.js").startswith("PlotlyChart.")
+    True
+    """
+    found = sorted(path.name for path in STATIC_JS.glob("PlotlyChart.*.js"))
+    return found[0] if len(found) == 1 else None
+
 
 # --------------------------------------------------------------------------- Streamlit's chart theme
 

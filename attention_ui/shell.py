@@ -26,6 +26,7 @@ from attention_ui.exports import view_link
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.notation import shown
+from attention_ui.preload import PRELOAD_SCRIPT
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
 from attention_ui.safe import escape_markdown
 from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box, show_presented
@@ -367,9 +368,10 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
     return sentence or "", source, settings
 
 
-CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT
-"""The sidebar's own scripts, the waiting note's (``busy``) and the sentence box's Enter
-(``sentence_box``), in one element: each script element takes a line of the sidebar."""
+CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PRELOAD_SCRIPT
+"""The sidebar's own scripts, the waiting note's (``busy``), the sentence box's Enter
+(``sentence_box``) and the early load of the charts' code (``preload``), in one element: each
+script element takes a line of the sidebar."""
 
 
 PAGES_WITH_HEAD_PICKERS = ("real_model", "heads")

@@ -215,3 +215,17 @@ def test_streamlit_sends_a_figure_s_dict_as_it_is():
         "internals.SentAsIs relies on it, and every chart would be drawn twice. Read streamlit/elements/"
         "plotly_chart.py for how it turns a figure into its spec now."
     )
+
+
+def test_the_charts_chunk_is_one_file_that_the_main_bundle_imports_beside_itself():
+    """attention_ui/preload.py imports Streamlit's chart chunk early, by its file name, resolved
+    against the main bundle's address: it must be one file, imported by the main bundle from
+    its own folder (the same module the app imports later)."""
+    chunk = internals.plotly_chunk()
+    assert chunk, _upgrade() + (
+        f"no single PlotlyChart.*.js under {internals.STATIC_JS}: the early load of the charts' code "
+        "(attention_ui/preload.py) does nothing. Find the chunk that draws st.plotly_chart and fix plotly_chunk."
+    )
+    assert re.search(rf"[\"'`]\./{re.escape(chunk)}[\"'`]", bundle("index.*.js")), _upgrade() + (
+        f"Streamlit's main bundle no longer imports ./{chunk}: preload.py would load a second copy."
+    )

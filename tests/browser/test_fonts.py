@@ -19,3 +19,22 @@ def test_the_fonts_of_later_pages_are_loaded_on_the_first_page(open_app):
         "() => [...document.fonts].filter((f) => f.status === 'loaded').map((f) => f.family.replaceAll('\"', ''))"
     )
     assert {"KaTeX_AMS", "KaTeX_Size1", "KaTeX_Size2", "KaTeX_Size4", "Source Code Pro"} <= set(loaded), loaded
+
+
+CHUNK_FETCHES_JS = (
+    "(chunk) => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/' + chunk)).length"
+)
+
+
+def test_the_charts_code_is_loaded_on_a_page_without_charts_once(open_app):
+    """attention_ui/preload.py: Home draws no chart, yet the chart chunk arrives while it is
+    read; a page with charts opened next fetches it no second time."""
+    from attention_ui.internals import plotly_chunk
+
+    chunk = plotly_chunk()
+    page = open_app("?lang=en")
+    assert page.locator(".js-plotly-plot").count() == 0, "Home drew a chart: pick a page without one"
+    page.wait_for_function(f"(chunk) => ({CHUNK_FETCHES_JS})(chunk) > 0", arg=chunk, timeout=15_000)
+    page.locator('[data-testid="stSidebar"] a[href*="matrices"]').first.click()
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    assert page.evaluate(CHUNK_FETCHES_JS, chunk) == 1, "the chart chunk was fetched twice"
