@@ -11,6 +11,8 @@ a function says it takes a Python index.
 
 from __future__ import annotations
 
+import re
+
 from attention_ui.notation import (
     OUTPUT,
     SCORE,
@@ -31,6 +33,61 @@ from attention_ui.notation import (
     shown,
     signed,
 )
+
+_TERM_SEP = re.compile(r"[,:]?\\qquad ?|[,:]?\\quad ?|,\\ ")
+r"""What separates the terms of a formula: a comma or colon and a space (``\quad``, ``\qquad``, ``\ ``)."""
+_OPEN_CLOSE = re.compile(r"\\(left|right|begin|end)(?![A-Za-z])")
+SHORT_TERM = 60
+"""A term of at most this many characters of LaTeX is kept on one line (``kept_terms``)."""
+
+
+def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
+    r"""``tex`` with each short term kept whole: a line breaks between terms, never inside one.
+
+    KaTeX breaks a displayed formula (the style sheet lets it wrap) after any relation or
+    operator, so "1/√32 = 0.1768" could end a line with "=" and start the next with 0.1768. Each
+    term (the parts between ``,\quad``-like separators outside any braces or ``\left … \right``)
+    of at most ``short`` characters goes in braces, which KaTeX never breaks, and the line may
+    break after its separator (``\allowbreak``). A longer term still breaks at its = and +, and a
+    term too wide for the screen scrolls (the style sheet). A formula with an environment
+    (``\begin``) is returned as it is.
+
+    >>> print(kept_terms(r"x = 1,\qquad \frac{1}{\sqrt{32}} = 0.1768"))
+    {x = 1},\qquad\allowbreak {\frac{1}{\sqrt{32}} = 0.1768}
+    >>> print(kept_terms(r"\alpha_{1} = 2.5,\ \alpha_{2} = 1"))
+    {\alpha_{1} = 2.5},\ \allowbreak {\alpha_{2} = 1}
+    >>> kept_terms(r"f\!\left(a,\ b\right)") == r"{f\!\left(a,\ b\right)}"
+    True
+    >>> kept_terms(r"M = \begin{cases} 0 & j \le i \\ 1 \end{cases},\quad d = 2").endswith(r"\allowbreak {d = 2}")
+    True
+    """
+    if tex.lstrip().startswith(r"\begin"):  # lines of their own (gathered, aligned)
+        return tex
+    parts, seps, start, depth, k = [], [], 0, 0, 0
+    while k < len(tex):
+        if tex.startswith(("\\{", "\\}"), k):
+            k += 2
+            continue
+        if word := _OPEN_CLOSE.match(tex, k):
+            depth += 1 if word.group(1) in ("left", "begin") else -1
+            k = word.end()
+            continue
+        if tex[k] == "{":
+            depth += 1
+        elif tex[k] == "}":
+            depth -= 1
+        elif depth == 0 and (m := _TERM_SEP.match(tex, k)):
+            parts.append(tex[start:k])
+            seps.append(m.group().rstrip())
+            start = k = m.end()
+            continue
+        k += 1
+    parts.append(tex[start:])
+    terms = [f"{{{part.strip()}}}" if len(part) <= short else part.strip() for part in parts]
+    out = terms[0]
+    for sep, term in zip(seps, terms[1:], strict=True):
+        out += f"{sep}{'' if sep.endswith('quad') else ' '}\\allowbreak {term}"
+    return out
 
 
 def concat_heads(n_heads: int) -> str:

@@ -14,7 +14,14 @@ from .figures import COLORSCALE, ENGLISH, ORANGE, Translate, click_targets, figu
 from .notation import shown
 
 SELECTED = ORANGE  # the same orange that figures.key_bars uses for its highlight
-THUMB_PX = 66  # height of one thumbnail row, in pixels
+THUMB_PX = 72  # height of one thumbnail row, in pixels
+HEAD_MIN_PX = 60
+"""The narrowest a thumbnail is drawn (px): a 15-word sentence's weights still show their pattern.
+Where the page is narrower than ``grid_min_width`` the grid scrolls sideways (``style.WIDE_KEY``):
+at 1400 px with the sidebar open twelve heads had about 50 px each, on a phone slivers."""
+GRID_MARGIN_PX = 140
+"""The grid's margins left and right once drawn: the layer names, and the colour bar that
+``margins.fit_margins`` makes room for."""
 FRAME_HIDDEN = "rgba(0,0,0,0)"  # the frames of heads_grid, until a style colours one SELECTED
 
 
@@ -26,6 +33,17 @@ def frame_index(layer: int, head: int, n_heads: int, first_layer: int = 0) -> in
     (71, 11)
     """
     return (layer - first_layer) * n_heads + head
+
+
+def grid_min_width(n_heads: int, step: int = 50) -> int:
+    """The width (px) below which ``heads_grid``'s ``n_heads`` columns scroll sideways rather than
+    shrink: ``HEAD_MIN_PX`` per thumbnail and the margins, rounded up to a multiple of ``step``
+    (the style sheet has a rule per multiple, ``style.WIDE_WIDTHS``).
+
+    >>> grid_min_width(12), grid_min_width(3)
+    (900, 350)
+    """
+    return -(-(n_heads * HEAD_MIN_PX + GRID_MARGIN_PX) // step) * step
 
 
 def grid_gap(t: int) -> int:

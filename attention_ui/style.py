@@ -101,6 +101,11 @@ MATRIX_KEY = "matrix_{key}"
 TWIN_KEY = "twin_{key}"
 """Key of the container of a chart that has an HTML table twin for print (``charts.draw``): in
 print the table shows and the chart does not."""
+WIDE_KEY = "wide{width}_{key}"
+"""Key of a container whose chart is drawn at least ``width`` px wide and scrolls sideways in a
+narrower page, with a cue (the heads grid: ``model_figures.grid_min_width``)."""
+WIDE_WIDTHS = range(300, 2001, 50)
+"""The widths (px) the ``WIDE_KEY`` rules exist for."""
 FOCUS = "#1c83e1"
 """The ring round the control that has the keyboard's focus (Streamlit's own blue)."""
 SPOT = "#ff4b4b"
@@ -146,6 +151,26 @@ def cell_rules(widths=CELL_WIDTHS) -> str:
     )
 
 
+def wide_rules(widths=WIDE_WIDTHS) -> str:
+    """In a ``wide<w>_`` container the chart is at least w px wide, and the container scrolls;
+    while it is narrower than w px the chart's toolbar, at the chart's far right out of sight, is
+    hidden (a container query; the Download menu under the chart stays).
+
+    >>> print(wide_rules([600]))  # doctest: +NORMALIZE_WHITESPACE
+    [class*="st-key-wide600_"] [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"])
+    { min-width: 600px; }
+    @container wide (max-width: 599.98px) { [class*="st-key-wide600_"] .modebar-container
+    { display: none !important; } }
+    """
+    chart = f"{testid('stElementContainer')}:has({testid('stPlotlyChart')})"
+    rules = []
+    for w in widths:
+        box = key_prefix(WIDE_KEY.format(width=w, key=""))
+        rules.append(f"{box} {chart} {{ min-width: {w}px; }}")
+        rules.append(f"@container wide (max-width: {w - 0.02}px) {{ {box} {MODEBAR} {{ display: none !important; }} }}")
+    return "\n".join(rules)
+
+
 def chart_dark_rules() -> str:
     """Charts in the dark theme: each light colour of ``chart_theme`` that Plotly drew (text
     fills, grid and tick strokes, the paper, the hover box) becomes its dark counterpart.
@@ -185,6 +210,12 @@ APP_CSS = f"""<style>
 }}
 /* A row of choices (layer, head) in a narrow column wraps instead of scrolling its first ones out of sight */
 {_MAIN} {testid("stButtonGroup")} > div {{ flex-wrap: wrap; }}
+/* … and a choice that wrapped keeps both its side lines (a row of choices draws the line between two
+   with one of them: "formal" lost its right edge when "casual" went to the next line) */
+{_MAIN} {testid("stButtonGroup")} [role="radio"][aria-checked="false"] {{
+  border-inline-color: color-mix(in srgb, currentColor 22%, transparent);
+}}
+{_MAIN} {testid("stButtonGroup")} [role="radio"][aria-checked="true"] {{ position: relative; z-index: 1; }}
 /* 2 · Formulas wrap at = and +, and scroll (never cut) when one part is still too wide */
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 .katex-display > .katex {{ white-space: normal; }}
@@ -253,6 +284,20 @@ APP_CSS = f"""<style>
     radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.25), transparent) right / 0.9rem 100% no-repeat scroll;
   scrollbar-width: thin; scrollbar-color: rgba(128, 132, 149, 0.7) transparent;
 }}
+/* 6c · A chart too wide to shrink (the heads grid: a head stays large enough to read) scrolls
+   sideways: a scroll bar that stays visible, and the right edge fades while more lies beyond it (a
+   scroll-driven animation: no fade where nothing scrolls) */
+{key_prefix(WIDE_KEY.split("{")[0])} {{
+  container-name: wide; container-type: inline-size; overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;
+  scrollbar-width: auto; scrollbar-color: rgba(128, 132, 149, 0.8) transparent;
+}}
+{key_prefix(WIDE_KEY.split("{")[0])}:has({testid("stPlotlyChart")}) {{
+  animation: wide-end linear both; animation-timeline: scroll(self inline);
+}}
+@keyframes wide-end {{ 0%, 97% {{ -webkit-mask-image: linear-gradient(to right, #000 calc(100% - 3rem),
+  rgba(0, 0, 0, 0.15)); mask-image: linear-gradient(to right, #000 calc(100% - 3rem), rgba(0, 0, 0, 0.15)); }}
+  100% {{ -webkit-mask-image: none; mask-image: none; }} }}
+{wide_rules()}
 /* 7 · A matrix drawn cell by cell (tables.matrix_html): its type as large as its columns fit the
    frame's width (a container query), every number printed, white on dark cells */
 .{MATRIX_CLASS}-box {{ display: flex; flex-direction: column; gap: 1rem; }}
@@ -323,6 +368,8 @@ label:has(input:focus-visible),
     print-color-adjust: exact; -webkit-print-color-adjust: exact;
   }}
   .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
+  {key_prefix(WIDE_KEY.split("{")[0])} {{ overflow: visible; animation: none; }}
+  {key_prefix(WIDE_KEY.split("{")[0])} {testid("stElementContainer")} {{ min-width: 0 !important; }}
   {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg:first-child {{ position: relative !important; }}

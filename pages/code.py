@@ -17,7 +17,7 @@ from attention_core import (
 from attention_core.attention import attention
 from attention_core.isolated import checks_enabled
 from attention_core.reference import compare_with_torch, source_of, torch_attention
-from attention_ui.formulas import attention_times
+from attention_ui.formulas import attention_times, kept_terms
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
@@ -130,7 +130,7 @@ if runs.open:  # closed, its source and tables are neither built nor sent (a pag
         with section("runs", heading=False):
             result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
             call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-            st.latex(attention_times(trace.scale))
+            st.latex(kept_terms(attention_times(trace.scale)))
             shapes(
                 {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
             )

@@ -11,7 +11,7 @@ from attention_core import exercises as ex
 from attention_core.lesson import STEPS
 from attention_ui.exports import show_figure, view_link
 from attention_ui.figures import heatmap, key_bars
-from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum
+from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
 from attention_ui.i18n import t
 from attention_ui.notation import alpha_hat, inline_math, shown
 from attention_ui.safe import escape_markdown, numbered_labels
@@ -177,8 +177,8 @@ def by_hand_page() -> None:
     ex_id = ex.exercise_id("by_hand", seed)
     n = len(exercise.weights)
     st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
-    st.latex(by_hand_vectors(exercise.q, exercise.k, ex.BY_HAND_D_K))
-    st.latex(by_hand_softmax())
+    st.latex(kept_terms(by_hand_vectors(exercise.q, exercise.k, ex.BY_HAND_D_K)))
+    st.latex(kept_terms(by_hand_softmax()))
     with st.form(f"form_by_hand_{seed}"):
         cols = st.columns(n)
         entered = [
@@ -211,8 +211,8 @@ def by_hand_page() -> None:
             st.warning(t(f"exercises.mistake_{mistake}", total=_num(result.answer_sum)))
     with st.expander(t("exercises.working"), expanded=not result.correct):
         st.markdown(t("exercises.working_steps"))
-        st.latex(by_hand_working(exercise))
-        st.latex(exp_sum(exercise.exps, exercise.total))
+        st.latex(kept_terms(by_hand_working(exercise)))
+        st.latex(kept_terms(exp_sum(exercise.exps, exercise.total)))
 
 
 def order_page() -> None:

@@ -10,6 +10,7 @@ from attention_ui.figures import clicked_data, heatmap_row, vectors_matrix
 from attention_ui.formulas import (
     causal_weights,
     concat_shown_heads,
+    kept_terms,
     multi_head_output,
     seeded_heads,
     trained_heads,
@@ -17,13 +18,13 @@ from attention_ui.formulas import (
 )
 from attention_ui.head_claims import jobs_fields, measured_census
 from attention_ui.i18n import t
-from attention_ui.model_figures import frame_index, heads_grid
+from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import choose_head, honesty_banner, page_start
-from attention_ui.style import show_selected_frame
+from attention_ui.style import WIDE_KEY, show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]
 DEFAULT_HEADS = 2
@@ -50,24 +51,25 @@ if lesson.trained:  # every head of the chosen layer of the model, and its W^O
     layer_trace = lesson.encoded.layer(settings.layer)
     heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
     n_heads, d_k = heads.weights.shape[0], heads.d_k
-    st.latex(trained_heads(n_heads, d_model, d_k))
+    st.latex(kept_terms(trained_heads(n_heads, d_model, d_k)))
     st.markdown(
         t("multi_head.trained_heads_text", layer=shown(settings.layer), n_heads=n_heads, d_k=d_k, d_model=d_model)
     )
-    show_figure(
-        heads_grid(
-            heads.weights[None],
-            first_layer=settings.layer,
-            title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
-            tr=t,
-        ),
-        "fig_trained_heads",
-        on_click=lambda point: choose_head(*clicked_data(point)),
-    )
+    with st.container(key=WIDE_KEY.format(width=grid_min_width(n_heads), key="trained_heads")):  # scrolls sideways
+        show_figure(
+            heads_grid(
+                heads.weights[None],
+                first_layer=settings.layer,
+                title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
+                tr=t,
+            ),
+            "fig_trained_heads",
+            on_click=lambda point: choose_head(*clicked_data(point)),
+        )
     show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
     st.subheader(t("multi_head.step2"))
     width = layer_trace.concat.shape[1]
-    st.latex(trained_multi_head(n_heads, width, d_model))
+    st.latex(kept_terms(trained_multi_head(n_heads, width, d_model)))
     st.markdown(t("multi_head.trained_concat_text", n_heads=n_heads, d_v=d_k, width=width, d_model=d_model))
     show_figure(
         concatenated_heads(
@@ -122,7 +124,7 @@ else:
         lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
     )
     d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
-    st.latex(seeded_heads(n_heads, d_model, d_k, scaled=settings.scaled))
+    st.latex(kept_terms(seeded_heads(n_heads, d_model, d_k, scaled=settings.scaled)))
     st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed, d_model=d_model))
     per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
     for start in range(0, n_heads, per_row):
@@ -147,7 +149,7 @@ else:
     # ---------------------------------------------------------------- 2 · concatenation
     st.subheader(t("multi_head.step2"))
     width = result.outputs.shape[1]
-    st.latex(concat_shown_heads(n_heads, len(tokens), d_v, width))
+    st.latex(kept_terms(concat_shown_heads(n_heads, len(tokens), d_v, width)))
     st.markdown(t("multi_head.concat_text", d_v=d_v, width=width))
     show_figure(
         concatenated_heads(
@@ -165,7 +167,7 @@ else:
         col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
         filename="multi_head_outputs",
     )
-    st.latex(multi_head_output(len(tokens), width, d_model))
+    st.latex(kept_terms(multi_head_output(len(tokens), width, d_model)))
     st.markdown(t("multi_head.w_o_text", width=width, d_model=d_model, seed=settings.seed))
     show_figure(
         vectors_matrix(
@@ -187,7 +189,7 @@ st.subheader(t("multi_head.step3"))
 masked = st.toggle(t("multi_head.causal_toggle"), value=True, key="causal", bind="query-params")
 mask = causal_mask(len(tokens))  # (T, T)
 trace = self_attention(lesson.inputs, lesson.projections, mask=mask if masked else None, scale=lesson.trace.scale)
-st.latex(causal_weights(masked=masked, scaled=settings.scaled, scale=trace.scale))
+st.latex(kept_terms(causal_weights(masked=masked, scaled=settings.scaled, scale=trace.scale)))
 note = st.empty()  # one slot either way: an element that comes and goes would move the charts below
 if lesson.trained and masked:  # to new places on the page, and the browser would draw them afresh
     note.caption(t("multi_head.trained_mask_note"))

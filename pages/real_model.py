@@ -10,14 +10,14 @@ from attention_core.model import ModelEmbedder, head_looking_most, head_projecti
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
-from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, output_vector
+from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import t
-from attention_ui.model_figures import frame_index, heads_grid
+from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import choose_head, lesson_encoding, page_start, unknown_tokens_help
-from attention_ui.style import show_selected_frame
+from attention_ui.style import WIDE_KEY, show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -90,9 +90,10 @@ else:
     st.caption(t("shell.checks_off"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
-show_figure(  # the same figure for every pick
-    heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid", on_click=click_head
-)
+with st.container(key=WIDE_KEY.format(width=grid_min_width(weights.shape[1]), key="grid")):  # scrolls sideways
+    show_figure(  # the same figure for every pick
+        heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid", on_click=click_head
+    )
 st.caption(t("real_model.grid_caption"))
 
 st.subheader(t("real_model.h_head"))
@@ -117,9 +118,9 @@ with c_tokens:
     number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
 with c_formulas:
     st.markdown(t("real_model.inputs_text", layer=shown(layer), head=shown(head), source=source, T=T, d_model=d_model))
-    st.latex(biased_projections())
-    st.latex(head_shapes(d_model, d_k, d_v))
-    st.latex(attention_with_scale(d_k, trace.scale))
+    st.latex(kept_terms(biased_projections()))
+    st.latex(kept_terms(head_shapes(d_model, d_k, d_v)))
+    st.latex(kept_terms(attention_with_scale(d_k, trace.scale)))
     st.markdown(t("real_model.heads_joined", n_heads=info.n_heads, d_v=d_v, d_model=info.d_model))
 
 qkv = st.expander(t("real_model.qkv_expander", T=T, d_k=d_k), key="model_qkv_open", on_change="rerun")
@@ -200,11 +201,11 @@ if pick is not None and (pick.layer, pick.head) != (layer, head):
         st.caption(head_summary(measured, pick.layer, pick.head))
 elif pick is not None:
     st.caption(t("real_model.jump_here", i=shown(i), j=shown(pick.key), share=pick.weight))
-st.latex(scores_row(i, e.scores, digits=2))
-st.latex(scaled_row(i, e.scaled, d_k, symbolic=False))
-st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum))
-st.latex(output_row(i, e.weights))
-st.latex(output_vector(i, e.output, d_v))
+st.latex(kept_terms(scores_row(i, e.scores, digits=2)))
+st.latex(kept_terms(scaled_row(i, e.scaled, d_k, symbolic=False)))
+st.latex(kept_terms(softmax_row(i, e.weights, e.row_max, e.row_sum)))
+st.latex(kept_terms(output_row(i, e.weights)))
+st.latex(kept_terms(output_vector(i, e.output, d_v)))
 st.markdown(t("real_model.row_text", i=shown(i), share=float(e.weights[e.top_key]), top=shown(e.top_key), d_v=d_v, T=T))
 show_figure(
     key_bars(e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=shown(i), where=where)),

@@ -18,7 +18,7 @@ from attention_core.tailor import (
     transformer_sharpness,
 )
 from attention_ui.exports import show_figure
-from attention_ui.formulas import blend_terms, sharpened_softmax, tailor_mapping_symbols, tailor_score
+from attention_ui.formulas import blend_terms, kept_terms, sharpened_softmax, tailor_mapping_symbols, tailor_score
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.shell import page_start
@@ -116,7 +116,7 @@ st.subheader(t("tailor.steps_header"))
 labels = [f"{shown(j)} · {label_text(s.label)}" for j, s in enumerate(SAMPLES)]
 left, right = st.columns(2, gap="large")
 with left:
-    st.latex(tailor_score(measure))
+    st.latex(kept_terms(tailor_score(measure)))
     show_figure(
         horizontal_bars(labels, scores, title=t("tailor.step1_title"), colour="#7c8db5", highlight=best),
         "fig_scores",
@@ -128,7 +128,7 @@ with left:
     )
     st.caption(t(f"tailor.step1_text_{measure}"))
 with right:
-    st.latex(sharpened_softmax(beta))
+    st.latex(kept_terms(sharpened_softmax(beta)))
     show_figure(
         horizontal_bars(labels, weights, title=t("tailor.step2_title"), colour="#e0a100", percent=True, highlight=best),
         "fig_weights",
@@ -143,7 +143,7 @@ with right:
 st.subheader(t("tailor.result_header"))
 order = sorted(range(len(SAMPLES)), key=lambda j: -weights[j])  # samples by weight, largest first
 SHOWN = 4  # samples drawn in the picture equation; the rest are summed up in words
-st.latex(blend_terms(weights, order[:SHOWN], more=len(SAMPLES) > SHOWN))
+st.latex(kept_terms(blend_terms(weights, order[:SHOWN], more=len(SAMPLES) > SHOWN)))
 st.markdown(t("tailor.result_text"))
 shirt_col, *term_cols = st.container(key=PAIRS_KEY).columns([2.2] + [1] * SHOWN, gap="medium")
 with shirt_col:
