@@ -40,9 +40,9 @@ def _submitted(exercise: str, answer, correct: bool) -> None:
 
 def _verdict(correct: bool) -> None:
     if correct:
-        st.success(t("exercises.right"))
+        st.success(t("exercises.right"), icon=":material/check_circle:")
     else:
-        st.error(t("exercises.wrong"))
+        st.error(t("exercises.wrong"), icon=":material/cancel:")
 
 
 st.caption(t("exercises.intro"))
@@ -317,6 +317,6 @@ score_box.metric(
 )
 if answered:
     st.caption(t("exercises.first_counts"))
-with st.expander(t("exercises.share_title")):
+with st.expander(t("exercises.share_title"), icon=":material/link:"):
     st.caption(t("exercises.share_help"))
     view_link()

@@ -111,4 +111,4 @@ st.latex(
     rf"{alpha_hat('j')} = {SOFTMAX}_j(\beta\, r_j) = \frac{{e^{{\beta r_j}}}}{{\sum_{{j'}} e^{{\beta r_{{j'}}}}}}"
 )
 st.success(t("intuition.budget_softmax"))
-st.page_link("pages/tailor_shop.py", label=t("intuition.next_tailor"), icon="🧵")
+st.page_link("pages/tailor_shop.py", label=t("intuition.next_tailor"), icon=":material/checkroom:")

@@ -3,9 +3,12 @@ placeholders, every template formats, and the language is chosen as documented."
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from attention_ui.i18n import LANGS, LOCALES, catalog, choose_lang, placeholders, translate
+from tests.helpers import ROOT
 
 
 def test_every_language_has_the_same_files():
@@ -135,3 +138,26 @@ def test_both_catalogs_have_the_standard_terms_glossed_at_first_use():
     # 词元 where a token is meant, 词 only for words
     assert "每个词元的向量" in zh["matrices.outputs_text"]
     assert "一个词元（token）的查询" in zh["intuition.budget_softmax"]
+
+
+PICTOGRAPHS = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f]")
+"""Emoji and the symbol blocks that fonts without emoji draw as an empty box (issue 31)."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_string_shows_an_emoji(lang):
+    """Icons come from Streamlit's bundled Material Symbols (``:material/…:``): a classroom PC
+    without an emoji font draws an emoji as an empty box."""
+    found = {name: text[:60] for name, text in catalog(lang).items() if PICTOGRAPHS.search(text)}
+    assert not found, f"emoji in the {lang} catalog (use :material/…: or words): {found}"
+
+
+def test_no_icon_in_the_code_is_an_emoji():
+    sources = [*ROOT.glob("app.py"), *ROOT.glob("pages/*.py"), *ROOT.glob("attention_ui/*.py")]
+    found = [
+        f"{path.name}: {match.group(0)}"
+        for path in sources
+        for match in re.finditer(r"icon=\"([^\"]*)\"", path.read_text(encoding="utf-8"))
+        if PICTOGRAPHS.search(match.group(1))
+    ]
+    assert not found, f"emoji icons (use :material/…:): {found}"
