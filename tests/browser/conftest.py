@@ -67,6 +67,25 @@ def chromium():
         yield b
 
 
+@pytest.fixture(scope="module")
+def views(chromium, request):
+    """``views(name)``: a page in a browser context made with the test module's
+    ``VIEWS[name]`` (new_context's arguments: viewport, touch …), opened on first use and kept
+    for the module."""
+    opened = {}
+
+    def view(name: str):
+        if name not in opened:
+            context = chromium.new_context(**request.module.VIEWS[name])
+            context.set_default_timeout(90_000)
+            opened[name] = context.new_page()
+        return opened[name]
+
+    yield view
+    for page in opened.values():
+        page.context.close()
+
+
 @pytest.fixture()
 def app_page(chromium):
     """A fresh 1400×900 page in its own browser context (own cookies, own session)."""

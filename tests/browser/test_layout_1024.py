@@ -71,22 +71,6 @@ GRID = """(key) => {
 """The heads grid keyed ``key``: its chart's width and whether its frame scrolls."""
 
 
-@pytest.fixture(scope="module")
-def views(chromium):
-    opened = {}
-
-    def view(name: str):
-        if name not in opened:
-            context = chromium.new_context(**VIEWS[name])
-            context.set_default_timeout(90_000)
-            opened[name] = context.new_page()
-        return opened[name]
-
-    yield view
-    for page in opened.values():
-        page.context.close()
-
-
 def _open(page, server, path: str, lang: str) -> None:
     join = "&" if "?" in path else "?"
     page.goto(f"{server}{path}{join}lang={lang}&sentence={SENTENCE.replace(' ', '+')}")

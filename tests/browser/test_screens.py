@@ -55,23 +55,6 @@ def page_urls(lang: str, extra_views: bool = True) -> list[str]:
     return urls
 
 
-@pytest.fixture(scope="module")
-def views(chromium):
-    """One browser context per view, opened on first use and kept for the module."""
-    opened = {}
-
-    def view(name: str):
-        if name not in opened:
-            context = chromium.new_context(**VIEWS[name])
-            context.set_default_timeout(90_000)
-            opened[name] = context.new_page()
-        return opened[name]
-
-    yield view
-    for page in opened.values():
-        page.context.close()
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_every_page_fits_the_screen(views, server, view, lang):
