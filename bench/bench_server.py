@@ -215,7 +215,7 @@ def check_protocol(url: str, timeout: float) -> int:
         page.goto(url + "step_by_step?lang=en")
         wait_idle(page, timeout, settle=0.4)
         main, side = page.locator('[data-testid="stMain"]'), page.locator('[data-testid="stSidebar"]')
-        box = side.locator('input[type="text"]').first
+        box = side.locator(".st-key-sentence textarea").first
         box.fill(CHECK_SENTENCE)
         for act in (
             lambda: box.press("Enter"),

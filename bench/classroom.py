@@ -476,7 +476,7 @@ class ChromiumSeat(Seat):
         view = await self._view()
         problems, _ = check(view, "open", default_expected(self.learner.mode), 1, True)
         self.learner.errors += problems
-        box = self.page.locator('[data-testid="stSidebar"] input[type="text"]').first
+        box = self.page.locator('[data-testid="stSidebar"] .st-key-sentence textarea').first
         await box.fill(self.learner.expected.sentence)  # typed before the class's shared Enter
 
     async def close(self) -> None:
@@ -505,7 +505,7 @@ class ChromiumSeat(Seat):
         page = self.page
         main = page.locator('[data-testid="stMain"]')
         if kind == "enter":
-            box = page.locator('[data-testid="stSidebar"] input[type="text"]').first
+            box = page.locator('[data-testid="stSidebar"] .st-key-sentence textarea').first
             if await box.input_value() != arg:
                 await box.fill(arg)
             action = box.press("Enter")

@@ -46,7 +46,7 @@ def step_number(page) -> int:
 
 
 def is_sentence_box(f: dict) -> bool:
-    return f["tag"] == "INPUT" and f["type"] == "text" and f["sidebar"]
+    return f["tag"] == "TEXTAREA" and f["sidebar"]  # the sentence box wraps (sentence_box.py)
 
 
 def is_next(f: dict) -> bool:
@@ -107,7 +107,7 @@ def test_hand_typed_url_and_markup_sentence_are_safe_on_every_page(open_app, pag
     no_exception(page)
     assert page.get_by_text("Page not found").count() == 0
     assert page.locator('[data-testid="stMain"] h1').count() >= 1, f"{page_id} has no title"
-    box = page.locator('[data-testid="stSidebar"] input[type="text"]').first
+    box = page.locator('[data-testid="stSidebar"] textarea').first
     assert box.input_value() == MARKUP, "the markup sentence from the URL is in the box (the test is not vacuous)"
     assert page.evaluate("() => window.__pwned") is None, "input markup ran as script"
     injected = page.evaluate(
