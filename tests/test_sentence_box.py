@@ -13,7 +13,7 @@ import re
 import pytest
 
 from attention_core import MAX_CHARS, MAX_TOKENS, clean_text
-from attention_ui import busy, sentence_box, shell
+from attention_ui import busy, preload, sentence_box, shell
 from attention_ui.i18n import LANGS, translate
 from attention_ui.internals import INPUT_INSTRUCTIONS, key_class
 from attention_ui.safe import escape_markdown
@@ -68,7 +68,7 @@ def test_the_box_css_and_the_enter_script_are_constants_about_this_box():
     assert f"'.{key_class('sentence')} textarea'" in script  # this box only
     for guard in ("event.shiftKey", "event.ctrlKey", "event.isComposing", "event.keyCode === 229"):
         assert guard in script, guard  # Shift+Enter, Ctrl+Enter and an input method keep their Enter
-    assert shell.CLIENT_SCRIPT == busy.BUSY_SCRIPT + script
+    assert shell.CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + preload.PRELOAD_SCRIPT
 
 
 # --------------------------------------------------------------------------- presentation mode

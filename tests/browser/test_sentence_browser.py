@@ -165,12 +165,18 @@ def watched(page) -> dict:
     return page.evaluate("() => window.__watch")
 
 
+FRAME_SLACK_MS = 100
+"""The note's delay runs on the animation timeline, which starts at the time of the frame in which
+the style changed: that frame may have begun before the click's own timestamp, by up to a frame
+(16 ms on an idle machine; seen 25 ms on a loaded CI machine). A flash would show at ~0 ms."""
+
+
 def assert_never_within_the_delay(seen: dict) -> None:
     """No frame shows the note (opacity above 0) less than DELAY_S after an action began."""
     for t, opacity, *_ in seen["frames"]:
         if opacity:
             since = t - max((c for c in seen["clicks"] if c <= t), default=float("-inf"))
-            assert since >= DELAY_S * 1000 - 20, f"the note showed {since:.0f} ms after an action"
+            assert since >= DELAY_S * 1000 - FRAME_SLACK_MS, f"the note showed {since:.0f} ms after an action"
 
 
 def test_a_fast_run_never_shows_the_note(open_app):
