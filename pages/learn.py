@@ -373,50 +373,32 @@ def qk_section(view: View) -> tuple[int, int]:
     st.markdown(t("learn.qk_text", head=name, d_k=task.d_model // task.n_heads))
     views = url_tabs("qk", ("positions", "tokens", "matrix"), lambda v: t(f"learn.qk_tab_{v}"))
     stem = f"{view.task_id}_seed{view.seed}_{layer + 1}_{head + 1}"
-    if views["positions"].open:
-        with views["positions"]:
-            positions = [str(shown(i)) for i in range(task.n_positions)]
-            show_figure(
-                heatmap(
-                    circuit.positions,
-                    positions,
-                    positions,
-                    title=t("learn.qk_positions_title", head=name),
-                    diverging=True,
-                    y_title=t("learn.query_position_axis"),
-                    x_title=t("learn.key_position_axis"),
-                    digits=1,
-                    tr=t,
-                ),
-                "fig_qk_positions",
-                matrix=circuit.positions,
-                row_labels=positions,
-                col_labels=positions,
-                filename=f"qk_positions_{stem}",
-            )
-            st.caption(t("learn.qk_positions_text"))
-    if views["tokens"].open:
-        with views["tokens"]:
-            alphabet = list(task.alphabet)
-            show_figure(
-                heatmap(
-                    circuit.tokens,
-                    alphabet,
-                    alphabet,
-                    title=t("learn.qk_tokens_title", head=name),
-                    diverging=True,
-                    y_title=t("learn.query_token_axis"),
-                    x_title=t("learn.key_token_axis"),
-                    digits=1,
-                    tr=t,
-                ),
-                "fig_qk_tokens",
-                matrix=circuit.tokens,
-                row_labels=alphabet,
-                col_labels=alphabet,
-                filename=f"qk_tokens_{stem}",
-            )
-            st.caption(t("learn.qk_tokens_text"))
+    by_view = {  # view id -> (W^Q W^K^T through it, its labels, the axes' unit)
+        "positions": (circuit.positions, [str(shown(i)) for i in range(task.n_positions)], "position"),
+        "tokens": (circuit.tokens, list(task.alphabet), "token"),
+    }
+    for view_id, (matrix, labels, unit) in by_view.items():
+        if views[view_id].open:
+            with views[view_id]:
+                show_figure(
+                    heatmap(
+                        matrix,
+                        labels,
+                        labels,
+                        title=t(f"learn.qk_{view_id}_title", head=name),
+                        diverging=True,
+                        y_title=t(f"learn.query_{unit}_axis"),
+                        x_title=t(f"learn.key_{unit}_axis"),
+                        digits=1,
+                        tr=t,
+                    ),
+                    f"fig_qk_{view_id}",
+                    matrix=matrix,
+                    row_labels=labels,
+                    col_labels=labels,
+                    filename=f"qk_{view_id}_{stem}",
+                )
+                st.caption(t(f"learn.qk_{view_id}_text"))
     if views["matrix"].open:
         with views["matrix"]:
             components = component_labels("x", task.d_model)

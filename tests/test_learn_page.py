@@ -220,6 +220,9 @@ def test_one_row_step_by_step_equals_the_forward_pass():
     finite = np.isfinite(circuit.positions)
     np.testing.assert_allclose(z[finite], circuit.positions[finite], rtol=0, atol=1e-12)
     assert np.isnan(z[~finite]).all(), "masked pairs are drawn empty"
+    at.button_group(key="qk_tab").set_value("tokens").run()
+    tokens = figures_by_key(at)["fig_qk_tokens"]["data"][0]
+    np.testing.assert_allclose(_decode(tokens["z"]), circuit.tokens, rtol=0, atol=1e-12)
 
 
 def greedy(params, prompt: str, task: str) -> str:
