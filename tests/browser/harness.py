@@ -172,6 +172,25 @@ PROTOBUF_FIELDS_JS = """(buf => {
   return out;
 })"""
 
+SCRIPT_FINISHED = 6  # ForwardMsg.script_finished (streamlit/proto/ForwardMsg.proto)
+
+COUNT_RUNS_JS = """(() => {
+  window.__runs = [];
+  const fields = PROTOBUF_FIELDS;
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', e => {
+        if (!(e.data instanceof ArrayBuffer)) return;
+        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
+      });
+    }
+  };
+})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+"""An init script: ``window.__runs`` collects the status of every script run the page's
+WebSocket reports finished (the one-run-per-click and learn browser tests)."""
+
 # The app is idle when the script is not running, no element is still stale from the last
 # run or a lazy-loading skeleton, and every Plotly chart container holds a drawn figure.
 _IDLE_JS = """() => {

@@ -16,25 +16,15 @@ import pytest
 
 from attention_core.learning import DEFAULT_TASK, TASKS, accuracy, generate, train
 from attention_ui.i18n import translate
-from tests.browser.harness import PROTOBUF_FIELDS_JS, TOY, VIEWPORT, no_exception, plotly_data, wait_for_app
+from tests.browser.harness import COUNT_RUNS_JS, TOY, VIEWPORT, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-SCRIPT_FINISHED = 6  # ForwardMsg.script_finished
-WATCH_JS = """(() => {
-  window.__runs = [];
+WATCH_JS = (
+    COUNT_RUNS_JS
+    + """
+(() => {
   window.__seen = {};
-  const fields = PROTOBUF_FIELDS;
-  const NativeWS = window.WebSocket;
-  window.WebSocket = class extends NativeWS {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', e => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
-      });
-    }
-  };
   const mark = (name, selector) => {
     if (!(name in window.__seen) && document.querySelector(selector)) window.__seen[name] = performance.now();
   };
@@ -43,7 +33,8 @@ WATCH_JS = """(() => {
     mark('live', '[class*="st-key-fig_curves_live"] .js-plotly-plot');
     mark('curves', '.st-key-fig_curves .js-plotly-plot');
   }).observe(document, {subtree: true, childList: true});
-})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+})();"""
+)
 
 FINISHED_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');

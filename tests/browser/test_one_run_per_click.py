@@ -12,27 +12,11 @@ import re
 
 import pytest
 
-from tests.browser.harness import PROTOBUF_FIELDS_JS, VIEWPORT, no_exception, wait_for_app
+from tests.browser.harness import COUNT_RUNS_JS, VIEWPORT, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-SCRIPT_FINISHED = 6  # ForwardMsg.script_finished (streamlit/proto/ForwardMsg.proto)
 EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
-
-COUNT_RUNS_JS = """(() => {
-  window.__runs = [];
-  const fields = PROTOBUF_FIELDS;
-  const NativeWS = window.WebSocket;
-  window.WebSocket = class extends NativeWS {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', e => {
-        if (!(e.data instanceof ArrayBuffer)) return;
-        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
-      });
-    }
-  };
-})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
 
 
 def runs_of(page, act) -> list[int]:
