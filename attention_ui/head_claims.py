@@ -23,14 +23,15 @@ AGREEMENT_SAID = 0.75
 right (a head that ignores gender gets about half)."""
 
 
-def measured_census() -> Census | None:
-    """The census of every head over the probe set (``attention_core.heads.census``, read once
-    per process), or None when the model cannot be read (then nothing is claimed about a head)."""
+def measured_census(name: str | None = None) -> Census | None:
+    """The census of every head of model ``name`` (default: the default model) over the probe set
+    (``attention_core.heads.census``, once per process and model), or None when the model cannot
+    be read (then nothing is claimed about a head)."""
     from attention_core.heads import census
     from attention_core.model_files import ModelUnavailable
 
     try:
-        return census()
+        return census(name)
     except (ModelUnavailable, MemoryError, OSError):
         return None
 
@@ -61,16 +62,24 @@ def head_summary(found: Census, layer: int, head: int, *, tr=t, brief: bool = Fa
         )
     if not brief:
         text += " " + tr("heads.summary_pairs", resolved=p.pairs_resolved, same=p.pairs_same, n=p.n_pairs)
-    if (layer, head) == TRAINED_HEAD:
-        text += " " + tr("heads.why_default")
+    if (layer, head) == TRAINED_HEAD and p.agreement_correct >= AGREEMENT_SAID * p.n_agreement:
+        text += " " + tr("heads.why_default")  # the bundled model's he/she head; another model's may be none
     return text
 
 
-def parking_fields(found: Census) -> dict:
-    """The fields of the catalog sentences about [CLS] and [SEP]: how many of how many heads
-    park more than half of a row's weight on them, over how many probe sentences."""
+def parking_fields(found: Census, tokens) -> dict:
+    """The fields of the catalog sentences about the start and end markers: the model's own
+    (``tokens``, a sentence as the model reads it, begins and ends with them: [CLS] and [SEP],
+    or <s> and </s>), and how many of how many heads park more than half of a row's weight on
+    them, over how many probe sentences."""
     n_layers, n_heads = found.roles["cls"].shape
-    return {"parking": parking_heads(found), "n_heads": n_layers * n_heads, "n_plain": found.n_plain}
+    return {
+        "parking": parking_heads(found),
+        "n_heads": n_layers * n_heads,
+        "n_plain": found.n_plain,
+        "cls": tokens[0],
+        "sep": tokens[-1],
+    }
 
 
 def jobs_fields(found: Census) -> dict | None:

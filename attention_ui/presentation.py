@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from attention_core.model_choice import model_label
 from attention_ui.i18n import t
 from attention_ui.internals import TICK_FONT_PX, testid
 from attention_ui.notation import shown
@@ -176,7 +177,11 @@ def handout_html(lesson, page: str) -> str:
     """
     settings = lesson.settings
     state = {True: t("presentation.on"), False: t("presentation.off")}
-    parts = [t("presentation.handout_embedder_real" if lesson.real_embeddings else "presentation.handout_embedder_toy")]
+    parts = [
+        t("presentation.handout_embedder_real", model=model_label(lesson.embedder_name))
+        if lesson.real_embeddings
+        else t("presentation.handout_embedder_toy")
+    ]
     kind = lesson.projections.kind
     if kind == "model":
         parts.append(t("presentation.handout_w_trained", layer=shown(settings.layer), head=shown(settings.head)))

@@ -18,7 +18,8 @@ from threadpoolctl import threadpool_limits
 
 from attention_core import MAX_TOKENS, Lesson, LessonSettings, ToyEmbedder, build_lesson, clean_text
 from attention_core.lesson import PROJECTIONS, TRAINED_HEAD
-from attention_core.model_files import MODEL_ENV
+from attention_core.model_choice import model_label
+from attention_core.model_files import MODEL_ENV, ModelUnavailable
 from attention_core.scaling import scaling_sweep
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.busy import BUSY_SCRIPT, busy_note, slow_run
@@ -106,10 +107,10 @@ def model_or_problem():
     A failure is not cached, so a passing one (memory short) does not stick; a damaged weights
     file costs a later call a ``stat`` (``model_files.weights_sha256`` remembers its hash until
     the file changes), and is logged once (``LOG``) with its path and both checksums."""
-    from attention_core.model_files import ModelUnavailable, resolve_model_name
+    from attention_core.model_files import resolve_model_name
 
     try:
-        embedder = _model_embedder(resolve_model_name())  # the model named now: $ATTENTION_LAB_MODEL or the bundled one
+        embedder = _model_embedder(resolve_model_name(model_name()))  # the sidebar's choice, else the default
     except ModelUnavailable as exc:
         _report_once(exc)
         return None, exc.reason
@@ -119,6 +120,59 @@ def model_or_problem():
     if _REPORTED:
         _report_recovery(embedder.name)
     return embedder, None
+
+
+AUTO_MODEL = "auto"
+"""The model choice's default: the installed model that reads the sentence best."""
+_MODEL_NAME = "_model_name"  # session key: the model the sidebar chose for this run (None: the default)
+
+
+def model_name() -> str | None:
+    """The model this run reads: the one chosen in the sidebar (``model_control``), or None for
+    the default one (``model_files.resolve_model_name``) when this server has only one."""
+    return st.session_state.get(_MODEL_NAME)
+
+
+def model_control(sentence: str, toy: bool) -> str:
+    """The model choice, drawn only when this server has two or more models
+    (``model_choice.installed_models``). Left on automatic, the sentence goes to the model whose
+    vocabulary lacks the fewest of its word pieces (``model_choice.best_for``): a Chinese sentence
+    to a multilingual model. An explicit choice is kept in the URL as ``?model=<id>``; automatic
+    is the default and stays out of it. Sets ``model_name`` for this run; returns the choice's id."""
+    from attention_core.model_choice import best_for, installed_models
+
+    models = installed_models()
+    if len(models) < 2:
+        st.session_state[_MODEL_NAME] = None
+        return AUTO_MODEL
+    by_id = {model.id: model for model in models}
+    try:
+        auto = best_for(sentence, models)
+    except ModelUnavailable:  # no tokenizer reads here: the default model, which will say why
+        st.session_state[_MODEL_NAME] = None
+        return AUTO_MODEL
+    labels = {AUTO_MODEL: t("shell.model_auto")} | {i: m.label for i, m in by_id.items()}  # in this run's language
+    chosen = url_choice(
+        t("shell.model"),
+        "model",
+        tuple(labels),
+        AUTO_MODEL,
+        labels.__getitem__,
+        widget=st.radio,
+        disabled=toy,
+        help=t("shell.model_help"),
+    )
+    if chosen == AUTO_MODEL and auto.pieces:
+        st.caption(t("shell.model_auto_why", label=auto.model.label, unknown=auto.unknown, pieces=auto.pieces))
+    st.session_state[_MODEL_NAME] = (auto.model if chosen == AUTO_MODEL else by_id[chosen]).name
+    return chosen
+
+
+def choose_model(model_id: str) -> None:
+    """Read the sentence with the installed model ``model_id``: a callback (the [UNK] notice's
+    button), so the sidebar's choice shows it on this run."""
+    st.session_state["model"] = model_id
+    remember("model", model_id)
 
 
 MODEL_PAGES = ("after_attention", "real_model", "heads")
@@ -173,6 +227,10 @@ def _warm() -> None:
 
     scaling_sweep()  # Why √d_k's sweep over every d_k: 0.5 s, then cached (scaling._sweep)
     foveated_scene(0.5, 0.5, 60)  # Intuition's scene and its blur: 0.33 s, then cached
+    from attention_core.model_choice import installed_models
+
+    for model in installed_models()[1:]:  # another model's census is measured, not read from a file
+        measured_census(model.name)
 
 
 @st.cache_resource(show_spinner=False)
@@ -264,6 +322,7 @@ DEFAULTS = {
     "scaled": True,
     "positional": True,
     "cjk": "chars",
+    "model": AUTO_MODEL,
 }
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
 BOUND = ("sentence", "toy", "d_k", "seed", "scaled", "positional")
@@ -303,6 +362,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         )
         st.header(t("shell.settings"))
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
+        model = model_control(sentence or "", toy)
         cjk = _cjk_control(sentence or "", toy)
         w = url_choice(
             t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], lambda kind: t(f"shell.w_{kind}"), help=t("shell.w_help")
@@ -345,6 +405,7 @@ def sidebar(page: str) -> tuple[str, str, LessonSettings]:
         "scaled": scaled,
         "positional": positional,
         "cjk": cjk,
+        "model": model,
     }
     for key, value in values.items():
         remember(key, value)
@@ -437,7 +498,7 @@ def heads_with_a_job_buttons() -> None:
     makes it the trained head."""
     from attention_core.heads import heads_with_a_job
 
-    found = measured_census()
+    found = measured_census(model_name())
     if found is None:
         return
     st.caption(t("shell.jobs_label"))
@@ -478,7 +539,7 @@ def trained_head(shape: tuple[int, int], *, show_pickers: bool) -> tuple[int, in
         )
     layer = url_picker(t("shell.layer"), "layer", n_layers, default=DEFAULTS["layer"], clamp=True)
     head = url_picker(t("shell.head"), "head", n_heads, default=DEFAULTS["head"], clamp=True)
-    found = measured_census()
+    found = measured_census(model_name())
     if found is not None:
         st.caption(head_summary(found, layer, head, brief=True))
         heads_with_a_job_buttons()
@@ -616,7 +677,9 @@ def lesson_encoding(lesson: Lesson):
 
     if lesson.encoded is not None:
         return lesson.encoded
-    return encode(lesson.text, max_pieces=lesson.settings.max_tokens, first_piece=lesson.settings.first_piece)
+    return encode(
+        lesson.text, name=model_name(), max_pieces=lesson.settings.max_tokens, first_piece=lesson.settings.first_piece
+    )
 
 
 _WINDOW_KEY = "first_picker"  # the window slider's key; its value is the first token shown, from 1
@@ -645,7 +708,7 @@ def window_control(lesson: Lesson) -> None:
     total = lesson.n_tokens - (2 if lesson.trained else 0)
     first, last = lesson.first + 1, lesson.first + shown_n
     key = "shell.pieces_window" if lesson.trained else "shell.tokens_window"
-    st.info(t(key, total=total, first=first, last=last, shown=shown_n))
+    st.info(t(key, total=total, first=first, last=last, shown=shown_n, cls=lesson.tokens[0], sep=lesson.tokens[-1]))
     st.session_state[_WINDOW_KEY] = first  # where the window is, also after the core moved it back
     st.slider(t("shell.window"), 1, total - shown_n + 1, key=_WINDOW_KEY, help=t("shell.window_help"))
     keep_in_url("first", first, 1)
@@ -657,14 +720,24 @@ def honesty_banner(lesson: Lesson) -> None:
     chart fits on a 768 px projector's first screen."""
     settings = lesson.settings
     if lesson.trained:
-        text = t("shell.honest_trained", layer=shown(settings.layer), head=shown(settings.head), d_k=lesson.trace.d_k)
+        text = t(
+            "shell.honest_trained",
+            model=model_label(lesson.embedder_name),
+            layer=shown(settings.layer),
+            head=shown(settings.head),
+            d_k=lesson.trace.d_k,
+        )
         if not settings.scaled:
             text += " " + t("shell.honest_trained_unscaled")
-        found = measured_census()
+        found = measured_census(model_name())
         if found is not None:
-            text += " " + t("shell.honest_special_tokens", **parking_fields(found))
+            text += " " + t("shell.honest_special_tokens", **parking_fields(found, lesson.tokens))
     else:
-        words = t("shell.honest_real_embeddings") if lesson.real_embeddings else t("shell.honest_toy_embeddings")
+        words = (
+            t("shell.honest_real_embeddings", model=model_label(lesson.embedder_name))
+            if lesson.real_embeddings
+            else t("shell.honest_toy_embeddings")
+        )
         proj = t("shell.honest_random_w") if lesson.projections.kind == "random" else t("shell.honest_identity_w")
         text = words + " " + proj
     if is_presenting():  # on a projector the chart comes first; the whole text is one click away
@@ -675,7 +748,7 @@ def honesty_banner(lesson: Lesson) -> None:
         st.caption(text)
     if lesson.unknown:
         words = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
-        unknown_tokens_help(lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)
+        unknown_tokens_help(lesson.text, lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)
 
 
 MAX_LISTED = 20  # unknown words named in the message; more end in "…"
@@ -690,20 +763,63 @@ def _use_toy() -> None:
         remember("w", "random")
 
 
-def unknown_tokens_help(words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
-    """Say plainly that the model cannot represent some tokens, name the words behind the
-    [UNK]s, and offer what works: the toy embedder (a button, offline) and, when some of them
-    are Chinese, a multilingual model named by the ATTENTION_LAB_MODEL environment variable
-    (needs internet once); an emoji in an English sentence gets no hint about Chinese text."""
+def model_label_now() -> str:
+    """The name of the model this run reads, as shown ("all-MiniLM-L6-v2")."""
+    from attention_core.model_choice import model_label
+    from attention_core.model_files import resolve_model_name
+
+    return model_label(resolve_model_name(model_name()))
+
+
+def better_readers(sentence: str) -> list:
+    """The installed models other than this run's that lack fewer of ``sentence``'s word pieces
+    (``model_choice.Reading``s, fewest unknown first): what the [UNK] notice offers."""
+    from attention_core.model_choice import installed_models, reading
+    from attention_core.model_files import resolve_model_name
+
+    models = installed_models()
+    now = resolve_model_name(model_name())
+    readings = []
+    for model in models:
+        try:
+            readings.append(reading(sentence, model))
+        except ModelUnavailable:
+            continue
+    current = next((r for r in readings if r.model.name == now), None)
+    if current is None:
+        return []
+    share = current.unknown / max(current.pieces, 1)
+    better = [r for r in readings if r.model.name != now and r.unknown / max(r.pieces, 1) < share]
+    return sorted(better, key=lambda r: r.unknown / max(r.pieces, 1))
+
+
+def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:
+    """Say plainly that the model cannot represent some word pieces of ``sentence``, name the
+    words behind its unknown token ([UNK], <unk>), and offer what works: another installed model
+    that knows more of them (a button per model, ``better_readers``), the toy embedder (a button,
+    offline) and, when some of them are Chinese and no installed model reads them better, how to
+    install a multilingual model; an emoji in an English sentence gets no hint about Chinese."""
+    from attention_core.encoder import load_encoder
+
     listed = [escape_markdown(w) for w in list(words)[:MAX_LISTED]] + (["…"] if len(words) > MAX_LISTED else [])
-    text = t("shell.unknown_tokens", unknown=n_unknown, total=n_total)
+    unk = load_encoder(model_name()).unk_token or "[UNK]"
+    text = t("shell.unknown_tokens", unknown=n_unknown, total=n_total, unk=unk, model=model_label_now())
     if listed:
         text += " " + t("shell.unknown_words", words=t("shell.list_sep").join(listed))
+    better = better_readers(sentence)
     with st.container(border=True):
         st.warning(text)
+        for found in better:
+            st.button(
+                t("shell.use_model", label=found.model.label, unknown=found.unknown, pieces=found.pieces),
+                on_click=choose_model,
+                args=(found.model.id,),
+                key=f"use_model_{found.model.id}",
+                icon=":material/translate:",
+            )
         if offer_toy:
             st.button(t("shell.use_toy"), on_click=_use_toy, key="use_toy", icon=":material/toys:")
         else:
             st.caption(t("shell.toy_elsewhere"))
-        if any(has_cjk(word) for word in words):
+        if not better and any(has_cjk(word) for word in words):
             st.caption(t("shell.multilingual", env=MODEL_ENV))

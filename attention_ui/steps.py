@@ -11,6 +11,7 @@ import streamlit as st
 
 from attention_core import Lesson, TokenExplanation
 from attention_core.lesson import STEPS, input_scales, mean_self_weight
+from attention_core.model_choice import is_bundled
 
 from .exports import show_figure
 from .figures import STRIP_QUANTILE, VECTOR_TICKED_COLS, heatmap, strips
@@ -42,9 +43,9 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
     n = shown(i)  # token i as the learner sees it, from 1
     if step == 0:
         st.markdown(t("steps.tokens_text", n=len(lesson.tokens)))
-        found = measured_census() if lesson.trained else None
+        found = measured_census(lesson.embedder_name) if lesson.trained else None
         if found is not None:
-            st.markdown(t("steps.tokens_trained", **parking_fields(found)))
+            st.markdown(t("steps.tokens_trained", **parking_fields(found, lesson.tokens)))
     elif step == 1 and lesson.trained:
         layer, d = lesson.settings.layer, lesson.inputs.shape[1]  # layer: 0-based, h^(layer) is its input
         st.latex(
@@ -89,14 +90,15 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
             rf"v_{{{n}}} = a_{{{n}}} W^V{plus['V']} = {fmt_vec(trace.v[i])}"
         )
         kind = lesson.projections.kind
-        st.markdown(
-            t(
-                f"steps.qkv_text_{kind}",
-                d_k=trace.d_k,
-                d_v=trace.v.shape[-1],
-                self_share=mean_self_weight(trace.weights) if kind == "identity" else 0.0,
-            )
+        text = t(
+            f"steps.qkv_text_{kind}",
+            d_k=trace.d_k,
+            d_v=trace.v.shape[-1],
+            self_share=mean_self_weight(trace.weights) if kind == "identity" else 0.0,
         )
+        if lesson.trained and is_bundled(lesson.embedder_name):  # how the bundled model's weights were learned
+            text += " " + t("steps.qkv_model_history")
+        st.markdown(text)
     elif step == 3:
         st.latex(scores_row(i, e.scores))
         st.markdown(t("steps.scores_text"))

@@ -51,7 +51,15 @@ from attention_ui.formulas import (
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels, hidden, shown
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import DEFAULTS, lesson_encoding, page_start, pickers_in_sidebar, unknown_tokens_help
+from attention_ui.shell import (
+    DEFAULTS,
+    lesson_encoding,
+    model_label_now,
+    model_name,
+    page_start,
+    pickers_in_sidebar,
+    unknown_tokens_help,
+)
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -152,7 +160,7 @@ def show_comparison(vector_a, d_model: int, limit: int) -> None:
         st.info(t("after_attention.no_compare"))
         return
     try:
-        vector_b = sentence_vector(sentence_b)
+        vector_b = sentence_vector(sentence_b, name=model_name())
     except ValueError:
         st.info(t("after_attention.compare_unreadable"))
         return
@@ -191,7 +199,7 @@ def show_table(d_model: int, limit: int) -> None:
         height=160,
         help=t("after_attention.table_help", max_rows=MAX_ROWS, limit=limit),
     )
-    table = sentence_table(text or "")
+    table = sentence_table(text or "", name=model_name())
     if table.empty:
         st.caption(t("after_attention.table_empty", lines=", ".join(map(str, table.empty))))
     if table.unreadable:
@@ -236,9 +244,9 @@ if lesson is None:
     st.stop()
 try:
     with st.spinner(t("shell.loading_model")):
-        config = load_encoder().config
+        config = load_encoder(model_name()).config
         encoded = lesson_encoding(lesson)  # sections ① and ②: at most 24 pieces
-        vector_a = sentence_vector(lesson.text)  # section ③: every piece the model reads
+        vector_a = sentence_vector(lesson.text, name=model_name())  # section ③: every piece the model reads
 except ValueError as exc:
     st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
     st.stop()
@@ -247,14 +255,14 @@ tokens = list(encoded.tokens)
 T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
 n_layers, n_heads, limit = config.n_layers, config.n_heads, config.max_tokens - 2
 st.markdown(t("after_attention.intro", n_heads=n_heads, d_model=d_model, d_ff=d_ff, n_layers=n_layers))
-st.caption(t("after_attention.honest"))
+st.caption(t("after_attention.honest", model=model_label_now()))
 if encoded.truncated and lesson.truncated and lesson.trained:  # the shell has just said how many are shown
     st.caption(t("after_attention.cut_vector", limit=limit))
 elif encoded.truncated:
     st.info(t("after_attention.cut", total=encoded.n_pieces, shown=T - 2, limit=limit))
 if encoded.unknown:
-    words = unknown_words(lesson.text, ModelEmbedder())
-    unknown_tokens_help(words, len(encoded.unknown), T - 2, offer_toy=False)
+    words = unknown_words(lesson.text, ModelEmbedder(model_name()))
+    unknown_tokens_help(lesson.text, words, len(encoded.unknown), T - 2, offer_toy=False)
 
 # ---------------------------------------------------------------- ① one layer
 if pickers_in_sidebar(st.session_state.get("w"), PAGE):

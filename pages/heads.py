@@ -11,6 +11,7 @@ from attention_core.attribution import rollout, row_shares, share_on, value_norm
 from attention_core.heads import MEASURES, TRAP, best_heads, contrast, measure_scores, quiet_keys, where_word_looks
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_info
+from attention_core.model_choice import is_bundled, model_label
 from attention_core.probes import load_probes
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, heatmap_row, key_bars, token_matrix
@@ -19,7 +20,7 @@ from attention_ui.heads_figures import census_grid
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import choose_head, lesson_encoding, link_params, model_unavailable, page_start
+from attention_ui.shell import choose_head, lesson_encoding, link_params, model_name, model_unavailable, page_start
 from attention_ui.tables import number_table
 from attention_ui.url_state import url_choice, url_notes, url_picker, url_tabs
 
@@ -53,8 +54,8 @@ if lesson is None:
     st.stop()
 try:
     with st.spinner(t("shell.loading_model")):
-        info = model_info()
-        found = measured_census()
+        info = model_info(model_name())
+        found = measured_census(model_name())
         encoded = lesson_encoding(lesson)  # the learner's sentence, every head
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
@@ -63,7 +64,10 @@ if found is None:  # the census could not be read or measured: nothing to claim 
     model_unavailable("heads", "missing")
 
 st.markdown(t("heads.intro", n_plain=found.n_plain, n_agreement=found.n_agreement, n_pairs=found.n_pairs))
-st.caption(t("heads.english_only"))
+if is_bundled(info.name):
+    st.caption(t("heads.english_only"))
+else:  # another model: its census was measured on this server, not read from the file
+    st.caption(t("heads.english_probes", model=model_label(info.name)))
 
 st.subheader(t("heads.h_bench"))
 c_layer, c_head = st.columns([1, 2])
@@ -110,7 +114,7 @@ if view["contrast"].open:
     with view["contrast"]:
         st.markdown(t("heads.contrast_text"))
         trap_text, trap_word, trap_layer, trap_head = TRAP
-        trap_key, trap_weight = where_word_looks(*TRAP)
+        trap_key, trap_weight = where_word_looks(*TRAP, name=model_name())
         st.markdown(
             t(
                 "heads.trap",
@@ -142,7 +146,7 @@ if view["contrast"].open:
             )
         word = st.text_input(t("heads.word"), "it", max_chars=40, key="pair_word", bind="query-params")
         try:
-            c = contrast(text_a, text_b, word)
+            c = contrast(text_a, text_b, word, name=model_name())
         except ValueError as exc:
             st.info(t("heads.contrast_unreadable", reason=escape_markdown(str(exc))))
         else:

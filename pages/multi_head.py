@@ -23,7 +23,7 @@ from attention_ui.multihead_figures import attention_map, concatenated_heads, ma
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import choose_head, honesty_banner, page_start
+from attention_ui.shell import choose_head, honesty_banner, model_name, page_start
 from attention_ui.style import WIDE_KEY, show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]
@@ -31,7 +31,7 @@ DEFAULT_HEADS = 2
 
 lesson, _ = page_start("multi_head")
 st.markdown(t("multi_head.intro"))
-found = measured_census()
+found = measured_census(model_name())
 jobs = jobs_fields(found) if found is not None else None
 if jobs is not None:
     st.markdown(t("multi_head.intro_measured", **jobs))

@@ -16,7 +16,14 @@ from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import choose_head, lesson_encoding, page_start, unknown_tokens_help
+from attention_ui.shell import (
+    choose_head,
+    lesson_encoding,
+    model_label_now,
+    model_name,
+    page_start,
+    unknown_tokens_help,
+)
 from attention_ui.style import WIDE_KEY, show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
@@ -47,7 +54,7 @@ if lesson is None:
 
 try:
     with st.spinner(t("shell.loading_model")):
-        info = model_info()
+        info = model_info(model_name())
         encoded = lesson_encoding(lesson)  # our NumPy forward pass, no torch
 except ValueError as exc:
     st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
@@ -56,19 +63,26 @@ except ValueError as exc:
 tokens, weights = list(encoded.tokens), encoded.weights  # weights (L, H, T, T)
 T = len(tokens)
 st.markdown(
-    t("real_model.intro", n_layers=info.n_layers, n_heads=info.n_heads, d_model=info.d_model, d_head=info.d_head)
+    t(
+        "real_model.intro",
+        model=model_label_now(),
+        n_layers=info.n_layers,
+        n_heads=info.n_heads,
+        d_model=info.d_model,
+        d_head=info.d_head,
+    )
 )
-measured = measured_census()  # every head over the probe set
+measured = measured_census(model_name())  # every head over the probe set
 if measured is not None:
-    st.caption(t("real_model.special_tokens", **parking_fields(measured)))
+    st.caption(t("real_model.special_tokens", **parking_fields(measured, tokens)))
 if encoded.truncated and not (lesson.truncated and lesson.trained):  # else the shell has just said the same
     st.info(t("real_model.cut", total=encoded.n_pieces, shown=T - 2))
 if encoded.unknown:
-    words = unknown_words(lesson.text, ModelEmbedder())
-    unknown_tokens_help(words, len(encoded.unknown), T - 2, offer_toy=False)
+    words = unknown_words(lesson.text, ModelEmbedder(model_name()))
+    unknown_tokens_help(lesson.text, words, len(encoded.unknown), T - 2, offer_toy=False)
 
 st.subheader(t("real_model.h_check"))
-st.markdown(t("real_model.check_intro", n_layers=info.n_layers, n_heads=info.n_heads, T=T))
+st.markdown(t("real_model.check_intro", model=model_label_now(), n_layers=info.n_layers, n_heads=info.n_heads, T=T))
 checked = st.session_state.get(CHECK)
 if checked is not None and checked[0] == encoded.ids.tobytes():
     found = checked[1]
@@ -106,7 +120,7 @@ url_notes()
 show_selected_frame("fig_grid", frame_index(layer, head, weights.shape[1]))  # a style: the grid is not redrawn
 
 trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
-p = head_projections(layer, head)
+p = head_projections(layer, head, model_name())
 d_model, d_k = p.w_q.shape
 d_v = p.w_v.shape[1]
 source = t("real_model.source_embeddings") if layer == 0 else t("real_model.source_layer", layer=shown(layer - 1))

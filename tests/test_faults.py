@@ -40,6 +40,7 @@ from attention_core import model as core_model
 from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
 from attention_core.lesson import TRAINED_HEAD
+from attention_core.model_choice import BUNDLED_LABEL
 from attention_ui import shell
 from attention_ui.i18n import translate
 from tests.helpers import APP, _decode, charts, figures_by_key
@@ -134,7 +135,9 @@ def error_text(at: AppTest) -> str:
 
 def banner_captions(at: AppTest) -> list[str]:
     """The honesty banner's captions: each says which numbers are real and which illustrative."""
-    openings = [translate(lang, key).split(" ")[0] for lang in ("en", "zh") for key in BANNER_OPENINGS]
+    openings = [
+        translate(lang, key, model=BUNDLED_LABEL).split(" ")[0] for lang in ("en", "zh") for key in BANNER_OPENINGS
+    ]
     return [c.value for c in at.caption if c.value.startswith(tuple(openings))]
 
 
@@ -156,7 +159,7 @@ def test_the_core_reports_each_fault_with_its_reason(fault):
 @pytest.mark.parametrize("fault", list(FAULTS), indirect=True)
 def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
     warning = expected_warning(FAULTS[fault])
-    real = translate("en", "shell.honest_real_embeddings")
+    real = translate("en", "shell.honest_real_embeddings", model=BUNDLED_LABEL)
     toy = translate("en", "shell.honest_toy_embeddings")
     for page in PAGES:
         at = run(page)
@@ -196,7 +199,9 @@ def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
 def test_without_a_fault_the_same_pages_use_the_real_model():
     """The contrast that makes the tests above mean something: normally no warning, and the
     banner says every number is the trained model's own."""
-    real = translate("en", "shell.honest_trained", layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32)
+    real = translate(
+        "en", "shell.honest_trained", model=BUNDLED_LABEL, layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32
+    )
     for page in LESSON_PAGES:
         at = run(page)
         assert not at.exception, error_text(at)
@@ -424,7 +429,9 @@ def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(mon
     from attention_core import model_reference
 
     model_reference.clear_cache()
-    real = translate("en", "shell.honest_trained", layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32)
+    real = translate(
+        "en", "shell.honest_trained", model=BUNDLED_LABEL, layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32
+    )
     for page in PAGES:
         at = run(page)
         assert not at.exception, f"{page} without torch:\n{error_text(at)}"

@@ -10,6 +10,7 @@ import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_core.lesson import TRAINED_HEAD
+from attention_core.model_choice import BUNDLED_LABEL
 from attention_ui.i18n import LANGS, translate
 from tests.helpers import CJK, _decode, chart_words, charts, english_prose, figures_by_key, page_texts, run_page
 from tests.helpers import tables as page_tables
@@ -31,7 +32,10 @@ def test_default_page_uses_real_model_and_says_so():
     at = run_page("pages/matrices.py")
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
-    assert translate("en", "shell.honest_trained", layer=LAYER_SHOWN, head=HEAD_SHOWN, d_k=32) in captions
+    assert (
+        translate("en", "shell.honest_trained", model=BUNDLED_LABEL, layer=LAYER_SHOWN, head=HEAD_SHOWN, d_k=32)
+        in captions
+    )
     assert "seeded random" not in captions
 
 

@@ -1,0 +1,90 @@
+"""A second model for the tests of the model choice: a small random BERT that reads Chinese.
+
+These machines cannot download a multilingual model, so the tests build one: the bundled
+WordPiece vocabulary plus every CJK character of ``CHINESE``, and random weights of BERT's
+layout (2 layers, 4 heads, d_model 16, d_ff 24), written with safetensors' NumPy API, no torch.
+Its numbers mean nothing; what it shows is that the app reads the model the learner chose.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from attention_core.model_files import bundled_path
+
+CHINESE = "小猫没有过马路，因为它太累了。小狗跑得很快，它想回家。老师说注意力很有用。"
+"""Every Chinese character this model knows (the bundled model knows few of them)."""
+
+SIZES = {"d_model": 16, "n_layers": 2, "n_heads": 4, "d_ff": 24, "positions": 64}
+
+
+def make_chinese_model(directory: Path, seed: int = 0) -> Path:
+    """Write the model into ``directory`` (created) and return it."""
+    from safetensors.numpy import save_file
+
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer = json.loads((bundled_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = tokenizer["model"]["vocab"]
+    for char in dict.fromkeys(CHINESE):
+        if char not in vocab and not char.isspace():
+            vocab[char] = len(vocab)
+    (directory / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
+
+    d, d_ff, positions = SIZES["d_model"], SIZES["d_ff"], SIZES["positions"]
+    config = {
+        "architectures": ["BertModel"],
+        "model_type": "bert",
+        "hidden_act": "gelu",
+        "hidden_size": d,
+        "intermediate_size": d_ff,
+        "num_attention_heads": SIZES["n_heads"],
+        "num_hidden_layers": SIZES["n_layers"],
+        "max_position_embeddings": positions,
+        "type_vocab_size": 2,
+        "vocab_size": len(vocab),
+        "layer_norm_eps": 1e-12,
+        "position_embedding_type": "absolute",
+        "pad_token_id": 0,
+    }
+    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (directory / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": positions}), encoding="utf-8")
+
+    rng = np.random.default_rng(seed)
+
+    def normal(*shape) -> np.ndarray:
+        return (0.5 * rng.standard_normal(shape)).astype(np.float32)
+
+    tensors = {
+        "embeddings.word_embeddings.weight": normal(len(vocab), d),
+        "embeddings.position_embeddings.weight": normal(positions, d),
+        "embeddings.token_type_embeddings.weight": normal(2, d),
+        "embeddings.LayerNorm.weight": np.ones(d, np.float32),
+        "embeddings.LayerNorm.bias": np.zeros(d, np.float32),
+    }
+    for layer in range(SIZES["n_layers"]):
+        at = f"encoder.layer.{layer}."
+        for name, (n_out, n_in) in {
+            "attention.self.query": (d, d),
+            "attention.self.key": (d, d),
+            "attention.self.value": (d, d),
+            "attention.output.dense": (d, d),
+            "intermediate.dense": (d_ff, d),
+            "output.dense": (d, d_ff),
+        }.items():
+            tensors[at + name + ".weight"] = normal(n_out, n_in)  # torch's Linear layout: (out, in)
+            tensors[at + name + ".bias"] = normal(n_out)
+        for name in ("attention.output.LayerNorm", "output.LayerNorm"):
+            tensors[at + name + ".weight"] = np.ones(d, np.float32)
+            tensors[at + name + ".bias"] = np.zeros(d, np.float32)
+    save_file(tensors, str(directory / "model.safetensors"))
+    return directory
+
+
+def copy_of(directory: Path, to: Path) -> Path:
+    """A copy of a model directory under another name (a second directory of the same model)."""
+    shutil.copytree(directory, to)
+    return to
