@@ -104,9 +104,10 @@ class EncoderConfig:
     def from_files(cls, config: dict, sentence_config: dict) -> EncoderConfig:
         """Read the sizes; refuse what this encoder does not compute exactly.
 
-        Refused with ``ModelUnavailable`` (reason "load"): a ``model_type`` not in
-        ``MODEL_TYPES`` (or none), an activation other than exact GELU, positions other than
-        absolute ones, a decoder (causal attention), sizes that do not fit together.
+        Refused with ``ModelUnavailable``: reason "unsupported" for a model this encoder would
+        compute wrongly (a ``model_type`` not in ``MODEL_TYPES``; an activation other than exact
+        GELU; positions other than absolute ones; a decoder, whose attention is causal), reason
+        "load" for a config that is not one (no ``model_type``, sizes missing or not fitting).
 
         >>> EncoderConfig.from_files({"model_type": "bert", "hidden_size": 8, "num_attention_heads": 2,
         ...     "max_position_embeddings": 16, "num_hidden_layers": 1, "intermediate_size": 12}, {}).d_head
@@ -115,7 +116,7 @@ class EncoderConfig:
         ...     EncoderConfig.from_files({"model_type": "xlm-roberta"}, {})
         ... except ModelUnavailable as err:
         ...     print(err.reason, str(err).split(":")[0])
-        load config.json says model_type 'xlm-roberta'
+        unsupported config.json says model_type 'xlm-roberta'
         """
         kind = config.get("model_type")
         if kind not in MODEL_TYPES:
@@ -123,13 +124,13 @@ class EncoderConfig:
             raise ModelUnavailable(
                 f"{CONFIG_FILE} {said}: this encoder computes BERT only (model_type 'bert'), so it would "
                 "show wrong numbers for this model (XLM-RoBERTa and RoBERTa count positions differently)",
-                reason="load",
+                reason="unsupported" if kind is not None else "load",  # no model_type: not a model config
             )
         if config.get("is_decoder") or config.get("add_cross_attention"):
             raise ModelUnavailable(
                 f"{CONFIG_FILE} asks for a decoder (is_decoder / add_cross_attention): this encoder lets every "
                 "token attend to every other one, as a BERT encoder does",
-                reason="load",
+                reason="unsupported",
             )
         try:
             d_model, n_heads = int(config["hidden_size"]), int(config["num_attention_heads"])
@@ -153,7 +154,7 @@ class EncoderConfig:
                 f"this encoder implements BERT with exact GELU and absolute positions; {CONFIG_FILE} asks for "
                 f"hidden_act={config.get('hidden_act')!r}, "
                 f"position_embedding_type={config.get('position_embedding_type')!r}",
-                reason="load",
+                reason="unsupported",
             )
         if d_model % n_heads or made.n_layers < 1 or made.max_tokens < 3:
             raise ModelUnavailable(

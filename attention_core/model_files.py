@@ -18,8 +18,8 @@ state of the file (``weights_sha256``: its size, modification and change times):
 is refused at the cost of a ``stat`` afterwards, not of reading 90 MB again, and a repaired one
 (a new modification time) is hashed afresh.
 
-Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "memory",
-"attentions") that the app turns into a sentence in the learner's language.
+Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "unsupported",
+"memory", "attentions") that the app turns into a sentence in the learner's language.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class ModelUnavailable(RuntimeError):
     reason : str
         A short code: "missing" (a package, the bundled model or the directory is absent),
         "checksum" (the weights file is not the expected one), "load" (reading failed),
+        "unsupported" (a model the encoder would compute wrongly: not BERT, see
+        ``encoder.EncoderConfig.from_files``),
         "memory" (not enough memory), "attentions" (the reference model cannot return its
         own attention weights).
     path : str or None

@@ -102,7 +102,8 @@ def _report_recovery(name: str) -> None:
 
 def model_or_problem():
     """The one way to get the real model: (embedder, None), or (None, the reason it is unavailable:
-    "missing", "checksum", "load", "memory" or "attentions", see ``model_files.ModelUnavailable``).
+    "missing", "checksum", "load", "unsupported", "memory" or "attentions", see
+    ``model_files.ModelUnavailable``).
 
     A failure is not cached, so a passing one (memory short) does not stick; a damaged weights
     file costs a later call a ``stat`` (``model_files.weights_sha256`` remembers its hash until

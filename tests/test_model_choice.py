@@ -182,3 +182,24 @@ def _both(zh_model) -> tuple[InstalledModel, InstalledModel]:
     return InstalledModel("all-minilm-l6-v2", str(bundled_path()), BUNDLED_LABEL), InstalledModel(
         ZH_ID, str(zh_model), ZH_ID
     )
+
+
+def test_a_model_the_encoder_would_misread_is_refused_with_its_own_reason(zh_model, monkeypatch, tmp_path):
+    """A model that is not BERT (here the Chinese model relabelled XLM-RoBERTa, which counts
+    positions differently) is refused as "unsupported", and the pages say so in those words."""
+    import json
+    import shutil
+
+    other = tmp_path / "xlmr-model"
+    shutil.copytree(zh_model, other)
+    config = json.loads((other / "config.json").read_text())
+    (other / "config.json").write_text(json.dumps(dict(config, model_type="xlm-roberta")))
+    monkeypatch.delenv(MODELS_ENV, raising=False)
+    monkeypatch.setenv(MODEL_ENV, str(other))
+    reason = translate("en", "shell.problem_unsupported")
+    at = run_page("pages/real_model.py", EN)
+    assert not at.exception, at.exception
+    assert [w.value for w in at.warning] == [translate("en", "real_model.unavailable", reason=reason)]
+    at.switch_page("pages/step_by_step.py").run()
+    assert not at.exception, at.exception
+    assert translate("en", "shell.model_fallback", problem=reason) in [w.value for w in at.warning]

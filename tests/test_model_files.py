@@ -179,7 +179,7 @@ def test_a_config_this_encoder_does_not_implement_is_refused(tmp_path):
     (copy / "config.json").write_text(json.dumps(dict(config, hidden_act="relu")))
     with pytest.raises(ModelUnavailable) as caught:
         load_encoder(str(copy))
-    assert caught.value.reason == "load" and "relu" in str(caught.value)
+    assert caught.value.reason == "unsupported" and "relu" in str(caught.value)
 
 
 def test_a_weights_file_is_hashed_once_for_each_state_of_the_file(tmp_path, monkeypatch):
@@ -419,19 +419,20 @@ def test_a_mapping_the_system_refuses_for_lack_of_memory_is_memory(tmp_path, mon
 
 
 @pytest.mark.parametrize(
-    ("change", "said"),
+    ("change", "said", "reason"),
     [
-        ({"model_type": "xlm-roberta"}, "model_type 'xlm-roberta'"),
-        ({"model_type": "roberta"}, "model_type 'roberta'"),
-        ({"model_type": None}, "names no model_type"),
-        ({"is_decoder": True}, "decoder"),
-        ({"position_embedding_type": "relative_key"}, "relative_key"),
+        ({"model_type": "xlm-roberta"}, "model_type 'xlm-roberta'", "unsupported"),
+        ({"model_type": "roberta"}, "model_type 'roberta'", "unsupported"),
+        ({"model_type": None}, "names no model_type", "load"),  # not a config of any model we could name
+        ({"is_decoder": True}, "decoder", "unsupported"),
+        ({"position_embedding_type": "relative_key"}, "relative_key", "unsupported"),
     ],
 )
-def test_a_config_whose_model_the_encoder_does_not_compute_exactly_is_refused(tmp_path, change, said):
+def test_a_config_whose_model_the_encoder_does_not_compute_exactly_is_refused(tmp_path, change, said, reason):
     """Only model_type "bert" is computed exactly (encoder.MODEL_TYPES): an XLM-RoBERTa or
     RoBERTa model counts positions from pad_token_id + 1, a decoder masks the future, relative
-    positions add terms BERT has not. Each is refused ("load") with the reason, before the
+    positions add terms BERT has not. Each is refused ("unsupported"; a config naming no model
+    "load") with the reason, before the
     weights are read; the bundled model still loads."""
     import json
     import shutil
@@ -443,7 +444,7 @@ def test_a_config_whose_model_the_encoder_does_not_compute_exactly_is_refused(tm
     (copy / "config.json").write_text(json.dumps({k: v for k, v in config.items() if v is not None}))
     with pytest.raises(ModelUnavailable) as caught:
         load_encoder(str(copy))
-    assert caught.value.reason == "load" and said in str(caught.value)
+    assert caught.value.reason == reason and said in str(caught.value)
     assert load_encoder().config.n_layers == 6
 
 
