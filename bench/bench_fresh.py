@@ -3,6 +3,7 @@
     python -m bench.bench_fresh              # 3 repetitions (~5-10 min on 2 busy cores)
     python -m bench.bench_fresh --reps 5
     python -m bench.bench_fresh --warm-cache --pages intuition tailor_shop   # a browser that has been here
+    python -m bench.bench_fresh --reps 1 --trace   # where the browser spends a first visit (CPU by kind)
 
 Issue 31 ("No waits"): on a running server, a new learner's session should wait no longer than
 1 s for any first page visit or Next. bench_clicks times a learner who has already been
@@ -68,7 +69,18 @@ from dataclasses import dataclass, field
 
 from bench.bench_app import App as StartupApp
 from bench.bench_app import bare_labels, ours_labels, startup
-from bench.core import IDLE_JS, VIEWPORT, chromium, machine, on_sigterm_exit, sentences, table, wait_idle
+from bench.core import (
+    IDLE_JS,
+    TRACE_CATEGORIES,
+    VIEWPORT,
+    chromium,
+    machine,
+    main_thread_time,
+    on_sigterm_exit,
+    sentences,
+    table,
+    wait_idle,
+)
 from bench.pageclock import ARM_JS, INIT_JS
 
 SETTLE_MS = 500  # the idle check must hold this long
@@ -121,6 +133,7 @@ class Sample:
     runs: int
     charts: int
     late: bool = False  # a run started after the first idle stretch
+    cpu: dict | None = None  # with --trace: the renderer main thread's self time (s) by kind
 
 
 @dataclass
@@ -142,8 +155,8 @@ class Series:
 class Fresh:
     """New browser contexts on one browser, each with the page clock installed."""
 
-    def __init__(self, browser, timeout: float, warm_cache: bool = False):
-        self.browser, self.timeout = browser, timeout
+    def __init__(self, browser, timeout: float, warm_cache: bool = False, trace: bool = False):
+        self.browser, self.timeout, self.trace = browser, timeout, trace
         self.shared = self._context() if warm_cache else None  # one HTTP cache for every session
         self.errors: list[str] = []
         self.timeouts: list[str] = []
@@ -190,9 +203,16 @@ class Fresh:
         return Sample((end - t0) / 1e3, idle, fin, start, r["runs"], r["charts"], late)
 
     def first_visit(self, url: str, what: str) -> Sample:
+        """``url`` opened in a new session, until idle; with ``--trace`` under a Chromium trace,
+        whose renderer main thread's time by kind the sample keeps (``core.main_thread_time``)."""
         with self.session() as page:
+            if self.trace:
+                self.browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
             page.goto(url, wait_until="commit")
-            return self.wait(page, what)
+            sample = self.wait(page, what)
+            if self.trace:
+                sample.cpu = main_thread_time(self.browser.stop_tracing())["kinds"]
+            return sample
 
     def click(self, page, locator, what: str) -> Sample:
         page.evaluate(ARM_JS)
@@ -221,6 +241,26 @@ def warm(fresh: Fresh, ours_url: str, bare_url: str) -> None:
         wait_idle(page, fresh.timeout, settle=0.3)
 
 
+CPU_KINDS = ("script", "style", "layout", "paint", "gc", "parse", "other")
+
+
+def cpu_table(rows: list[tuple[str, Series]]) -> str:
+    """The traced first visits: median renderer main-thread time (s) in all and by kind, and
+    the ratio of the total to the bare app's."""
+    medians = []
+    for name, series in rows:
+        cpus = [s.cpu for s in series.samples if s.cpu]
+        if cpus:
+            kinds = {k: statistics.median(c.get(k, 0.0) for c in cpus) for k in CPU_KINDS}
+            medians.append((name, statistics.median(sum(c.values()) for c in cpus), kinds))
+    ref = next((total for name, total, _ in medians if name == "bare"), float("nan"))
+    return table(
+        ("first visit", "main thread s", "× bare", *CPU_KINDS),
+        [(name, total, f"{total / ref:.2f}×", *(kinds[k] for k in CPU_KINDS)) for name, total, kinds in medians],
+        title="Chromium trace of each first visit, renderer main thread, median self time (s) by kind:",
+    )
+
+
 def fmt(x: float) -> str:
     return "  nan" if x != x else f"{x:.3f}"
 
@@ -235,6 +275,11 @@ def main() -> int:
         "--warm-cache",
         action="store_true",
         help="every session a new tab of one browser context (its HTTP cache warm) instead of a new context",
+    )
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="a Chromium trace of every first visit: the renderer main thread's CPU time by kind, ours vs bare",
     )
     args = ap.parse_args()
     on_sigterm_exit()
@@ -256,7 +301,7 @@ def main() -> int:
     words = iter(sentences(10_000, args.seed))
     try:
         with chromium() as browser:
-            fresh = Fresh(browser, args.timeout, warm_cache=args.warm_cache)
+            fresh = Fresh(browser, args.timeout, warm_cache=args.warm_cache, trace=args.trace)
             for app in (ours, bare):  # (0) server start -> first heatmap, one after the other
                 st = startup(browser, app, args.timeout)
                 st["context"].close()
@@ -345,6 +390,9 @@ def main() -> int:
             title="Server start (one sample each; ours at /matrices, the model loads in between):",
         )
     )
+    if args.trace:
+        print()
+        print(cpu_table([(f"/{url_path(p)}", first[p]) for p in PAGES if first[p].samples] + [("bare", bare_first)]))
     over = [(f"first visit /{url_path(p)}", first[p].max()) for p in PAGES if first[p].samples]
     over += [(f"Next → step {n}", nexts[n].max()) for n in nexts]
     slow = [f"{name} ({t:.2f} s)" for name, t in over if t > TARGET_S]

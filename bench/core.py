@@ -21,6 +21,7 @@ before NumPy loads.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import random
@@ -525,3 +526,61 @@ def machine() -> str:
         f"machine: {os.cpu_count()} cores, load average {load} (other work inflates every time); "
         f"Python {sys.version.split()[0]}; commit {commit()}"
     )
+
+
+# --------------------------------------------------------------------------- Chromium traces
+
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing"]
+KINDS = {  # trace event name -> what it is
+    "script": ("FunctionCall", "EvaluateScript", "v8.compile", "v8.compileModule", "RunMicrotasks", "TimerFire",
+               "FireAnimationFrame", "EventDispatch", "V8.Execute", "v8.callFunction", "v8.run", "XHRReadyStateChange",
+               "FireIdleCallback", "v8.evaluateModule", "ParseScriptOnBackground", "V8.CompileCode"),
+    "style": ("UpdateLayoutTree", "RecalculateStyles", "ParseAuthorStyleSheet", "ScheduleStyleRecalculation"),
+    "layout": ("Layout", "UpdateLayout", "InvalidateLayout"),
+    "paint": ("Paint", "PrePaint", "Layerize", "UpdateLayer", "UpdateLayerTree", "CompositeLayers", "Commit",
+              "PaintImage", "Decode Image", "RasterTask", "PaintSetup"),
+    "gc": ("MinorGC", "MajorGC", "V8.GCScavenger", "V8.GCFinalizeMC", "V8.GCIncrementalMarking", "BlinkGC.AtomicPhase",
+           "V8.GC_MC_BACKGROUND_MARKING", "CppGC.IncrementalSweep", "V8.GCCompactor", "BlinkGC.IncrementalSweep"),
+    "parse": ("ParseHTML",),
+}  # fmt: skip
+KIND_OF = {name: kind for kind, names in KINDS.items() for name in names}
+
+
+def main_thread_time(trace: bytes) -> dict:
+    """Self time (s) of a Chromium trace's busiest renderer main thread, by kind and by event name.
+
+    Every complete event ("X") on that thread, minus the events nested in it; a kind groups
+    event names (``KINDS``): script, style, layout, paint, gc, parse, other (the rest, e.g. the
+    tasks' own time)."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    mains = {
+        (e["pid"], e["tid"]) for e in events if e.get("ph") == "M" and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    per_thread: dict[tuple, list] = {}
+    for e in events:
+        if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in mains and "dur" in e:
+            per_thread.setdefault((e["pid"], e["tid"]), []).append(e)
+    if not per_thread:
+        return {"kinds": {}, "names": {}}
+    busiest = max(per_thread.values(), key=lambda es: sum(e["dur"] for e in es if e.get("name") == "RunTask"))
+    busiest.sort(key=lambda e: (e["ts"], -e["dur"]))
+    names: dict[str, float] = {}
+    stack: list[list] = []  # [end, name, child time]
+
+    def close(until: float) -> None:
+        while stack and stack[-1][0] <= until:
+            end, name, children, dur = stack.pop()
+            names[name] = names.get(name, 0.0) + (dur - children) / 1e6
+
+    for e in busiest:
+        close(e["ts"])
+        if stack:
+            stack[-1][2] += e["dur"]
+        stack.append([e["ts"] + e["dur"], e["name"], 0.0, e["dur"]])
+    close(float("inf"))
+    kinds: dict[str, float] = {}
+    for name, secs in names.items():
+        kind = KIND_OF.get(name, "other")
+        kinds[kind] = kinds.get(kind, 0.0) + secs
+    return {"kinds": kinds, "names": names}
