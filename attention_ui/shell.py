@@ -583,13 +583,23 @@ def run_app() -> None:
     share_link()
 
 
+SHARE_KEY = "share_open"
+"""The share expander's key: its open state, kept by Streamlit, says whether to draw the link."""
+
+
 def share_link() -> None:
     """What ``run_app`` does after the page: the link to this exact view, at the foot of the
-    sidebar, once the page has put its own parameters (token, step, tab …) in the URL."""
+    sidebar, once the page has put its own parameters (token, step, tab …) in the URL.
+
+    Drawn only while its expander is open (opening it reruns the page): the link is a code block,
+    and Streamlit's code block loads its syntax highlighter, which took a new learner's browser
+    0.5 s of its first visit for a link nobody had asked for (``bench_fresh --trace``)."""
     box = st.session_state.pop(_SHARE_BOX, None)
     if box is not None:
-        with box.expander(t("shell.share"), icon=":material/link:"):
-            view_link()
+        share = box.expander(t("shell.share"), icon=":material/link:", key=SHARE_KEY, on_change="rerun")
+        if share.open:
+            with share:
+                view_link()
 
 
 LANG_SCRIPT = {lang: f"<script>document.documentElement.lang = {lang!r};</script>" for lang in LANGS}
