@@ -279,3 +279,18 @@ def view_link(label_key: str = "exports.view_link") -> str:
     st.caption(t(label_key))
     st.code(url, language=None, wrap_lines=True)
     return url
+
+
+def view_link_expander(label: str, key: str, *, box=None, note: str | None = None) -> None:
+    """An expander (in ``box``, default the current container) that draws ``view_link`` only
+    while it is open: opening it reruns the page (``on_change="rerun"``; its state under
+    ``key``). The link is a code block, and Streamlit's code block makes a new learner's browser
+    load its syntax highlighter: 0.5–1.0 s of a first visit's main thread (``bench_fresh
+    --trace``, a V8 profile) for a link nobody had asked for. ``note``: a caption above it.
+    Example: ``view_link_expander(t("shell.share"), "share_open", box=st.sidebar)``."""
+    share = (box or st).expander(label, icon=":material/link:", key=key, on_change="rerun")
+    if share.open:
+        with share:
+            if note:
+                st.caption(note)
+            view_link()

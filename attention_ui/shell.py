@@ -23,7 +23,7 @@ from attention_core.model_files import MODEL_ENV, ModelUnavailable
 from attention_core.scaling import scaling_sweep
 from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
 from attention_ui.busy import BUSY_SCRIPT, busy_note, slow_run
-from attention_ui.exports import view_link
+from attention_ui.exports import view_link_expander
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.notation import shown
@@ -589,17 +589,11 @@ SHARE_KEY = "share_open"
 
 def share_link() -> None:
     """What ``run_app`` does after the page: the link to this exact view, at the foot of the
-    sidebar, once the page has put its own parameters (token, step, tab …) in the URL.
-
-    Drawn only while its expander is open (opening it reruns the page): the link is a code block,
-    and Streamlit's code block loads its syntax highlighter, which took a new learner's browser
-    0.5 s of its first visit for a link nobody had asked for (``bench_fresh --trace``)."""
+    sidebar, once the page has put its own parameters (token, step, tab …) in the URL; drawn
+    only while its expander is open (``exports.view_link_expander``)."""
     box = st.session_state.pop(_SHARE_BOX, None)
     if box is not None:
-        share = box.expander(t("shell.share"), icon=":material/link:", key=SHARE_KEY, on_change="rerun")
-        if share.open:
-            with share:
-                view_link()
+        view_link_expander(t("shell.share"), SHARE_KEY, box=box)
 
 
 LANG_SCRIPT = {lang: f"<script>document.documentElement.lang = {lang!r};</script>" for lang in LANGS}

@@ -9,7 +9,7 @@ import streamlit as st
 
 from attention_core import exercises as ex
 from attention_core.lesson import STEPS
-from attention_ui.exports import show_figure, view_link
+from attention_ui.exports import show_figure, view_link_expander
 from attention_ui.figures import heatmap, key_bars
 from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
 from attention_ui.i18n import t
@@ -317,6 +317,4 @@ score_box.metric(
 )
 if answered:
     st.caption(t("exercises.first_counts"))
-with st.expander(t("exercises.share_title"), icon=":material/link:"):
-    st.caption(t("exercises.share_help"))
-    view_link()
+view_link_expander(t("exercises.share_title"), "exercise_share_open", note=t("exercises.share_help"))

@@ -22,3 +22,13 @@ def test_the_link_is_drawn_only_when_its_expander_is_open():
     at.session_state[SHARE_KEY] = False
     at.run()
     assert not at.code
+
+
+def test_an_exercises_link_is_drawn_only_when_opened():
+    at = run_page("pages/exercises.py", ex_seed="12")
+    assert not at.exception, at.exception
+    assert not at.code, [c.value for c in at.code]
+    at.session_state["exercise_share_open"] = True
+    at.run()
+    assert not at.exception, at.exception
+    assert len(at.code) == 1 and "ex_seed=12" in at.code[0].value, [c.value for c in at.code]
