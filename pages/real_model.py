@@ -74,7 +74,8 @@ st.markdown(
 )
 measured = measured_census(model_name())  # every head over the probe set
 if measured is not None:
-    st.caption(t("real_model.special_tokens", **parking_fields(measured, tokens)))
+    said = "real_model.special_tokens_bert" if tokens[0] == "[CLS]" else "real_model.special_tokens"  # BERT's own names
+    st.caption(t(said, **parking_fields(measured, tokens)))
 if encoded.truncated and not (lesson.truncated and lesson.trained):  # else the shell has just said the same
     st.info(t("real_model.cut", total=encoded.n_pieces, shown=T - 2))
 if encoded.unknown:
