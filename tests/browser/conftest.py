@@ -10,6 +10,7 @@ browser fails loudly, and any skipped browser test is turned into a failure.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -45,11 +46,63 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"browser test skipped in CI (CI={os.environ['CI']!r}): {report.longrepr}"
 
 
+class _Shared:
+    """One Streamlit server and one Chromium for a run of browser tests in a row.
+
+    Starting a server (and its first load of the model) and a browser costs seconds each; the
+    tests that use ``server`` or ``chromium`` need neither fresh (those that need a fresh
+    server's first request start their own: ``harness.fresh_server``). Both are closed after the
+    last browser test of a row (``pytest_runtest_teardown`` below), so the AppTest tests that
+    follow run with no Playwright and no server beside them, and opened again if another
+    browser test comes later (xdist may hand a worker such tests in any order).
+    """
+
+    def __init__(self) -> None:
+        self.stack: contextlib.ExitStack | None = None
+        self.srv = None
+        self.browser = None
+
+    def _stack(self) -> contextlib.ExitStack:
+        if self.stack is None:
+            self.stack = contextlib.ExitStack()
+        return self.stack
+
+    def server_url(self) -> str:
+        if self.srv is not None and self.srv.process.poll() is not None:
+            self.close()  # the server died: start another rather than fail every test after
+        if self.srv is None:
+            self.srv = self._stack().enter_context(streamlit_server())
+        return self.srv.url
+
+    def chromium(self):
+        if self.browser is not None and not self.browser.is_connected():
+            self.close()
+        if self.browser is None:
+            self.browser = self._stack().enter_context(launch_browser())
+        return self.browser
+
+    def close(self) -> None:
+        stack, self.stack, self.srv, self.browser = self.stack, None, None, None
+        if stack is not None:
+            stack.close()
+
+
+_shared = _Shared()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last browser test of a row (the module fixtures are torn down by now): close
+    the shared server and Chromium."""
+    if nextitem is None or nextitem.get_closest_marker("browser") is None:
+        _shared.close()
+
+
 @pytest.fixture(scope="module")
 def server():
-    """One server per test module; yields its base URL (``http://127.0.0.1:<port>/``)."""
-    with streamlit_server() as srv:
-        yield srv.url
+    """The shared server's base URL (``http://127.0.0.1:<port>/``): one server for the browser
+    tests in a row, not one per module (``_Shared``)."""
+    yield _shared.server_url()
 
 
 # Our fixture names avoid pytest-playwright's ("browser", "page", ...): that plugin is
@@ -59,12 +112,19 @@ def server():
 
 @pytest.fixture(scope="module")
 def chromium():
-    """Debian's Chromium, headless; closed after the module (before AppTest tests run)."""
+    """Debian's Chromium, headless, shared by the browser tests in a row (``_Shared``). The
+    browser contexts (and pages) a module leaves open are closed after it, as closing a browser
+    of its own did."""
     missing = _missing_browser()
     if missing:
         _skip_or_fail(missing)
-    with launch_browser() as b:
-        yield b
+    browser = _shared.chromium()
+    before = set(browser.contexts)
+    yield browser
+    if browser.is_connected():
+        for context in browser.contexts:
+            if context not in before:
+                context.close()
 
 
 @pytest.fixture(scope="module")
