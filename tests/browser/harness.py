@@ -219,6 +219,22 @@ def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
     page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
 
 
+def load_side_by_side(tabs: list, urls: list[str], settle: int = 400) -> Iterator[tuple]:
+    """Open ``urls`` in order, as many at a time as there are ``tabs``; yield ``(tab, url)`` for
+    each once its page is loaded and idle (``wait_for_app``), for the caller to read it there.
+
+    A walk over many pages waits mostly on one page's script run and settle time; with two or
+    three tabs (each its own session) the server and Chromium work on the next page meanwhile.
+    """
+    for start in range(0, len(urls), len(tabs)):
+        batch = list(zip(tabs, urls[start : start + len(tabs)]))
+        for tab, url in batch:
+            tab.goto(url)
+        for tab, url in batch:
+            wait_for_app(tab, settle=settle)
+            yield tab, url
+
+
 def plotly_data(page) -> list[dict]:
     """Every Plotly figure on the page, top to bottom: {"title", "data", "layout"} as JSON.
 

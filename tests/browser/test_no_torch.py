@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from attention_ui.i18n import translate
-from tests.browser.harness import no_exception, streamlit_server, wait_for_app
+from tests.browser.harness import load_side_by_side, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -38,26 +38,34 @@ class _LeanInstall:  # what a machine without PyTorch and sentence-transformers 
         return None
 sys.meta_path.insert(0, _LeanInstall())
 """
+WEIGHTS = ("", "?w=random", "?w=identity")
+"""The real model's trained head (the default), then random and identity W."""
 
 
 def test_every_page_runs_without_torch(chromium, tmp_path):
     (tmp_path / "sitecustomize.py").write_text(NO_TORCH)
     pythonpath = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
     with streamlit_server(env={"PYTHONPATH": pythonpath}) as server:
-        context = chromium.new_context(viewport={"width": 1400, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(60_000)
+        contexts = [chromium.new_context(viewport={"width": 1400, "height": 900}) for _ in WEIGHTS]
+        tabs = [context.new_page() for context in contexts]  # one tab (and session) for each W
+        for tab in tabs:
+            tab.set_default_timeout(60_000)
+        page = tabs[0]
         page.goto(server.url)
         wait_for_app(page)
         links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
         hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]
         assert len(hrefs) >= 10, hrefs
-        for href in hrefs:  # every page on the real model and a trained head, then random and identity W
+        opened = 0
+        urls = []  # every page on the real model and a trained head, then random and identity W
+        for href in hrefs:
             path = href.split("?", 1)[0].replace(server.url, "").strip("/")
-            for query in ("", "?w=random", "?w=identity"):
-                page.goto(server.url + path + query)
-                wait_for_app(page)
-                no_exception(page)
+            urls += [server.url + path + query for query in WEIGHTS]
+        for tab, url in load_side_by_side(tabs, urls):  # three loads at a time, one a tab
+            no_exception(tab)
+            assert tab.url.split("?")[0] == url.split("?")[0], (tab.url, url)
+            opened += 1
+        assert opened == 3 * len(hrefs)
         page.goto(server.url + "real_model?lang=en")
         wait_for_app(page)
         page.get_by_role("button", name=re.compile("Check against PyTorch")).click()
@@ -66,7 +74,8 @@ def test_every_page_runs_without_torch(chromium, tmp_path):
         main = page.locator('[data-testid="stMain"]').inner_text()
         assert translate("en", "shell.problem_no_torch") in main, main[-600:]
         libraries = mapped_libraries(server.process.pid)
-        context.close()
+        for context in contexts:
+            context.close()
     assert any("safetensors" in name or "tokenizers" in name for name in libraries), sorted(libraries)[:40]
     torch_libraries = sorted(name for name in libraries if "torch" in name)
     assert not torch_libraries, f"the server mapped {torch_libraries}"

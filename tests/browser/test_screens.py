@@ -9,9 +9,22 @@ that run into each other. Plus: presentation mode at 1024 × 768 shows the main 
 first screen, a 13-token weights matrix at 1400 px prints all 169 numbers, and on a phone
 the sidebar closes after a page is picked.
 
-One server and one browser for the module; each view is one browser context whose page
-visits every page in turn (58 page loads, plus 4 for the other tests). ``python -m pytest
-tests/browser/test_screens.py`` took 3 min 10 s on the shared 2-core machine.
+The same walk checks what nothing may cut inside a word or a term (issue 31, item 8) and the
+heads grids a learner can read (item 10), on the pages where they are (these checks were
+tests/browser/test_layout_1024.py, whose visits were the same pages in the same views):
+
+* at 1024 px, where Streamlit opens the sidebar, every page link shows its whole label
+  ("Self vs cross attentior", "自注意力与交叉注意" were cut): the label's text is no wider
+  than its box (``CUT_LINKS``, on Multi-head);
+* a formula's line never ends with a relation whose value starts the next line ("1/√32 = /
+  0.1768" on Real model heads): ``formulas.kept_terms`` keeps each short term on one line
+  (``BROKEN_TERMS``, on Real model heads, Multi-head and the by-hand exercise, in both views);
+* on the phone the heads grids (Multi-head's 12 heads, Real model heads' 72) keep each head
+  at least ``model_figures.HEAD_MIN_PX`` wide and scroll sideways where the page is narrower
+  (``GRID``).
+
+One server and one browser; each view is one browser context whose two pages visit every
+page in turn, side by side (16 to 19 page loads a walk, plus 4 for the other tests).
 """
 
 from __future__ import annotations
@@ -22,9 +35,10 @@ import pytest
 
 from attention_core.lesson import STEPS
 from attention_ui import internals
+from attention_ui.model_figures import grid_min_width
 from attention_ui.shell import NAV
 from attention_ui.tables import MATRIX_CLASS
-from tests.browser.harness import no_exception, wait_for_app
+from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -37,20 +51,72 @@ VIEWS = {
 EXTRA = {"step_by_step": [f"step={STEPS.index('softmax')}", f"step={STEPS.index('output')}", "step=2"]}
 """Pages visited more than once on the phone (where they are hardest to fit): the step-by-step
 page at its widest formulas and charts."""
+EXTRA_EVERYWHERE = {"exercises": ["ex_kind=by_hand"]}
+"""Views visited in both views: the by-hand exercise writes its sums as formulas."""
+FORMULA_PAGES = ("real_model", "multi_head", "exercises")
+"""The pages whose formulas ``BROKEN_TERMS`` reads (their long sums of numbers)."""
+GRIDS = {"multi_head": ("fig_trained_heads", 12), "real_model": ("fig_grid", 12)}
+"""The heads grids read on the phone: page -> (the chart's key, its number of heads)."""
 
 _CHECKS_FILE = (Path(__file__).parent / "screen_checks.js").read_text(encoding="utf-8")
 SCREEN_CHECKS = _CHECKS_FILE[_CHECKS_FILE.index("() =>") :]  # without the comment above the function
 """A list of what is wrong with the page in front of us (empty when it fits)."""
 
+CUT_LINKS = """() => {
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  if (!bar || bar.getAttribute('aria-expanded') === 'false' || bar.getBoundingClientRect().right < 50) return null;
+  const cut = [];
+  for (const link of bar.querySelectorAll('[data-testid="stPageLink"] a')) {
+    for (const el of [link, ...link.querySelectorAll('span, p')]) {
+      const text = el.innerText.trim();
+      if (text && !/^[a-z_]+$/.test(text) && el.scrollWidth > el.clientWidth + 1) {
+        cut.push(`${text}: ${el.scrollWidth} > ${el.clientWidth} px`);
+        break;
+      }
+    }
+  }
+  return cut;
+}"""
+"""The sidebar's page links whose label is wider than its box (null: the sidebar is closed).
+A Material icon's ligature name (lower case, "_") is no label."""
+
+BROKEN_TERMS = """() => {
+  const broken = [];
+  for (const math of document.querySelectorAll('.katex-display')) {
+    const bases = [...math.querySelectorAll('.katex-html > .base')];
+    for (let k = 1; k < bases.length; k++) {
+      if (bases[k].getBoundingClientRect().top <= bases[k - 1].getBoundingClientRect().top + 4) continue;
+      const last = [...bases[k - 1].children].filter(el => !el.classList.contains('mspace')).pop();
+      const next = bases[k].textContent.trim();
+      if (last && last.classList.contains('mrel') && last.textContent !== ':' && /^[−-]?[0-9]/.test(next)) {
+        broken.push(`${bases[k - 1].textContent.trim().slice(-24)} / ${next.slice(0, 24)}`);
+      }
+    }
+  }
+  return broken;
+}"""
+"""Lines of a formula that end with =, ∈ … while the value stands alone at the start of the next
+(a list after a colon may start a line: "α_{2,j}/√32:" then the numbers)."""
+
+GRID = """(key) => {
+  const box = document.querySelector(`[class*="st-key-wide"]:has(.st-key-${key})`);
+  const chart = box && box.querySelector('[data-testid="stPlotlyChart"]');
+  if (!chart) return null;
+  const width = chart.getBoundingClientRect().width;
+  return {width, scroll: box.scrollWidth, client: box.clientWidth, overflow: getComputedStyle(box).overflowX};
+}"""
+"""The heads grid keyed ``key``: its chart's width and whether its frame scrolls."""
+
 
 def page_urls(lang: str, extra_views: bool = True) -> list[str]:
-    """Every page of NAV (and, with ``extra_views``, the extra views of some) with the
-    15-word sentence."""
+    """Every page of NAV (and, with ``extra_views``, the extra views of some; the views of
+    ``EXTRA_EVERYWHERE`` always) with the 15-word sentence."""
     common = f"sentence={SENTENCE.replace(' ', '+')}&lang={lang}"
     urls = []
     for page, _ in NAV:
         path = "" if page == NAV[0][0] else page
-        for extra in [""] + (EXTRA.get(page, []) if extra_views else []):
+        extras = EXTRA_EVERYWHERE.get(page, []) + (EXTRA.get(page, []) if extra_views else [])
+        for extra in [""] + extras:
             urls.append(f"{path}?{common}" + (f"&{extra}" if extra else ""))
     return urls
 
@@ -59,12 +125,38 @@ def page_urls(lang: str, extra_views: bool = True) -> list[str]:
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_every_page_fits_the_screen(views, server, view, lang):
     page = views(view)
-    problems = []
-    for url in page_urls(lang, extra_views=view == "phone"):
-        page.goto(server + url)
-        wait_for_app(page, settle=200)
-        no_exception(page)
-        problems += [f"{url.split('?')[0] or 'home'} ({url.split('&')[-1]}): {p}" for p in page.evaluate(SCREEN_CHECKS)]
+    tabs = [page, page.context.new_page()]  # two pages of the view's context, loading side by side
+    urls = page_urls(lang, extra_views=view == "phone")
+    problems, broken, links_read, grids_read, read = [], [], 0, set(), 0
+    try:
+        for tab, url in load_side_by_side(tabs, [server + url for url in urls], settle=200):
+            url = url.removeprefix(server)
+            read += 1
+            no_exception(tab)
+            where = f"{url.split('?')[0] or 'home'} ({url.split('&')[-1]})"
+            problems += [f"{where}: {p}" for p in tab.evaluate(SCREEN_CHECKS)]
+            name = url.split("?")[0]
+            if name == "multi_head" and view == "projector":
+                cut = tab.evaluate(CUT_LINKS)
+                assert cut is not None, "Streamlit no longer opens the sidebar at 1024 px"
+                problems += [f"{where}: a page link cut in the sidebar: {c}" for c in cut]
+                links_read += 1
+            if name in FORMULA_PAGES and (name != "exercises" or "ex_kind=by_hand" in url):
+                broken.append(name)
+                problems += [f"{where}: a formula broken inside a term: {b}" for b in tab.evaluate(BROKEN_TERMS)]
+            if name in GRIDS and view == "phone" and lang == "en":
+                key, n_heads = GRIDS[name]
+                grid = tab.evaluate(GRID, key)
+                assert grid is not None, f"{name}: no heads grid in a scrolling frame"
+                assert grid["width"] >= grid_min_width(n_heads) - 1, (name, grid)  # HEAD_MIN_PX a head and the margins
+                assert grid["overflow"] == "auto" and grid["scroll"] > grid["client"], (name, grid)
+                grids_read.add(name)
+    finally:
+        tabs[1].close()
+    assert read == len(urls)
+    assert sorted(broken) == sorted(FORMULA_PAGES), broken  # every formula page was read
+    assert links_read == (view == "projector")
+    assert grids_read == (set(GRIDS) if view == "phone" and lang == "en" else set())
     assert not problems, f"{view} × {lang}: {len(problems)} problems\n" + "\n".join(problems)
 
 
