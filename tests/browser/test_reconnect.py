@@ -62,23 +62,26 @@ def query(page) -> dict:
 
 def test_the_first_click_after_a_server_restart_counts(chromium):
     port = free_port()
-    pages = {}
+    pages = {name: chromium.new_context(viewport=VIEWPORT).new_page() for name in CASES}
+    for page in pages.values():
+        page.set_default_timeout(60_000)
     with streamlit_server(port=port) as before:
-        for name, (path, _, param, want) in CASES.items():
-            page = chromium.new_context(viewport=VIEWPORT).new_page()
-            page.set_default_timeout(60_000)
-            page.goto(before.url + path)
+        for name, (path, _, _, _) in CASES.items():  # all six load side by side
+            pages[name].goto(before.url + path)
+        for name, (_, _, param, want) in CASES.items():
+            page = pages[name]
             wait_for_app(page)
             no_exception(page)
             assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
-            pages[name] = page
     time.sleep(1)  # the server is gone; the pages try to reconnect
     with streamlit_server(port=port):
         lost = {}
-        for name, (_, act, param, want) in CASES.items():
+        for name, (_, act, _, _) in CASES.items():  # each page's first action once it is back ...
             page = pages[name]
             wait_for_app(page)
             act(page)
+        for name, (_, _, param, want) in CASES.items():  # ... then what each action did
+            page = pages[name]
             for _ in range(50):
                 wait_for_app(page)
                 if query(page).get(param) == [want]:
