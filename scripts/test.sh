@@ -5,8 +5,9 @@
 # CJK fonts for the browser tests (apt-get), the Python packages of requirements-dev.txt
 # (pip) — then lints the tree with ruff (`ruff check .` and `ruff format --check .`, rules in
 # pyproject.toml; a finding fails the run before any test) and runs pytest with the arguments
-# given. It never runs `playwright install`: Playwright drives the system Chromium at
-# /usr/bin/chromium (or $CHROMIUM_PATH).
+# given, on two pytest-xdist workers unless they say otherwise (see the end). It never runs
+# `playwright install`: Playwright drives the system Chromium at /usr/bin/chromium (or
+# $CHROMIUM_PATH).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -54,4 +55,16 @@ if [ "$lint_failed" -ne 0 ]; then
   exit 1
 fi
 
-exec "$PYTHON" -m pytest "$@"
+# Two pytest-xdist workers (the machines have 2 cores) unless the arguments choose: `-n 0` runs
+# in this one process (pdb, -x on the first failure in order), `-n 4` four workers. The browser
+# tests are one xdist group (tests/conftest.py): they run one after another on one worker, with
+# one server and one Chromium, while the other worker takes the AppTest and unit tests;
+# `--dist loadgroup` keeps a group together and hands out the rest test by test.
+workers=(-n "${TEST_WORKERS:-2}" --dist loadgroup)
+for arg in "$@"; do
+  case "$arg" in
+    -n | -n* | --numprocesses | --numprocesses=* | -p | --dist | --dist=*) workers=() ;;
+  esac
+done
+
+exec "$PYTHON" -m pytest "${workers[@]}" "$@"

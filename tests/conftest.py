@@ -9,6 +9,15 @@ from __future__ import annotations
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """The browser tests are one xdist group: with ``-n 2 --dist loadgroup`` (scripts/test.sh)
+    they run one after another on one worker, which keeps one server and one Chromium for them
+    (tests/browser/conftest.py), and their timings free of a second browser on a 2-core machine."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture
 def captured_files(monkeypatch):
     """Every file handed to the (test) media storage: (bytes, mimetype, filename), plus its id."""
