@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group off the marker
 def pytest_collection_modifyitems(config, items):
     """The browser tests are one xdist group: with ``-n 2 --dist loadgroup`` (scripts/test.sh)
     they run one after another on one worker, which keeps one server and one Chromium for them
