@@ -90,6 +90,11 @@ class _Shared:
 _shared = _Shared()
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """A run cut short (Ctrl-C, -x) leaves no shared server or Chromium behind."""
+    _shared.close()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     """After the last browser test of a row (the module fixtures are torn down by now): close
