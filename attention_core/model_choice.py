@@ -166,6 +166,12 @@ class Reading:
     unknown: int
     pieces: int
 
+    @property
+    def share(self) -> float:
+        """The unknown pieces' share of all: what the models are compared by (a model that cuts
+        finer is not penalised)."""
+        return self.unknown / max(self.pieces, 1)
+
 
 def reading(text: str, model: InstalledModel) -> Reading:
     """How ``model`` reads ``text``: its unknown pieces among all (the tokenizer only).
@@ -181,6 +187,23 @@ def reading(text: str, model: InstalledModel) -> Reading:
     return Reading(model, sum(token == unk for token in tokens) if unk is not None else 0, len(tokens))
 
 
+def readings(text: str, models) -> list[Reading]:
+    """How each of ``models`` reads ``text`` (``reading``), in their order; a model whose
+    tokenizer cannot be read is passed over.
+
+    >>> bundled = InstalledModel("all-minilm-l6-v2", str(bundled_path()), BUNDLED_LABEL)
+    >>> [r.unknown for r in readings("the cat sat", [bundled])]
+    [0]
+    """
+    found = []
+    for model in models:
+        try:
+            found.append(reading(text, model))
+        except ModelUnavailable:
+            continue
+    return found
+
+
 def best_for(text: str, models) -> Reading:
     """The reading of ``text`` with the fewest unknown pieces among ``models`` (a share of the
     pieces, so a model that cuts finer is not penalised); on a tie the first model, the default.
@@ -190,12 +213,7 @@ def best_for(text: str, models) -> Reading:
     >>> best_for("the cat sat", [bundled]).model.label
     'all-MiniLM-L6-v2'
     """
-    readings = []
-    for model in models:
-        try:
-            readings.append(reading(text, model))
-        except ModelUnavailable:
-            continue
-    if not readings:
+    found = readings(text, models)
+    if not found:
         raise ModelUnavailable("no installed model can read text here", reason="missing")
-    return min(readings, key=lambda r: r.unknown / max(r.pieces, 1))  # min keeps the first of equals
+    return min(found, key=lambda r: r.share)  # min keeps the first of equals

@@ -779,23 +779,15 @@ def model_label_now() -> str:
 def better_readers(sentence: str) -> list:
     """The installed models other than this run's that lack fewer of ``sentence``'s word pieces
     (``model_choice.Reading``s, fewest unknown first): what the [UNK] notice offers."""
-    from attention_core.model_choice import installed_models, reading
+    from attention_core.model_choice import installed_models, readings
     from attention_core.model_files import resolve_model_name
 
-    models = installed_models()
     now = resolve_model_name(model_name())
-    readings = []
-    for model in models:
-        try:
-            readings.append(reading(sentence, model))
-        except ModelUnavailable:
-            continue
-    current = next((r for r in readings if r.model.name == now), None)
+    found = readings(sentence, installed_models())
+    current = next((r for r in found if r.model.name == now), None)
     if current is None:
         return []
-    share = current.unknown / max(current.pieces, 1)
-    better = [r for r in readings if r.model.name != now and r.unknown / max(r.pieces, 1) < share]
-    return sorted(better, key=lambda r: r.unknown / max(r.pieces, 1))
+    return sorted((r for r in found if r.share < current.share), key=lambda r: r.share)
 
 
 def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:

@@ -9,7 +9,6 @@ Its numbers mean nothing; what it shows is that the app reads the model the lear
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -82,9 +81,3 @@ def make_chinese_model(directory: Path, seed: int = 0) -> Path:
             tensors[at + name + ".bias"] = np.zeros(d, np.float32)
     save_file(tensors, str(directory / "model.safetensors"))
     return directory
-
-
-def copy_of(directory: Path, to: Path) -> Path:
-    """A copy of a model directory under another name (a second directory of the same model)."""
-    shutil.copytree(directory, to)
-    return to
