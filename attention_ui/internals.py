@@ -417,7 +417,7 @@ LEFT_PX = {(False, False): 21, (False, True): 55, (True, False): 28, (True, True
 Plotly gives a heatmap's axes outside ticks; a title (even "") takes a line and its standoff.
 These and the rooms below are what Plotly took in Chromium with Streamlit's theme (10 px
 margins, so its pad was 10 px), measured on every chart of the app (canary:
-``tests/browser/test_margins.py`` fails where one is short)."""
+``tests/browser/test_drawn_once.py`` fails where one is short)."""
 BELOW_FLAT_PX = {(False, False): 21, (False, True): 51, (True, False): 58, (True, True): 58}
 """Room (px) below a plot beside the height of its flat x labels, keyed as ``LEFT_PX``."""
 BELOW_TILTED_PX = {False: 51, True: 58.5}

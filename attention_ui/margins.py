@@ -6,7 +6,7 @@ it needs (plotly.js ``doAutoMargin`` calls ``_doPlot`` once more). ``fit_margins
 the chart pipeline (``attention_ui.charts``): it works out the room from the labels the figure's
 JSON already carries (tick texts, the colour scale's range), as Plotly will, and returns the
 JSON with margins at least that large. Automargin stays on: a label this estimate makes too
-small still gets its room, at the price of the second draw (``tests/browser/test_margins.py``
+small still gets its room, at the price of the second draw (``tests/browser/test_drawn_once.py``
 finds such charts; docs/benchmarks.md has what a second draw costs).
 
 Text widths come from the app's one model (``attention_ui.text_width``); the rooms Plotly

@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from tests.browser.harness import CHROMIUM, VIEWPORT, launch_browser, streamlit_server, wait_for_app
+from tests.browser.harness import CHROMIUM, COUNT_RUNS_JS, VIEWPORT, launch_browser, streamlit_server, wait_for_app
 
 IN_CI = bool(os.environ.get("CI"))
 
@@ -61,6 +61,7 @@ class _Shared:
         self.stack: contextlib.ExitStack | None = None
         self.srv = None
         self.browser = None
+        self.free: dict[str, list] = {}  # pages given back, by their context's options (``take``)
 
     def _stack(self) -> contextlib.ExitStack:
         if self.stack is None:
@@ -81,7 +82,54 @@ class _Shared:
             self.browser = self._stack().enter_context(launch_browser())
         return self.browser
 
+    def take(self, viewport: dict = VIEWPORT, timeout: float = 60_000, **options):
+        """A page for one test, in a browser context of its own made with ``options``
+        (``new_context``'s arguments) and the run counter ``wait_for_app`` reads
+        (``COUNT_RUNS_JS``); a page an earlier test gave back (``give_back``) when one with the
+        same options is free.
+
+        Why: a new tab costs Chromium a renderer process and a cold start of Streamlit's scripts,
+        about 4.3 core-seconds and 2.6 s a page load on this 2-core machine, against 1.9 core-s and
+        1.2 s for a load in a tab that has shown the app before (measured: 6 loads of /matrices).
+        """
+        key = repr(sorted(options.items()))
+        pool = self.free.setdefault(key, [])
+        page = None
+        while pool and page is None:
+            candidate = pool.pop()
+            if not candidate.is_closed():
+                page = candidate
+        if page is None:
+            context = self.chromium().new_context(viewport=viewport, **options)
+            context.add_init_script(COUNT_RUNS_JS)  # the run counter wait_for_app reads
+            page = context.new_page()
+        page.set_viewport_size(viewport)
+        page.set_default_timeout(timeout)
+        page.pool_key = key
+        return page
+
+    def give_back(self, page) -> None:
+        """Take the page back for a later test: its session ended (about:blank), its context's
+        cookies, storage and other tabs gone. A page that fails any of that is closed instead."""
+        if page.is_closed() or self.browser is None or not self.browser.is_connected():
+            return
+        context = page.context
+        try:
+            for other in context.pages:
+                if other is not page:
+                    other.close()
+            if page.url.startswith("http"):
+                page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            page.goto("about:blank")
+            context.clear_cookies()
+            context.clear_permissions()
+        except Exception:  # a page left in a state we cannot undo: a fresh one next time
+            context.close()
+            return
+        self.free.setdefault(page.pool_key, []).append(page)
+
     def close(self) -> None:
+        self.free = {}
         stack, self.stack, self.srv, self.browser = self.stack, None, None, None
         if stack is not None:
             stack.close()
@@ -119,7 +167,7 @@ def server():
 def chromium():
     """Debian's Chromium, headless, shared by the browser tests in a row (``_Shared``). The
     browser contexts (and pages) a module leaves open are closed after it, as closing a browser
-    of its own did."""
+    of its own did, except the pages given back for later tests (``tab``)."""
     missing = _missing_browser()
     if missing:
         _skip_or_fail(missing)
@@ -127,8 +175,9 @@ def chromium():
     before = set(browser.contexts)
     yield browser
     if browser.is_connected():
+        pooled = {page.context for pages in _shared.free.values() for page in pages}
         for context in browser.contexts:
-            if context not in before:
+            if context not in before and context not in pooled:
                 context.close()
 
 
@@ -141,27 +190,43 @@ def views(chromium, request):
 
     def view(name: str):
         if name not in opened:
-            context = chromium.new_context(**request.module.VIEWS[name])
-            context.set_default_timeout(90_000)
-            opened[name] = context.new_page()
+            opened[name] = _shared.take(timeout=90_000, **request.module.VIEWS[name])
         return opened[name]
 
     yield view
     for page in opened.values():
-        page.context.close()
+        _shared.give_back(page)
 
 
 @pytest.fixture()
-def app_page(chromium):
-    """A fresh 1400×900 page in its own browser context (own cookies, own session)."""
-    context = chromium.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(60_000)
-    pg = context.new_page()
+def tab(chromium):
+    """``tab(**options)``: a page in a browser context of its own (own cookies, storage and
+    Streamlit session), made with ``new_context``'s ``options`` (viewport 1400×900 unless given);
+    given back for later tests when this one ends (``_Shared.take``)."""
+    taken = []
+
+    def _tab(**options):
+        taken.append(_shared.take(**options))
+        return taken[-1]
+
+    yield _tab
+    for page in taken:
+        _shared.give_back(page)
+
+
+@pytest.fixture()
+def app_page(tab):
+    """A 1400×900 page in its own browser context (own cookies, own session)."""
+    pg = tab()
     errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def record(exc):
+        errors.append(str(exc))
+
+    pg.on("pageerror", record)
     pg.js_errors = errors  # uncaught JavaScript errors, for tests that want to look
     yield pg
-    context.close()
+    pg.remove_listener("pageerror", record)
 
 
 @pytest.fixture()

@@ -176,6 +176,7 @@ SCRIPT_FINISHED = 6  # ForwardMsg.script_finished (streamlit/proto/ForwardMsg.pr
 
 COUNT_RUNS_JS = """(() => {
   window.__runs = [];
+  window.__countsRuns = true;
   const fields = PROTOBUF_FIELDS;
   const NativeWS = window.WebSocket;
   window.WebSocket = class extends NativeWS {
@@ -206,13 +207,48 @@ _IDLE_JS = """() => {
 }"""
 
 
+EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: another run follows at once
+QUIET_AFTER_RUN_MS = 150
+"""How long the app stays idle after a run it reported finished before ``wait_for_app`` trusts
+it: a rerun that follows one (a component sending its value) starts within that."""
+
+# With the run counter (COUNT_RUNS_JS): settled when the app is idle and either a run finished
+# since the last wait (and none follows it) and all was quiet for QUIET_AFTER_RUN_MS, or, in a
+# page that has finished a run before, no run came for `settle` ms (an action that starts none).
+_SETTLED_JS = (
+    """(settle) => {
+  const idle = IDLE;
+  const now = performance.now(), runs = window.__runs, acked = window.__acked || 0;
+  if (!idle() || runs.length !== window.__lastRuns) {
+    window.__lastRuns = runs.length;
+    window.__quietSince = now;
+    return false;
+  }
+  const quiet = now - window.__quietSince;
+  if (runs.length > acked) return runs[runs.length - 1] !== FOR_RERUN && quiet >= QUIET;
+  return runs.length > 0 && quiet >= settle;
+}""".replace("IDLE", _IDLE_JS)
+    .replace("FOR_RERUN", str(EARLY_FOR_RERUN))
+    .replace("QUIET", str(QUIET_AFTER_RUN_MS))
+)
+
+
 def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
     """Wait for Streamlit's app root, then until the script run is over and the page drawn.
 
-    Checks twice, ``settle`` ms apart, so a rerun that starts right after a click or an
-    Enter (the attribute may still read "notRunning" for a moment) is waited for too.
+    In a page with the run counter (``COUNT_RUNS_JS``: every page of the browser tests' ``tab``
+    fixture): until a run has finished since the last wait and the app stayed idle for
+    ``QUIET_AFTER_RUN_MS`` after it, or, when no run comes (an action that starts none), for
+    ``settle`` ms; a freshly opened page waits for its first run. Without the counter: checks
+    twice, ``settle`` ms apart, so a rerun that starts right after a click or an Enter (the
+    attribute may still read "notRunning" for a moment) is waited for too.
     """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    if page.evaluate("() => window.__countsRuns === true"):
+        page.evaluate("() => { window.__lastRuns = -1; }")  # the quiet time starts with this wait
+        page.wait_for_function(_SETTLED_JS, arg=settle, timeout=timeout, polling=50)
+        page.evaluate("() => { window.__acked = window.__runs.length; }")
+        return
     for _ in range(2):
         page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
         page.wait_for_timeout(settle)

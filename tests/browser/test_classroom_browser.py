@@ -41,10 +41,8 @@ def weights() -> np.ndarray:
     return np.asarray(lesson.trace.weights)  # (T, T)
 
 
-def _page(chromium, width: int, height: int, phone: bool = False):
-    context = chromium.new_context(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone)
-    context.set_default_timeout(90_000)
-    return context.new_page()
+def _page(tab, width: int, height: int, phone: bool = False):
+    return tab(viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone, timeout=90_000)
 
 
 # What a matrix drawn as a table shows: per cell its text, font size and box; the labels' font sizes;
@@ -79,15 +77,14 @@ def _check_numbers(table: dict, weights: np.ndarray, *, min_px: float, right: fl
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_presentation_at_1024_prints_every_weight_at_12px_or_more(chromium, server, weights, lang):
-    page = _page(chromium, 1024, 768)
+def test_presentation_at_1024_prints_every_weight_at_12px_or_more(tab, server, weights, lang):
+    page = _page(tab, 1024, 768)
     page.goto(server + f"matrices?present=true&lang={lang}&{QUERY}")
     wait_for_app(page)
     no_exception(page)
     sidebar = page.locator(internals.testid("stSidebar"))
     assert sidebar.get_attribute("data-collapsed") == "true" or not sidebar.is_visible()
     table = page.evaluate(READ_TABLE_JS, "")
-    page.context.close()
     assert table is not None, "no matrix drawn as a table in presentation mode"
     _check_numbers(table, weights, min_px=MIN_PROJECTOR_PX, right=1024)
     number_px = table["rows"][0][0]["px"]
@@ -95,10 +92,10 @@ def test_presentation_at_1024_prints_every_weight_at_12px_or_more(chromium, serv
     print(f"\n{lang}: the numbers at {number_px:.1f} px, the matrix {table['frame']['width']:.0f} px wide")
 
 
-def test_printed_on_a4_the_matrix_has_every_number_and_no_sidebar(chromium, server, weights):
+def test_printed_on_a4_the_matrix_has_every_number_and_no_sidebar(tab, server, weights):
     """The handout: the print style sheet laid out at an A4 page's printable width (what
     Chromium's print does), then ``page.pdf`` on A4 for the real print path."""
-    page = _page(chromium, PRINT_WIDTH_PX, 1000)
+    page = _page(tab, PRINT_WIDTH_PX, 1000)
     page.goto(server + f"matrices?{QUERY}")
     wait_for_app(page)
     page.emulate_media(media="print")
@@ -166,13 +163,12 @@ def _overlaps(ticks: list[dict]) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_a_phone_step_4_labels_never_meet_and_values_are_11px_or_hidden(chromium, server, lang):
-    page = _page(chromium, 390, 844, phone=True)
+def test_on_a_phone_step_4_labels_never_meet_and_values_are_11px_or_hidden(tab, server, lang):
+    page = _page(tab, 390, 844, phone=True)
     page.goto(server + f"step_by_step?step=4&lang={lang}&{QUERY}")
     wait_for_app(page)
     no_exception(page)
     charts = page.evaluate(PHONE_JS)
-    page.context.close()
     assert len(charts) >= 2
     problems = [f"{chart['title']}: {pair}" for chart in charts for pair in _overlaps(chart["ticks"])]
     assert not problems, problems
@@ -183,12 +179,11 @@ def test_on_a_phone_step_4_labels_never_meet_and_values_are_11px_or_hidden(chrom
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_a_phone_the_weights_matrix_key_labels_never_meet(chromium, server, lang):
-    page = _page(chromium, 390, 844, phone=True)
+def test_on_a_phone_the_weights_matrix_key_labels_never_meet(tab, server, lang):
+    page = _page(tab, 390, 844, phone=True)
     page.goto(server + f"matrices?lang={lang}&{QUERY}")
     wait_for_app(page)
     no_exception(page)
     (chart,) = page.evaluate(PHONE_JS)
-    page.context.close()
     assert 3 <= len(chart["ticks"]) < 17 and not _overlaps(chart["ticks"]), chart["ticks"]
     assert chart["ticks"][0]["text"] == "1: [CLS]"  # the thinned labels start with the first key

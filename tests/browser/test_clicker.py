@@ -27,9 +27,8 @@ def press(page, key: str) -> None:
     no_exception(page)
 
 
-def test_the_remote_walks_the_steps_and_the_views(chromium, server):
-    page = chromium.new_context(viewport=PROJECTOR).new_page()
-    page.set_default_timeout(60_000)
+def test_the_remote_walks_the_steps_and_the_views(tab, server):
+    page = tab(viewport=PROJECTOR)
     page.goto(server + f"step_by_step?sentence=the+dog+sat+on+it&present=true&{TOY}")
     wait_for_app(page)
     page.locator('[data-testid="stMain"] h1').first.click()  # the focus on the page, not in a box
@@ -55,7 +54,6 @@ def test_the_remote_walks_the_steps_and_the_views(chromium, server):
     press(page, "ArrowRight")
     after = parse_qs(urlparse(page.url).query).get("matrix")
     assert before == ["weights"] and after == ["outputs"], page.url  # the view after the weights
-    page.context.close()
 
 
 def test_the_page_tells_the_browser_its_language(open_app):

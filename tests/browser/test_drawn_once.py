@@ -1,18 +1,25 @@
-"""Every chart is drawn once when a page opens, not twice.
+"""Every chart is drawn once when a page opens: its margins already hold its labels, and
+nothing makes Plotly draw it again.
 
-With Streamlit's chart theme, Streamlit's chart component applied its theme to a fresh copy of
-the figure right after drawing it, and Plotly drew the whole chart again for the new template
-object (and for a ``layout.meta`` object, and for data arrays without a ``datarevision``).
-``chart_theme.themed`` (a step of the chart pipeline, ``attention_ui.charts``) writes the theme
-into the figure, which is sent with ``theme=None``: the second ``Plotly.react`` finds nothing
-to draw.
+One walk over every page at 1400 px, in English and 中文, plus a few views with other charts
+(steps 2 to 6, the matrices' Q, K, V view, Real model heads' outputs), two pages side by side.
+On each page it reads two things:
 
-How it is counted: Chromium's precise coverage counts the calls of each function of the page's
-scripts. Plotly's ``_doPlot`` (one full drawing pass) starts a fresh ``_pushmarginIds`` record
-once per pass, in a small function of its own; its calls over a page load are the drawing
-passes, which must equal the number of charts. The pages below are those whose charts all have
-margins that fit (``test_margins.py``); a chart whose margins Plotly widened would be drawn
-once more for that.
+* **Margins.** ``attention_ui.margins.fit_margins`` (a step of the chart pipeline,
+  ``attention_ui.charts``) estimates the room Plotly needs around each chart. Where the estimate
+  is short, Plotly draws the chart, widens the margins and draws it again (``doAutoMargin``),
+  which is what the estimate exists to save. The margins the figure was sent with
+  (``layout.margin``) must equal the ones Plotly drew it with (``_fullLayout._size``), except for
+  the charts in ``NOT_ESTIMATED``, whose room depends on what the server cannot know.
+* **Drawing passes.** With Streamlit's chart theme, Streamlit's chart component applied its theme
+  to a fresh copy of the figure right after drawing it, and Plotly drew the whole chart again for
+  the new template object (and for a ``layout.meta`` object, and for data arrays without a
+  ``datarevision``). ``chart_theme.themed`` writes the theme into the figure, which is sent with
+  ``theme=None``: the second ``Plotly.react`` finds nothing to draw. Counted through Chromium's
+  debugger: Plotly's ``_doPlot`` (one full drawing pass) starts a fresh ``_pushmarginIds``
+  record once per pass, in a small function of its own; a breakpoint there that never pauses
+  counts the passes of a page load, which must equal the number of charts (pages with a chart of
+  ``NOT_ESTIMATED`` excepted: Plotly widens its margins and draws it once more).
 
 The colours of the dark theme are checked too: ``style.chart_dark_rules`` maps the light
 theme's colours, where Plotly drew them, to the dark theme's.
@@ -22,90 +29,141 @@ from __future__ import annotations
 
 import pytest
 
+from attention_core.lesson import STEPS
 from attention_ui import internals
-from tests.browser.harness import VIEWPORT, wait_for_app
+from attention_ui.internals import KEY_CLASS
+from attention_ui.shell import NAV
+from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-PAGES = [
-    "matrices",
-    "step_by_step?step=4",
-    "step_by_step?step=3",
-    "step_by_step?step=5",
-    "step_by_step?step=6",
-    "multi_head",
-    "real_model",
-    "similarity",
-    "after_attention",
-    "cross_attention",
-    "tailor_shop",
+EXTRA = [
+    *(f"step_by_step?step={STEPS.index(name) + 1}" for name in ("embedding", "qkv", "scores", "scale", "softmax")),
+    "matrices?matrix=qkv",
+    "real_model?model_matrix=outputs",
 ]
-# Not here: step 7 (its legend of tokens, below the bars, wraps with the width; Plotly widens
-# the bottom margin for it and draws once more) and the pages whose charts test_margins.py
-# lists as not estimated (Why √d_k, What is attention?).
+"""Views with charts of their own, besides each page's first view (``?step=`` counts from 1). Not
+step 7: its legend of tokens, below the bars, wraps with the width, and Plotly widens the bottom
+margin for it."""
+NOT_ESTIMATED = {
+    ("why_scaling", "fig_variance"),  # its legend sits below the plot: margins estimate no legend
+    # Chinese category labels that Plotly tilts by 30° in a half column at 1400 px (a 367 px plot)
+    # and leaves flat where the columns stack: the room depends on a width the server cannot know
+    ("intuition", "fig_budget_even"),
+    ("intuition", "fig_budget_weighted"),
+}
+NOT_ONCE = {"why_scaling", "intuition"}
+"""Pages with a chart of ``NOT_ESTIMATED`` (in either language): drawn once more where Plotly
+widens its margins, so their passes are not counted."""
+
+PUSHED_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+  let el = gd, key = '';
+  while (el && !key) {
+    const found = [...(el.classList || [])].find(c => c.startsWith('KEY_CLASSfig'));
+    if (found) key = found.slice('KEY_CLASS'.length);
+    el = el.parentElement;
+  }
+  const given = gd.layout.margin || {}, drawn = gd._fullLayout._size;
+  const pushed = ['l', 'r', 't', 'b'].filter(side => drawn[side] > (given[side] ?? 0) + 0.5);
+  return {key, pushed: pushed.map(side => `${side}: ${given[side]} → ${drawn[side]}`)};
+})""".replace("KEY_CLASS", KEY_CLASS)
 PASS_MARK = internals.DRAW_PASS_MARK
-"""Source text of the function Plotly's ``_doPlot`` calls once per drawing pass (its canary:
-``tests/test_internals.py``)."""
+"""Source text of the statement Plotly's ``_doPlot`` runs once per drawing pass, in a small
+function of its own (its canary: ``tests/test_internals.py``)."""
 
 
-def drawing_passes(cdp) -> int:
-    """Calls, since the last look, of the function that starts each Plotly drawing pass."""
-    passes = 0
-    for script in cdp.send("Profiler.takePreciseCoverage")["result"]:
-        if "PlotlyChart" not in script["url"]:
-            continue
-        source = cdp.send("Debugger.getScriptSource", {"scriptId": script["scriptId"]})["scriptSource"]
-        for function in script["functions"]:
-            whole = function["ranges"][0]
-            body = source[whole["startOffset"] : whole["endOffset"]]
-            if PASS_MARK in body and len(body) < 80:  # the small function itself, not those around it
-                passes += whole["count"]
-    return passes
+def pass_mark_place() -> tuple[int, int]:
+    """(line, column), from 0, where the statement of ``PASS_MARK`` starts in Plotly's chunk as
+    Streamlit serves it (the file under ``internals.STATIC_JS``)."""
+    text = (internals.STATIC_JS / internals.plotly_chunk()).read_text(encoding="utf-8")
+    at = text.index(PASS_MARK)
+    start = text.rindex("{", 0, at) + 1  # the function's body: one statement, `e._fullLayout._pushmarginIds={}`
+    line = text.count("\n", 0, start)
+    return line, start - (text.rindex("\n", 0, start) + 1 if line else 0)
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_each_chart_is_drawn_once(chromium, server, path):
-    context = chromium.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    cdp = context.new_cdp_session(page)
-    try:
+class Passes:
+    """Plotly's drawing passes in one tab: a breakpoint on ``PASS_MARK``'s statement whose
+    condition counts each time it is reached into ``window.__passes`` and never pauses. Set once
+    by the chunk's URL, it holds for every page the tab loads; each new page counts from 0.
+    (Chromium's precise coverage counted the same, at 1 s more a page load.)"""
+
+    def __init__(self, page) -> None:
+        self.page = page
+        self.cdp = cdp = page.context.new_cdp_session(page)
         cdp.send("Debugger.enable")
-        cdp.send("Profiler.enable")
-        cdp.send("Profiler.startPreciseCoverage", {"callCount": True, "detailed": False})
-        page.goto(server + path + ("&" if "?" in path else "?") + "lang=en")
-        for _attempt in range(2):  # a first load can draw once more for its own reasons (seen once in CI)
-            wait_for_app(page, settle=1500)
-            charts = page.locator(".js-plotly-plot").count()
-            passes = drawing_passes(cdp)
-            if passes == charts:
-                break
-            page.reload()  # the code before drew every chart twice on every load
-        assert charts >= 1
-        assert passes == charts
+        line, column = pass_mark_place()
+        cdp.send(
+            "Debugger.setBreakpointByUrl",
+            {
+                "urlRegex": "PlotlyChart\\.[^/]*\\.js",
+                "lineNumber": line,
+                "columnNumber": column,
+                "condition": "(window.__passes = (window.__passes || 0) + 1, false)",
+            },
+        )
+
+    def take(self) -> int:
+        return self.page.evaluate("() => window.__passes || 0")
+
+    def close(self) -> None:
+        """Detach, which takes the breakpoint away: the tab goes back to the pool (``tab``), and
+        a second counter on it would count every pass twice."""
+        self.cdp.detach()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chart_is_drawn_once_with_the_margins_it_was_sent(tab, server, lang):
+    tabs = [tab(timeout=90_000) for _ in range(2)]
+    passes = {id(page): Passes(page) for page in tabs}
+    paths = [("" if name == NAV[0][0] else name) for name, _ in NAV] + EXTRA
+    urls = [server + path + ("&" if "?" in path else "?") + f"lang={lang}" for path in paths]
+    drawn_again, counted, charts, read = [], [], 0, 0
+    try:
+        for page, url in load_side_by_side(tabs, urls, settle=300):  # two pages at a time
+            path = url.removeprefix(server)
+            name = path.split("?")[0] or NAV[0][0]
+            no_exception(page)
+            on_page = page.evaluate(PUSHED_JS)
+            for chart in on_page:
+                if chart["pushed"] and (name, chart["key"]) not in NOT_ESTIMATED:
+                    drawn_again.append((path, chart["key"], chart["pushed"]))
+            passed = passes[id(page)].take()
+            if name not in NOT_ONCE and passed != len(on_page):
+                # Once more: now and then one load draws a chart twice (seen on a new browser's first
+                # load, and on a whole walk in one tab, cause not found); the fault this test is
+                # for drew every chart twice on every load.
+                page.reload()
+                wait_for_app(page, settle=300)
+                passed, on_page = passes[id(page)].take(), page.evaluate(PUSHED_JS)
+                if passed != len(on_page):
+                    drawn_again.append((path, f"{passed} drawing passes for {len(on_page)} charts"))
+            counted += [path] if on_page and name not in NOT_ONCE else []
+            charts += len(on_page)
+            read += 1
     finally:
-        context.close()
+        for counter in passes.values():
+            counter.close()
+    assert read == len(paths)
+    assert charts > 30  # the pages drew their charts
+    assert len(counted) >= 14, counted  # the passes were counted on the pages with charts
+    assert drawn_again == []
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_chart_colours_follow_the_theme(chromium, server, scheme):
-    context = chromium.new_context(viewport=VIEWPORT, color_scheme=scheme)
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    try:
-        page.goto(server + "step_by_step?step=4&lang=en")
-        wait_for_app(page, settle=1000)
-        colours = page.evaluate(
-            """() => {
-              const plot = document.querySelector('.js-plotly-plot .main-svg');
-              const fill = (selector) => getComputedStyle(document.querySelector(selector)).fill;
-              return {tick: fill('.js-plotly-plot .ytick text'), title: fill('.js-plotly-plot .gtitle'),
-                      grid: getComputedStyle(document.querySelector('.js-plotly-plot .ygrid')).stroke,
-                      paper: getComputedStyle(plot).backgroundColor};
-            }"""
-        )
-    finally:
-        context.close()
+def test_chart_colours_follow_the_theme(tab, server, scheme):
+    page = tab(color_scheme=scheme, timeout=90_000)
+    page.goto(server + "step_by_step?step=4&lang=en")
+    wait_for_app(page, settle=1000)
+    colours = page.evaluate(
+        """() => {
+          const plot = document.querySelector('.js-plotly-plot .main-svg');
+          const fill = (selector) => getComputedStyle(document.querySelector(selector)).fill;
+          return {tick: fill('.js-plotly-plot .ytick text'), title: fill('.js-plotly-plot .gtitle'),
+                  grid: getComputedStyle(document.querySelector('.js-plotly-plot .ygrid')).stroke,
+                  paper: getComputedStyle(plot).backgroundColor};
+        }"""
+    )
     light = {"tick": internals.TEXT, "title": internals.TITLE, "grid": internals.LINE, "paper": internals.PAPER}
     expected = light if scheme == "light" else {k: internals.DARK[v] for k, v in light.items()}
     assert colours == {k: internals.rgb(v) for k, v in expected.items()}

@@ -46,10 +46,8 @@ def probe():
         yield srv.url
 
 
-def _open(chromium, url: str, scheme: str = "light"):
-    context = chromium.new_context(viewport={"width": 1400, "height": 900}, color_scheme=scheme)
-    context.set_default_timeout(90_000)
-    page = context.new_page()
+def _open(tab, url: str, scheme: str = "light"):
+    page = tab(color_scheme=scheme, timeout=90_000)
     page.goto(url)
     wait_for_app(page, settle=500)
     page.wait_for_function(  # Streamlit puts its theme into the chart after drawing it
@@ -106,12 +104,9 @@ def differences(theirs: dict, dark: bool) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_copied_theme_is_the_one_streamlit_gives_its_charts(chromium, probe, scheme):
-    page = _open(chromium, probe, scheme)
-    try:
-        theirs = json.loads(page.evaluate(THEIR_TEMPLATE_JS))
-    finally:
-        page.context.close()
+def test_the_copied_theme_is_the_one_streamlit_gives_its_charts(tab, probe, scheme):
+    page = _open(tab, probe, scheme)
+    theirs = json.loads(page.evaluate(THEIR_TEMPLATE_JS))
     found = differences(theirs, dark=scheme == "dark")
     assert not found, (
         CHANGED
@@ -122,22 +117,19 @@ def test_the_copied_theme_is_the_one_streamlit_gives_its_charts(chromium, probe,
     )
 
 
-def test_chromium_writes_plotly_s_colours_as_the_dark_rules_expect(chromium, probe):
+def test_chromium_writes_plotly_s_colours_as_the_dark_rules_expect(tab, probe):
     """``style.chart_dark_rules`` finds what Plotly drew in a light colour by its inline style, as
     Chromium writes it (``internals.styled``)."""
-    page = _open(chromium, probe)
-    try:
-        found = page.evaluate(
-            """(selectors) => selectors.map((s) => !!document.querySelector('[class*="st-key-fig_"] ' + s))""",
-            [
-                f"text{internals.styled('fill', internals.TEXT)}",
-                f"text{internals.styled('fill', internals.TITLE)}",
-                f".main-svg{internals.styled('background', internals.PAPER)}",
-                f"rect.bg{internals.styled('fill', internals.PAPER)}",  # a legend's box
-            ],
-        )
-    finally:
-        page.context.close()
+    page = _open(tab, probe)
+    found = page.evaluate(
+        """(selectors) => selectors.map((s) => !!document.querySelector('[class*="st-key-fig_"] ' + s))""",
+        [
+            f"text{internals.styled('fill', internals.TEXT)}",
+            f"text{internals.styled('fill', internals.TITLE)}",
+            f".main-svg{internals.styled('background', internals.PAPER)}",
+            f"rect.bg{internals.styled('fill', internals.PAPER)}",  # a legend's box
+        ],
+    )
     assert all(found), CHANGED + (
         "Chromium (or Plotly) no longer writes a drawn colour as 'fill: rgb(r, g, b)' in the style attribute "
         f"(found {found} for tick text, title, paper, legend box): the dark theme's chart colours "
@@ -145,15 +137,12 @@ def test_chromium_writes_plotly_s_colours_as_the_dark_rules_expect(chromium, pro
     )
 
 
-def test_the_glyph_widths_are_source_sans_as_chromium_draws_it(chromium, probe):
+def test_the_glyph_widths_are_source_sans_as_chromium_draws_it(tab, probe):
     """Each letter's table width (``internals.TEXT_EM``, rounded up to its group's widest) is never
     less than Chromium draws it, and no group is much wider than its widest letter."""
-    page = _open(chromium, probe)
-    try:
-        chars = [*internals.TEXT_EM, "中", "文", "\u0302"]
-        drawn = page.evaluate(GLYPHS_JS, chars)
-    finally:
-        page.context.close()
+    page = _open(tab, probe)
+    chars = [*internals.TEXT_EM, "中", "文", "\u0302"]
+    drawn = page.evaluate(GLYPHS_JS, chars)
     short = [
         f"{ch!r}: drawn {drawn[ch]:.3f} em > {em} em" for ch, em in internals.TEXT_EM.items() if drawn[ch] > em + 0.002
     ]
@@ -174,15 +163,12 @@ X_LABELS_JS = """(layer) => [...document.querySelectorAll('.st-key-fig_ours ' + 
   .map(g => [...g.querySelectorAll('text')].map(t => t.textContent))"""
 
 
-def test_each_x_label_is_its_own_group_in_plotly_s_axis_layer(chromium, probe):
+def test_each_x_label_is_its_own_group_in_plotly_s_axis_layer(tab, probe):
     """The phone's label thinning (style._thin_phone_ticks) hides the text of every group but
     each n-th, counted with :nth-of-type among the axis layer's groups: it needs one ``g`` per
     tick label, in order, as direct children of ``internals.X_AXIS_LAYER``."""
-    page = _open(chromium, probe)
-    try:
-        groups = page.evaluate(X_LABELS_JS, internals.X_AXIS_LAYER)
-    finally:
-        page.context.close()
+    page = _open(tab, probe)
+    groups = page.evaluate(X_LABELS_JS, internals.X_AXIS_LAYER)
     assert groups == [["c"], ["d"]], CHANGED + (
         f"Plotly no longer draws each x tick label as its own <g> under {internals.X_AXIS_LAYER} "
         f"(found {groups}): the phone's label thinning in style.py hides the wrong labels. Find how the "

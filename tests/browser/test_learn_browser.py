@@ -59,7 +59,7 @@ def test_train_watch_the_curves_then_write(server, chromium, task, prompt):
         assert main.get_by_text(translate("en", "learn.press_train").replace("**", "")).count() == 1
         steps = TASKS[task].steps
 
-        page.evaluate("window.__runs = []; window.__seen = {}")
+        page.evaluate("window.__runs = []; window.__acked = 0; window.__seen = {}")
         start = time.perf_counter()
         clicked = page.evaluate("performance.now()")
         main.get_by_role("button", name=translate("en", "learn.train")).click()

@@ -42,14 +42,11 @@ WEIGHTS = ("", "?w=random", "?w=identity")
 """The real model's trained head (the default), then random and identity W."""
 
 
-def test_every_page_runs_without_torch(chromium, tmp_path):
+def test_every_page_runs_without_torch(tab, tmp_path):
     (tmp_path / "sitecustomize.py").write_text(NO_TORCH)
     pythonpath = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
     with streamlit_server(env={"PYTHONPATH": pythonpath}) as server:
-        contexts = [chromium.new_context(viewport={"width": 1400, "height": 900}) for _ in WEIGHTS]
-        tabs = [context.new_page() for context in contexts]  # one tab (and session) for each W
-        for tab in tabs:
-            tab.set_default_timeout(60_000)
+        tabs = [tab() for _ in WEIGHTS]  # one tab (and session) for each W
         page = tabs[0]
         page.goto(server.url)
         wait_for_app(page)
@@ -61,9 +58,9 @@ def test_every_page_runs_without_torch(chromium, tmp_path):
         for href in hrefs:
             path = href.split("?", 1)[0].replace(server.url, "").strip("/")
             urls += [server.url + path + query for query in WEIGHTS]
-        for tab, url in load_side_by_side(tabs, urls):  # three loads at a time, one a tab
-            no_exception(tab)
-            assert tab.url.split("?")[0] == url.split("?")[0], (tab.url, url)
+        for shown, url in load_side_by_side(tabs, urls):  # three loads at a time, one a tab
+            no_exception(shown)
+            assert shown.url.split("?")[0] == url.split("?")[0], (shown.url, url)
             opened += 1
         assert opened == 3 * len(hrefs)
         page.goto(server.url + "real_model?lang=en")
@@ -74,8 +71,8 @@ def test_every_page_runs_without_torch(chromium, tmp_path):
         main = page.locator('[data-testid="stMain"]').inner_text()
         assert translate("en", "shell.problem_no_torch") in main, main[-600:]
         libraries = mapped_libraries(server.process.pid)
-        for context in contexts:
-            context.close()
+        for shown in tabs:
+            shown.goto("about:blank")  # these sessions end before their server
     assert any("safetensors" in name or "tokenizers" in name for name in libraries), sorted(libraries)[:40]
     torch_libraries = sorted(name for name in libraries if "torch" in name)
     assert not torch_libraries, f"the server mapped {torch_libraries}"

@@ -12,16 +12,14 @@ import re
 
 import pytest
 
-from tests.browser.harness import COUNT_RUNS_JS, VIEWPORT, no_exception, wait_for_app
+from tests.browser.harness import COUNT_RUNS_JS, EARLY_FOR_RERUN, VIEWPORT, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
-
-EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
 
 
 def runs_of(page, act) -> list[int]:
     """The statuses of the script runs that ``act()`` started, once the page is idle again."""
-    page.evaluate("window.__runs = []")
+    page.evaluate("window.__runs = []; window.__acked = 0")
     act()
     wait_for_app(page, settle=600)
     return page.evaluate("window.__runs")

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, VIEWPORT, free_port, no_exception, streamlit_server, wait_for_app
+from tests.browser.harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -60,11 +60,9 @@ def query(page) -> dict:
     return parse_qs(urlparse(page.url).query)
 
 
-def test_the_first_click_after_a_server_restart_counts(chromium):
+def test_the_first_click_after_a_server_restart_counts(tab):
     port = free_port()
-    pages = {name: chromium.new_context(viewport=VIEWPORT).new_page() for name in CASES}
-    for page in pages.values():
-        page.set_default_timeout(60_000)
+    pages = {name: tab() for name in CASES}
     with streamlit_server(port=port) as before:
         for name, (path, _, _, _) in CASES.items():  # all six load side by side
             pages[name].goto(before.url + path)
@@ -90,20 +88,17 @@ def test_the_first_click_after_a_server_restart_counts(chromium):
             no_exception(page)
             if query(page).get(param) != [want]:
                 lost[name] = page.url
-        for page in pages.values():
-            page.context.close()
     assert not lost, f"first clicks lost after the restart: {lost}"
 
 
-def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(chromium):
+def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab):
     """The first Enter of a new session (the server restarted, or the session expired) carries the
     box's new sentence and the old link's ``?token=``: the page must not take that token, a place
     in the old sentence, for one in the new (the box's script drops it: ``sentence_box.ENTER_SCRIPT``).
     The step stays."""
     port = free_port()
     with streamlit_server(port=port) as before:
-        page = chromium.new_context(viewport=VIEWPORT).new_page()
-        page.set_default_timeout(60_000)
+        page = tab()
         page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
         wait_for_app(page)
         no_exception(page)
@@ -125,4 +120,3 @@ def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(chro
         assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
         assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
         assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-        page.context.close()

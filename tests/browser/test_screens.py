@@ -123,36 +123,33 @@ def page_urls(lang: str, extra_views: bool = True) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_every_page_fits_the_screen(views, server, view, lang):
+def test_every_page_fits_the_screen(views, tab, server, view, lang):
     page = views(view)
-    tabs = [page, page.context.new_page()]  # two pages of the view's context, loading side by side
+    tabs = [page, tab(timeout=90_000, **VIEWS[view])]  # two pages of the view, loading side by side
     urls = page_urls(lang, extra_views=view == "phone")
     problems, broken, links_read, grids_read, read = [], [], 0, set(), 0
-    try:
-        for tab, url in load_side_by_side(tabs, [server + url for url in urls], settle=200):
-            url = url.removeprefix(server)
-            read += 1
-            no_exception(tab)
-            where = f"{url.split('?')[0] or 'home'} ({url.split('&')[-1]})"
-            problems += [f"{where}: {p}" for p in tab.evaluate(SCREEN_CHECKS)]
-            name = url.split("?")[0]
-            if name == "multi_head" and view == "projector":
-                cut = tab.evaluate(CUT_LINKS)
-                assert cut is not None, "Streamlit no longer opens the sidebar at 1024 px"
-                problems += [f"{where}: a page link cut in the sidebar: {c}" for c in cut]
-                links_read += 1
-            if name in FORMULA_PAGES and (name != "exercises" or "ex_kind=by_hand" in url):
-                broken.append(name)
-                problems += [f"{where}: a formula broken inside a term: {b}" for b in tab.evaluate(BROKEN_TERMS)]
-            if name in GRIDS and view == "phone" and lang == "en":
-                key, n_heads = GRIDS[name]
-                grid = tab.evaluate(GRID, key)
-                assert grid is not None, f"{name}: no heads grid in a scrolling frame"
-                assert grid["width"] >= grid_min_width(n_heads) - 1, (name, grid)  # HEAD_MIN_PX a head and the margins
-                assert grid["overflow"] == "auto" and grid["scroll"] > grid["client"], (name, grid)
-                grids_read.add(name)
-    finally:
-        tabs[1].close()
+    for shown, url in load_side_by_side(tabs, [server + url for url in urls], settle=200):
+        url = url.removeprefix(server)
+        read += 1
+        no_exception(shown)
+        where = f"{url.split('?')[0] or 'home'} ({url.split('&')[-1]})"
+        problems += [f"{where}: {p}" for p in shown.evaluate(SCREEN_CHECKS)]
+        name = url.split("?")[0]
+        if name == "multi_head" and view == "projector":
+            cut = shown.evaluate(CUT_LINKS)
+            assert cut is not None, "Streamlit no longer opens the sidebar at 1024 px"
+            problems += [f"{where}: a page link cut in the sidebar: {c}" for c in cut]
+            links_read += 1
+        if name in FORMULA_PAGES and (name != "exercises" or "ex_kind=by_hand" in url):
+            broken.append(name)
+            problems += [f"{where}: a formula broken inside a term: {b}" for b in shown.evaluate(BROKEN_TERMS)]
+        if name in GRIDS and view == "phone" and lang == "en":
+            key, n_heads = GRIDS[name]
+            grid = shown.evaluate(GRID, key)
+            assert grid is not None, f"{name}: no heads grid in a scrolling frame"
+            assert grid["width"] >= grid_min_width(n_heads) - 1, (name, grid)  # HEAD_MIN_PX a head and the margins
+            assert grid["overflow"] == "auto" and grid["scroll"] > grid["client"], (name, grid)
+            grids_read.add(name)
     assert read == len(urls)
     assert sorted(broken) == sorted(FORMULA_PAGES), broken  # every formula page was read
     assert links_read == (view == "projector")
@@ -171,9 +168,8 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
 
 
-def test_a_13_token_weights_matrix_prints_all_169_numbers(chromium, server):
-    context = chromium.new_context(viewport={"width": 1400, "height": 900})
-    page = context.new_page()
+def test_a_13_token_weights_matrix_prints_all_169_numbers(tab, server):
+    page = tab()
     sentence = "the cat sat on the mat and the dog lay down"  # 11 words, 13 tokens with [CLS] and [SEP]
     page.goto(server + f"matrices?matrix=weights&sentence={sentence.replace(' ', '+')}")
     wait_for_app(page)
@@ -182,7 +178,6 @@ def test_a_13_token_weights_matrix_prints_all_169_numbers(chromium, server):
                   .filter(t => getComputedStyle(t).display !== 'none' && t.getBoundingClientRect().width > 0)
                   .map(t => t.textContent)"""
     )
-    context.close()
     assert len(numbers) == 169 and all(n.startswith("0.") or n == "1.00" for n in numbers), numbers[:20]
 
 
