@@ -21,12 +21,16 @@ PYTHON="${PYTHON:-python}"
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 
 # System packages: chromium when its binary is missing, nginx (deploy/serve.sh's proxy, tested by
-# tests/test_deploy.py) when there is none, fonts-noto-cjk when dpkg lacks it.
+# tests/test_deploy.py) when there is none, the fonts when dpkg lacks them: fonts-noto-cjk (中文)
+# and fonts-liberation (the one font among chromium's recommended packages; the rest, ~100
+# packages such as systemd, cups and avahi, a headless browser does not use, so they are skipped).
 apt_packages=()
 [ -x "$CHROMIUM" ] || apt_packages+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
-if command -v dpkg >/dev/null 2>&1 && ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
-  apt_packages+=(fonts-noto-cjk)
+if command -v dpkg >/dev/null 2>&1; then
+  for font in fonts-noto-cjk fonts-liberation; do
+    dpkg -s "$font" >/dev/null 2>&1 || apt_packages+=("$font")
+  done
 fi
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
@@ -35,7 +39,7 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null 2>&1; }; then
     echo "scripts/test.sh: installing ${apt_packages[*]} with apt-get" >&2
     as_root apt-get update
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${apt_packages[@]}"
   else
     # No apt-get, or neither root nor sudo: carry on. Browser tests then skip locally and fail in CI.
     echo "scripts/test.sh: cannot install ${apt_packages[*]} (needs apt-get and root or sudo)" >&2
@@ -57,8 +61,8 @@ fi
 
 # Two pytest-xdist workers (the machines have 2 cores) unless the arguments choose: `-n 0` runs
 # in this one process (pdb, -x on the first failure in order), `-n 4` four workers. The browser
-# tests are one xdist group (tests/conftest.py): they run one after another on one worker, with
-# one server and one Chromium, while the other worker takes the AppTest and unit tests;
+# tests are two xdist groups (tests/conftest.py): each worker runs one first, its tests one after
+# another with one server and one Chromium, then both take the AppTest and unit tests;
 # `--dist loadgroup` keeps a group together and hands out the rest test by test.
 workers=(-n "${TEST_WORKERS:-2}" --dist loadgroup)
 for arg in "$@"; do

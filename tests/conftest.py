@@ -8,15 +8,45 @@ from __future__ import annotations
 
 import pytest
 
+SECOND_BROWSER_LANE = {
+    "test_app",
+    "test_clicker",
+    "test_heads_browser",
+    "test_heads_frame",
+    "test_internals_browser",
+    "test_one_run_per_click",
+    "test_reconnect",
+    "test_screens",
+    "test_sentence_browser",
+    "test_similarity_code",
+}
+"""The browser test modules of the second xdist group; the others are the first. The two took
+about the same time in a run of the whole suite (440 s and 425 s, with ``--durations``)."""
+
+
+ONE_WORKER = {
+    "test_accessibility": "accessibility",  # its module fixture draws every page's charts (~20 s)
+    "test_after_attention": "after_attention",  # its module fixtures load sentence-transformers (~4 s)
+}
+"""Modules whose tests stay on one worker (an xdist group each), so that what their module
+fixtures build is built once, not by both workers. A group must hold fewer tests than each
+browser lane: xdist hands out the groups with the most tests first, and the lanes must start
+at once."""
+
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group off the marker
 def pytest_collection_modifyitems(config, items):
-    """The browser tests are one xdist group: with ``-n 2 --dist loadgroup`` (scripts/test.sh)
-    they run one after another on one worker, which keeps one server and one Chromium for them
-    (tests/browser/conftest.py), and their timings free of a second browser on a 2-core machine."""
+    """The browser tests are two xdist groups: with ``-n 2 --dist loadgroup`` (scripts/test.sh)
+    each worker takes one first (the largest units go out first) and runs its tests one after
+    another with one server and one Chromium (tests/browser/conftest.py), then both share the
+    AppTest and unit tests. Waits on the page (a script run, a drawing) leave a core idle that the
+    other lane fills. The modules of ``ONE_WORKER`` are groups too."""
     for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
         if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group("browser-2" if module in SECOND_BROWSER_LANE else "browser-1"))
+        elif module in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(ONE_WORKER[module]))
 
 
 @pytest.fixture
