@@ -25,13 +25,18 @@ WATCH_JS = (
     + """
 (() => {
   window.__seen = {};
-  const mark = (name, selector) => {
-    if (!(name in window.__seen) && document.querySelector(selector)) window.__seen[name] = performance.now();
+  // Each added element is looked at, not only the page at the observer's turn: on a loaded
+  // machine an element can come and go within one batch of changes.
+  const mark = (name, selector, added) => {
+    if (name in window.__seen) return;
+    const inside = (n) => n.matches?.(selector) || n.querySelector?.(selector);
+    if (document.querySelector(selector) || added.some(inside)) window.__seen[name] = performance.now();
   };
-  new MutationObserver(() => {
-    mark('progress', '[data-testid="stMain"] [data-testid="stProgress"]');
-    mark('live', '[class*="st-key-fig_curves_live"] .js-plotly-plot');
-    mark('curves', '.st-key-fig_curves .js-plotly-plot');
+  new MutationObserver((records) => {
+    const added = records.flatMap(r => [...r.addedNodes]).filter(n => n.nodeType === 1);
+    mark('progress', '[data-testid="stMain"] [data-testid="stProgress"]', added);
+    mark('live', '[class*="st-key-fig_curves_live"] .js-plotly-plot', added);
+    mark('curves', '.st-key-fig_curves .js-plotly-plot', added);
   }).observe(document, {subtree: true, childList: true});
 })();"""
 )

@@ -208,14 +208,13 @@ def test_the_note_comes_while_a_run_is_slow_and_goes(tab, lang, slow):
         page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
             has_text=re.compile("^2: dog$")
         ).click()
-        page.wait_for_timeout(1200)
-        words = page.evaluate(NOTE_JS, "content")
-        assert words == f'"{translate(lang, "shell.busy")}"'
+        words = f'"{translate(lang, "shell.busy")}"'
+        # while the 2 s run lasts (waited for, not slept: on a loaded machine the run starts late)
+        page.wait_for_function(f"() => ({NOTE_JS})('content') === {words!r}", timeout=15_000, polling=50)
         wait_for_app(page)
         page.locator(BOX).fill("a cat")
         page.locator(BOX).press("Enter")  # Enter too
-        page.wait_for_timeout(1200)
-        assert page.evaluate(NOTE_JS, "opacity") != "0"
+        page.wait_for_function(f"() => ({NOTE_JS})('opacity') !== '0'", timeout=15_000, polling=50)
         wait_for_app(page)
         page.wait_for_timeout(300)
         seen = watched(page)
