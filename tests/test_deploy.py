@@ -121,6 +121,17 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
+def start_time(pid: int) -> int | None:
+    """When the process ``pid`` started (clock ticks after boot, /proc/<pid>/stat), or None if there
+    is none: with it a pid noted earlier is told from a new process that was given the same pid
+    (Linux reuses them: pid_max is 32768 here, and a test run starts thousands of processes)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[19])  # field 22, starttime
+
+
 def port_open(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as s:
         s.settimeout(1)
@@ -138,7 +149,7 @@ class Serve:
     out_path: Path
     ready_line: str = ""
     started_s: float = 0.0
-    seen: set[int] = field(default_factory=set)  # every process ever seen below serve.sh
+    seen: dict[int, int | None] = field(default_factory=dict)  # every process seen below serve.sh: its start time
 
     @property
     def url(self) -> str:
@@ -159,8 +170,15 @@ class Serve:
 
     def note_processes(self) -> set[int]:
         now = descendants(self.proc.pid)
-        self.seen |= now
+        for pid in now:
+            self.seen.setdefault(pid, start_time(pid))
         return now
+
+    def still_running(self) -> set[int]:
+        """The processes seen below serve.sh that still run (the same processes, not others that
+        were given their pid since), and every live member of its session."""
+        same = {pid for pid, started in self.seen.items() if started is not None and start_time(pid) == started}
+        return {pid for pid in same | session_members(self.proc.pid) if alive(pid)}
 
     def app_pids(self) -> dict[int, int]:
         """app port -> pid, from serve.sh's pid files."""
@@ -182,7 +200,7 @@ class Serve:
         for s in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, s)
-            for pid in self.seen | session_members(self.proc.pid):
+            for pid in self.still_running():  # never a pid that is now another process's
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, s)
             try:
@@ -501,7 +519,7 @@ def test_nginx_is_sticky_passes_websockets_fails_over_and_stops_on_ctrl_c(nginx,
             code = srv.stop(signal.SIGINT, timeout=60)
             assert code == 130, srv.logs()
             time.sleep(0.5)
-            left = {pid for pid in srv.seen | session_members(srv.proc.pid) if alive(pid)}
+            left = srv.still_running()
             assert not left, f"left running after Ctrl-C: {left}\n{srv.logs()}"
             assert not port_open(port)
             assert not (tmp_path / "serve.pid").exists()

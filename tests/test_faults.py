@@ -418,6 +418,24 @@ def test_a_hub_id_whose_cached_weights_are_damaged_is_refused(monkeypatch, tmp_p
     assert _refused("attention-lab/damaged-copy") == "checksum"
 
 
+@pytest.mark.parametrize("w", ["random", "identity"])
+def test_without_torch_every_page_runs_with_random_and_identity_w(monkeypatch, w):
+    """The other W of the sidebar, on the model, with torch and sentence-transformers
+    unimportable: every page runs (tests/browser/test_no_torch.py opens every page on a server
+    started without them, with the default trained head)."""
+    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
+    for name in ("torch", "sentence_transformers"):
+        monkeypatch.setitem(sys.modules, name, None)
+    clear_all_caches()
+    for page in PAGES:
+        at = AppTest.from_file(APP, default_timeout=180)
+        at.switch_page(f"pages/{page}.py")  # opened from a link: one run
+        at.query_params.update(lang="en", w=w)
+        at.run()
+        assert not at.exception, f"{page} with W {w} without torch:\n{error_text(at)}"
+        assert at.query_params.get("w") == w, f"{page} did not keep W {w}: {dict(at.query_params)}"
+
+
 def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(monkeypatch):
     """A deployment without torch and sentence-transformers (docs/deploy.md): our NumPy encoder
     runs the model on every page, trained heads included; only the Real model heads page's

@@ -27,13 +27,11 @@ import pytest
 from tests.browser.harness import TOY, VIEWPORT, no_exception, wait_for_app
 from tests.test_deploy import (
     AUDIT_HOOK,
-    alive,
     ensure_nginx,
     free_port_block,
     outside_connections,
     port_open,
     serve,
-    session_members,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
@@ -230,7 +228,7 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
     code = srv.stop(signal.SIGTERM, timeout=120)
     assert code == 143, srv.logs()
     time.sleep(1)
-    left = {pid for pid in started | session_members(srv.proc.pid) if alive(pid)}
+    left = srv.still_running()
     assert not left, f"left running after SIGTERM: {left}\n{srv.logs()}"
     assert not port_open(srv.port)
     for port in srv.app_pids() or (srv.port + 1, srv.port + 2):
