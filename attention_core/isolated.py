@@ -15,11 +15,14 @@ server process (``SLOTS``); a second learner's check waits for the first.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import multiprocessing
 import os
+import sys
 import threading
+import types
 from concurrent.futures import ProcessPoolExecutor
 
 SLOTS = threading.BoundedSemaphore(1)
@@ -55,6 +58,25 @@ def _call(module: str, function: str, args: tuple):
     return getattr(importlib.import_module(module), function)(*args)
 
 
+@contextlib.contextmanager
+def _no_main_script():
+    """While a child is started: no ``__main__`` module with a file to run.
+
+    A ``spawn`` child first runs the parent's ``__main__`` again from its file. In a Streamlit
+    server (and under AppTest) ``__main__`` is the page script of the latest run, so the child
+    would run that whole page before the check, or fail on it (a script AppTest wrote for a
+    function needs names only AppTest gives it: ``BrokenProcessPool``). The swap is brief and a
+    script run that sets ``__main__`` meanwhile does not look it up again.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 def run_isolated(module: str, function: str, *args):
     """``module.function(*args)`` in a fresh child process; its result (or its exception).
 
@@ -63,4 +85,6 @@ def run_isolated(module: str, function: str, *args):
     """
     with SLOTS:
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            return pool.submit(_call, module, function, args).result(timeout=TIMEOUT_S)
+            with _no_main_script():
+                future = pool.submit(_call, module, function, args)  # starts the child (spawn: at once)
+            return future.result(timeout=TIMEOUT_S)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -70,3 +71,15 @@ def test_switched_off_the_buttons_are_gone_and_the_page_says_why(monkeypatch, pa
     at = open_link(page, toy="false", sentence="the cat sat")
     assert not [b for b in at.button if b.key in ("torch_check", "code_torch_button")]
     assert translate("en", "shell.checks_off") in [c.value for c in at.caption]
+
+
+def test_the_child_does_not_run_the_script_that_asked(tmp_path, monkeypatch):
+    """Streamlit (and AppTest) make the page script of the latest run ``__main__``; a spawn child
+    runs ``__main__``'s file before anything else. It must not: here that file fails at once."""
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('the page ran again in the child')\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    assert run_isolated("math", "factorial", 5) == 120
+    assert sys.modules["__main__"] is page  # given back after the child started

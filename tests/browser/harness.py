@@ -323,9 +323,12 @@ def download_first_csv(page):
     return Playwright's Download (each chart's export control is a menu: exports.show_figure)."""
     menus = page.locator('[data-testid="stMain"] [data-testid="stPopover"] button')
     for n in range(menus.count()):
+        if not menus.nth(n).is_visible():  # a chart on a closed tab or expander: not one the learner sees
+            continue
         menus.nth(n).click()
         body = page.locator('[data-testid="stPopoverBody"]').last
         body.wait_for(state="visible")
+        body.locator('[data-testid="stButtonGroup"]').first.wait_for()  # the menu is drawn: its image formats
         csv = body.locator('[data-testid="stDownloadButton"] button')
         if csv.count():
             with page.expect_download() as download:
