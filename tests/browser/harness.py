@@ -208,9 +208,10 @@ _IDLE_JS = """() => {
 
 
 EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: another run follows at once
-QUIET_AFTER_RUN_MS = 150
+QUIET_AFTER_RUN_MS = 250
 """How long the app stays idle after a run it reported finished before ``wait_for_app`` trusts
-it: a rerun that follows one (a component sending its value) starts within that."""
+it: a rerun that follows one (a component sending its value) starts within that, on a loaded
+machine too (with 150 ms, one full run failed a test that may have acted during such a rerun)."""
 
 # With the run counter (COUNT_RUNS_JS): settled when the app is idle and either a run finished
 # since the last wait (and none follows it) and all was quiet for QUIET_AFTER_RUN_MS, or, in a

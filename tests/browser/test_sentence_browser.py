@@ -172,11 +172,15 @@ the style changed: that frame may have begun before the click's own timestamp, b
 
 
 def assert_never_within_the_delay(seen: dict) -> None:
-    """No frame shows the note (opacity above 0) less than DELAY_S after an action began."""
+    """The note never appears (a frame with opacity above 0 after one without) less than DELAY_S
+    after an action began. A note already shown when an action comes (a run that was slow on a
+    loaded machine, still under way) is not one that action made appear."""
+    shown_before = False
     for t, opacity, *_ in seen["frames"]:
-        if opacity:
+        if opacity and not shown_before:
             since = t - max((c for c in seen["clicks"] if c <= t), default=float("-inf"))
-            assert since >= DELAY_S * 1000 - FRAME_SLACK_MS, f"the note showed {since:.0f} ms after an action"
+            assert since >= DELAY_S * 1000 - FRAME_SLACK_MS, f"the note appeared {since:.0f} ms after an action"
+        shown_before = bool(opacity)
 
 
 def test_a_fast_run_never_shows_the_note(open_app):
