@@ -418,15 +418,25 @@ def test_a_hub_id_whose_cached_weights_are_damaged_is_refused(monkeypatch, tmp_p
     assert _refused("attention-lab/damaged-copy") == "checksum"
 
 
-@pytest.mark.parametrize("w", ["random", "identity"])
-def test_without_torch_every_page_runs_with_random_and_identity_w(monkeypatch, w):
-    """The other W of the sidebar, on the model, with torch and sentence-transformers
-    unimportable: every page runs (tests/browser/test_no_torch.py opens every page on a server
-    started without them, with the default trained head)."""
+@pytest.fixture
+def without_torch(monkeypatch):
+    """The bundled model, with torch and sentence-transformers unimportable (the lean install)
+    and nothing of them remembered."""
     monkeypatch.delenv(mf.MODEL_ENV, raising=False)
     for name in ("torch", "sentence_transformers"):
         monkeypatch.setitem(sys.modules, name, None)
     clear_all_caches()
+    from attention_core import model_reference
+
+    model_reference.clear_cache()
+
+
+@pytest.mark.parametrize("w", ["random", "identity"])
+@pytest.mark.usefixtures("without_torch")
+def test_without_torch_every_page_runs_with_random_and_identity_w(w):
+    """The other W of the sidebar, on the model, with torch and sentence-transformers
+    unimportable: every page runs (tests/browser/test_no_torch.py opens every page on a server
+    started without them, with the default trained head)."""
     for page in PAGES:
         at = AppTest.from_file(APP, default_timeout=180)
         at.switch_page(f"pages/{page}.py")  # opened from a link: one run
@@ -436,17 +446,11 @@ def test_without_torch_every_page_runs_with_random_and_identity_w(monkeypatch, w
         assert at.query_params.get("w") == w, f"{page} did not keep W {w}: {dict(at.query_params)}"
 
 
-def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why(monkeypatch):
+@pytest.mark.usefixtures("without_torch")
+def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why():
     """A deployment without torch and sentence-transformers (docs/deploy.md): our NumPy encoder
     runs the model on every page, trained heads included; only the Real model heads page's
     "Check against PyTorch" needs them, and it says so instead of failing."""
-    monkeypatch.delenv(mf.MODEL_ENV, raising=False)
-    for name in ("torch", "sentence_transformers"):
-        monkeypatch.setitem(sys.modules, name, None)
-    clear_all_caches()
-    from attention_core import model_reference
-
-    model_reference.clear_cache()
     real = translate(
         "en", "shell.honest_trained", model=BUNDLED_LABEL, layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32
     )

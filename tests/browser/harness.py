@@ -245,8 +245,8 @@ def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
     attribute may still read "notRunning" for a moment) is waited for too.
     """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    if page.evaluate("() => window.__countsRuns === true"):
-        page.evaluate("() => { window.__lastRuns = -1; }")  # the quiet time starts with this wait
+    # with the counter, the quiet time starts with this wait (__lastRuns: no count seen yet)
+    if page.evaluate("() => window.__countsRuns === true && (window.__lastRuns = -1, true)"):
         page.wait_for_function(_SETTLED_JS, arg=settle, timeout=timeout, polling=50)
         page.evaluate("() => { window.__acked = window.__runs.length; }")
         return
