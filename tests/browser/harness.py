@@ -215,7 +215,8 @@ machine too (with 150 ms, one full run failed a test that may have acted during 
 
 # With the run counter (COUNT_RUNS_JS): settled when the app is idle and either a run finished
 # since the last wait (and none follows it) and all was quiet for QUIET_AFTER_RUN_MS, or, in a
-# page that has finished a run before, no run came for `settle` ms (an action that starts none).
+# page that has finished a run before, no run came for 2 × `settle` ms (an action that starts
+# none, or one whose run starts late on a loaded machine: as long as the two checks without it).
 _SETTLED_JS = (
     """(settle) => {
   const idle = IDLE;
@@ -227,7 +228,7 @@ _SETTLED_JS = (
   }
   const quiet = now - window.__quietSince;
   if (runs.length > acked) return runs[runs.length - 1] !== FOR_RERUN && quiet >= QUIET;
-  return runs.length > 0 && quiet >= settle;
+  return runs.length > 0 && quiet >= 2 * settle;
 }""".replace("IDLE", _IDLE_JS)
     .replace("FOR_RERUN", str(EARLY_FOR_RERUN))
     .replace("QUIET", str(QUIET_AFTER_RUN_MS))
@@ -240,7 +241,7 @@ def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
     In a page with the run counter (``COUNT_RUNS_JS``: every page of the browser tests' ``tab``
     fixture): until a run has finished since the last wait and the app stayed idle for
     ``QUIET_AFTER_RUN_MS`` after it, or, when no run comes (an action that starts none), for
-    ``settle`` ms; a freshly opened page waits for its first run. Without the counter: checks
+    2 × ``settle`` ms; a freshly opened page waits for its first run. Without the counter: checks
     twice, ``settle`` ms apart, so a rerun that starts right after a click or an Enter (the
     attribute may still read "notRunning" for a moment) is waited for too.
     """
