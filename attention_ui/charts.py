@@ -158,6 +158,19 @@ def cells_key(width: int, key: str) -> str:
     return CELLS_KEY.format(width=bucket, key=key)
 
 
+def drawn_as_table(fig, table: bool = False) -> bool:
+    """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: the figure
+    carries its matrix as ``Cells`` (``figures.token_matrix``, up to 24 rows) and either
+    presentation mode is on or the page asks for the table (``table``).
+
+    >>> from attention_ui.figures import heatmap, token_matrix
+    >>> drawn_as_table(token_matrix([[1.0]], ["a"], ["a"], title="w"), table=True), drawn_as_table(
+    ...     heatmap([[1.0]], ["a"], ["a"], title="w"), table=True)
+    (True, False)
+    """
+    return getattr(fig, "cells", None) is not None and (table or is_presenting())
+
+
 def draw(
     fig,
     key: str,
@@ -166,6 +179,7 @@ def draw(
     alt: str | None = None,
     on_click: Callable[[dict], None] | None = None,
     fresh: str = "",
+    table: bool = False,
 ) -> None:
     """Draw ``fig`` on the page through the pipeline.
 
@@ -186,19 +200,24 @@ def draw(
         (``figures.click_targets``); ``point`` is Plotly's point as Streamlit reports it.
     fresh : str
         Added to the chart's key (see ``key``).
+    table : bool
+        Draw a figure that carries its matrix as ``Cells`` as an HTML table outside
+        presentation mode too (``drawn_as_table``).
 
     A heatmap whose cells print numbers sits in a container that hides them, with the note
     "hover for the values", where the chart is too narrow for them (``attention_ui.style``);
     one that prints none always has the note.
 
     A figure that carries its matrix as ``Cells`` (``figures.token_matrix``) is drawn as an
-    HTML table in presentation mode (every number printed, in type that grows with the
-    screen; a teacher cannot hover for a room), with the choice to spotlight one query row;
-    elsewhere as its Plotly chart, with the table beside it for print only.
+    HTML table in presentation mode or when the page asks (``table``): every number printed,
+    in type that grows with the screen (a teacher cannot hover for a room), with the choice to
+    spotlight one query row. Chromium draws the table in about half the time of the Plotly
+    heatmap whose cells print the same numbers as SVG text (docs/benchmarks.md, bench_app).
+    Elsewhere it is its Plotly chart, with the table beside it for print only.
     """
     presenting = is_presenting()
     cells = getattr(fig, "cells", None)
-    if cells is not None and presenting:
+    if drawn_as_table(fig, table):
         draw_table(cells, key)
         return
     chart = prepare(fig, presenting=presenting)

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 import numpy as np
 import streamlit as st
 
-from attention_ui.charts import draw
+from attention_ui.charts import draw, drawn_as_table
 from attention_ui.i18n import t
 from attention_ui.url_state import url_params
 
@@ -187,6 +187,7 @@ def show_figure(
     alt: str | None = None,
     defer_csv: bool = False,
     on_click=None,
+    table: bool = False,
 ) -> None:
     """Draw ``fig`` with one small export menu under it: PNG or SVG through the chart's
     camera and, given ``matrix``, a CSV download.
@@ -216,6 +217,9 @@ def show_figure(
         ``on_click(point)`` runs before the rerun when the learner clicks a marker of the
         figure (``figures.click_targets``); ``point`` is Plotly's point as Streamlit reports
         it (``point["customdata"]``, ``point["x"]`` …).
+    table : bool
+        Draw a matrix that carries its ``Cells`` as an HTML table (``charts.drawn_as_table``);
+        its menu then holds the CSV only (a table has no camera).
 
     The chart goes through the chart pipeline (``charts.draw``): a heatmap whose cells print
     numbers hides them, with the note "hover for the values", where the chart is too narrow.
@@ -225,7 +229,7 @@ def show_figure(
     stem = safe_filename(filename or key)
     fmt_key = f"{key}_format"
     fmt = _current_format()
-    st.session_state[fmt_key] = fmt  # every switch shows the session's choice
+    tabled = drawn_as_table(fig, table)
     draw(
         fig,
         key,
@@ -233,19 +237,25 @@ def show_figure(
         alt=alt,
         on_click=on_click,
         fresh="" if fmt == IMAGE_FORMATS[0] else f"_{fmt}",  # the camera's tooltip names the format it gives
+        table=table,
     )
+    if tabled and matrix is None:
+        return  # nothing to download: a table has no camera
     with st.container(horizontal=True, horizontal_alignment="right"):
-        with st.popover(t("exports.menu"), icon=":material/download:", help=t("exports.menu_help")):
-            st.segmented_control(
-                t("exports.image_format"),
-                list(IMAGE_FORMATS),
-                format_func=lambda f: t(f"exports.format_{f}"),
-                key=fmt_key,
-                required=True,
-                on_change=_remember_format,
-                args=(fmt_key,),
-            )
-            st.caption(t("exports.image_help", format=t(f"exports.format_{fmt}")))
+        menu_help = t("exports.menu_help_table" if tabled else "exports.menu_help")
+        with st.popover(t("exports.menu"), icon=":material/download:", help=menu_help):
+            if not tabled:
+                st.session_state[fmt_key] = fmt  # every switch shows the session's choice
+                st.segmented_control(
+                    t("exports.image_format"),
+                    list(IMAGE_FORMATS),
+                    format_func=lambda f: t(f"exports.format_{f}"),
+                    key=fmt_key,
+                    required=True,
+                    on_change=_remember_format,
+                    args=(fmt_key,),
+                )
+                st.caption(t("exports.image_help", format=t(f"exports.format_{fmt}")))
             if matrix is not None:
                 z = np.asarray(matrix, dtype=np.float64)  # (rows, cols) or (cols,)
                 n_rows = 1 if z.ndim == 1 else z.shape[0]

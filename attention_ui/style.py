@@ -301,7 +301,11 @@ APP_CSS = f"""<style>
 /* 7 · A matrix drawn cell by cell (tables.matrix_html): its type as large as its columns fit the
    frame's width (a container query), every number printed, white on dark cells */
 .{MATRIX_CLASS}-box {{ display: flex; flex-direction: column; gap: 1rem; }}
-.{MATRIX_CLASS}-wrap {{ container-type: inline-size; overflow-x: auto; max-width: 100%; padding-bottom: 2px; }}
+/* positioned: the screen reader's description (absolute, 1 px) stays inside the scrolling frame; placed
+   by the page, it widened a phone's page to 521 px beside a Chinese caption */
+.{MATRIX_CLASS}-wrap {{
+  container-type: inline-size; overflow-x: auto; max-width: 100%; padding-bottom: 2px; position: relative;
+}}
 .{MATRIX_CLASS} {{
   border-collapse: separate; border-spacing: 1px; margin: 0 auto;
   --fit: calc((100cqw - (var(--cols) + 2) * 1px) / (var(--cols) * var(--cell-em) + var(--label-em)));

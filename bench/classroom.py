@@ -14,7 +14,7 @@ One learner's lesson (``walk``), the same in Chromium and over the protocol:
 4. ``next`` × 6: Next to the last step; each answer shows the next step; on the softmax step the
    weights bar must be ``explain(trace, i).weights``, on the last step the b_i markers
    ``explain(trace, i).output`` (atol 1e-9).
-5. ``switch`` × 2: the sidebar's link to Attention matrices (its weights heatmap must be this
+5. ``switch`` × 2: the sidebar's link to Attention matrices (its weights table must be this
    sentence's ``trace.weights``, labelled "n: token" HTML-escaped) and back to Step by step (the
    picker must still list this sentence's tokens).
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import html
 import random
 import re
 import time
@@ -293,7 +294,7 @@ def check(view: dict, kind: str, exp: Expected, step: int | None, chromium: bool
             passed += 1
     if kind == "switch" and step is None:  # on Attention matrices
         z = view.get("weights")
-        found = _numbers("matrices: weights", z, exp.weights) if z is not None else ["matrices: no weights heatmap"]
+        found = _numbers("matrices: weights", z, exp.weights) if z is not None else ["matrices: no weights matrix"]
         if view.get("weights_labels") not in (None, exp.plot_labels):
             found.append(f"matrices: labels {view.get('weights_labels')} != {exp.plot_labels} (escaped)")
         problems += found
@@ -414,9 +415,12 @@ class ProtocolSeat(Seat):
         if contributions is not None:
             view["outputs"] = [t["y"] for t in contributions.traces if t["type"] == "scatter"]
         weights = answer.chart("fig_weights")
-        if weights is not None:
+        if weights is not None:  # the interactive chart
             view["weights"] = next((t["z"] for t in weights.traces if t["type"] == "heatmap"), None)
             view["weights_labels"] = weights.ticktext("yaxis")
+        elif answer.tables:  # Attention matrices shows its weights as a table that prints every number
+            view["weights"] = answer.tables[0].z
+            view["weights_labels"] = [html.escape(label, quote=False) for label in answer.tables[0].rows]
         return view
 
 
@@ -435,13 +439,20 @@ VIEW_JS = """() => {
     const y = el.layout && el.layout.yaxis;
     return {traces: el.data.map(t => ({type: t.type, y: clean(t.y), z: clean(t.z)})),
             yticks: y && y.ticktext ? Array.from(y.ticktext) : null}; };
+  const table = key => {  // a matrix drawn as an HTML table (tables.matrix_html), not its spotlight row
+    const el = document.querySelector(
+      `[data-testid="stMain"] .st-key-${key} .cell-matrix-wrap:not(.cm-spotlight) table`);
+    if (!el) return null;
+    const rows = [...el.querySelectorAll('tbody tr')];
+    return {rows: rows.map(r => r.querySelector('th').textContent),
+            z: rows.map(r => [...r.querySelectorAll('td')].map(td => parseFloat(td.dataset.value)))}; };
   const picker = [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
     .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true']);
   const p = document.querySelector('[data-testid="stMain"] [data-testid="stProgress"]');
   return {picker, progress: p ? p.innerText : '',
           exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
           weights_row: chart('fig_weights_row'), contributions: chart('fig_contributions'),
-          weights: chart('fig_weights'),
+          weights: chart('fig_weights'), weights_table: table('matrix_fig_weights'),
           sockets: window.__bench ? window.__bench.sockets : 0};
 }"""
 
@@ -549,6 +560,9 @@ class ChromiumSeat(Seat):
         if raw["weights"]:
             view["weights"] = next((t["z"] for t in raw["weights"]["traces"] if t["type"] == "heatmap"), None)
             view["weights_labels"] = raw["weights"]["yticks"]
+        elif raw["weights_table"]:
+            view["weights"] = raw["weights_table"]["z"]
+            view["weights_labels"] = [html.escape(label, quote=False) for label in raw["weights_table"]["rows"]]
         return view
 
 

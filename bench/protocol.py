@@ -41,6 +41,7 @@ import time
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -104,6 +105,67 @@ class Chart:
     def ticktext(self, axis: str = "yaxis") -> list[str] | None:
         ax = self._figure().get("layout", {}).get(axis) or {}
         return ax.get("ticktext")
+
+
+class _MatrixParser(HTMLParser):
+    """Reads the first ``<table>`` of a ``tables.matrix_html`` body: its caption's title, the row
+    labels as a learner reads them, and each cell's exact ``data-value``."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.title, self.rows, self.z = "", [], []
+        self._into, self._text, self._tables = None, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self._tables += 1
+        if self._tables != 1:
+            return
+        if tag == "span" and attrs.get("class") == "cm-title":
+            self._into, self._text = "title", []
+        elif tag == "th" and attrs.get("scope") == "row":
+            self._into, self._text = "row", []
+            self.z.append([])
+        elif tag == "td" and "data-value" in attrs:
+            self.z[-1].append(float(attrs["data-value"]))
+
+    def handle_data(self, data):
+        if self._into is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if self._into == "title" and tag == "span":
+            self.title, self._into = "".join(self._text), None
+        elif self._into == "row" and tag == "th":
+            self.rows.append("".join(self._text))
+            self._into = None
+
+
+@dataclass
+class Table:
+    """A matrix the page draws as an HTML table (``tables.matrix_html``), shown on screen (not a
+    print twin): its title, row labels as a learner reads them, and every cell's exact value.
+
+    >>> table = Table.parse('<div class="cell-matrix-box"><div><table><caption><span class="cm-title">w</span>'
+    ...                     '</caption><tbody><tr><th scope="row">1: &lt;b&gt;</th><td data-value="0.25">0.25</td>'
+    ...                     "</tr></tbody></table></div></div>")
+    >>> table.title, table.rows, table.z
+    ('w', ['1: <b>'], [[0.25]])
+    """
+
+    title: str
+    rows: list[str]
+    z: list[list[float]]
+
+    PREFIX = '<div class="cell-matrix-box">'
+    """How the body of a matrix table shown on screen starts (a print twin's class says ``print-only``)."""
+
+    @classmethod
+    def parse(cls, body: str) -> Table:
+        parser = _MatrixParser()
+        parser.feed(body)
+        return cls(parser.title, parser.rows, parser.z)
 
 
 # --------------------------------------------------------------------------- widgets
@@ -219,6 +281,7 @@ class Answer:
     bytes: int = 0
     widgets: dict[str, Widget] = field(default_factory=dict)  # by key, as drawn in this run
     charts: list[Chart] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)  # matrices drawn as HTML tables, on screen
     progress: str = ""
     headings: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
@@ -566,6 +629,8 @@ class Client:
         if kind == "plotly_chart":
             key = proto.id.split("-", 2)[2] if proto.id.startswith("$$ID-") else proto.id
             answer.charts.append(Chart(key=key, spec=proto.spec))
+        elif kind == "html" and proto.body.startswith(Table.PREFIX):
+            answer.tables.append(Table.parse(proto.body))
         elif kind == "progress":
             answer.progress = proto.text
         elif kind == "heading":

@@ -4,6 +4,12 @@ one stage of the formula per view (``url_state.url_tabs``).
 Only the chosen view's figures are built and sent, so a new sentence redraws one matrix, not
 seven (bench/bench_app.py). The chosen view is kept in the URL as ``?matrix=<id>``
 (an id, not the translated label, so a link works in both languages).
+
+The token × token views (scores, scaled, weights) are tables that print every number in its
+cell (``charts.drawn_as_table``): a learner reads them without a hover, they print and copy,
+and Chromium draws a new sentence's table in about half the time of a Plotly heatmap printing
+the same numbers (docs/benchmarks.md). "Interactive chart" (``?chart=true``) shows the Plotly
+chart instead: hover, zoom, PNG/SVG.
 """
 
 import numpy as np
@@ -20,6 +26,9 @@ from attention_ui.url_state import url_tabs
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
+TOKEN_TABS = ("scores", "scaled", "weights")
+"""The views of a token × token matrix: a table of numbers, or a chart (``?chart=true``)."""
+CHART_KEY = "chart"
 
 
 lesson, _ = page_start("matrices")
@@ -49,6 +58,11 @@ if lesson is not None:
 
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
+    table = True  # the token × token views as tables that print every number (charts.drawn_as_table)
+    if not presenting and any(tabs[tab_id].open for tab_id in TOKEN_TABS):
+        table = not st.toggle(
+            t("matrices.as_chart"), key=CHART_KEY, value=False, bind="query-params", help=t("matrices.as_chart_help")
+        )
     if tabs["qkv"].open:
         with tabs["qkv"], explained("qkv"):
             show_figure(  # panels named Q, K, V alone: "Q (queries)" ran into "K (keys)" in a third of a phone
@@ -64,6 +78,7 @@ if lesson is not None:
             show_figure(
                 token_matrix(trace.scores, tokens, tokens, title=t("matrices.scores_title"), diverging=True, tr=t),
                 "fig_scores",
+                table=table,
                 matrix=trace.scores,
                 row_labels=tokens,
                 col_labels=tokens,
@@ -80,6 +95,7 @@ if lesson is not None:
             show_figure(
                 token_matrix(trace.scaled, tokens, tokens, title=scaled_title, diverging=True, tr=t),
                 "fig_scaled",
+                table=table,
                 matrix=trace.scaled,
                 row_labels=tokens,
                 col_labels=tokens,
@@ -93,6 +109,7 @@ if lesson is not None:
                     trace.weights, tokens, tokens, title=t("matrices.weights_title"), zmin=0.0, zmax=1.0, tr=t
                 ),
                 "fig_weights",
+                table=table,
                 matrix=trace.weights,
                 row_labels=tokens,
                 col_labels=tokens,

@@ -129,6 +129,68 @@ class TableReader(HTMLParser):
             self.shown[-1].append(text)
 
 
+class MatrixReader(HTMLParser):
+    """Each ``<table>`` of a ``tables.matrix_html`` page: its title (the caption's first part),
+    column labels, row labels, and per cell the text a learner reads, the exact ``data-value``
+    and the inline style."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self._cell, self._text, self._part = [], None, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.tables.append({"title": "", "cols": [], "rows": [], "cells": [], "class": attrs.get("class")})
+        elif tag == "span" and attrs.get("class") == "cm-title":
+            self._cell, self._text = ("title", attrs), []
+        elif tag in ("thead", "tbody"):
+            self._part = tag
+        elif tag == "tr" and self._part == "tbody":
+            self.tables[-1]["cells"].append([])
+        elif tag in ("th", "td") and self._part in ("thead", "tbody"):
+            self._cell, self._text = (tag, attrs), []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag not in ("th", "td", "span") or self._cell is None or (tag == "span") != (self._cell[0] == "title"):
+            return
+        (kind, attrs), text = self._cell, "".join(self._text)
+        self._cell, table = None, self.tables[-1]
+        if kind == "title":
+            table["title"] = text
+        elif self._part == "thead" and kind == "th":
+            table["cols"].append(text)
+        elif kind == "th" and attrs.get("scope") == "row":
+            table["rows"].append(text)
+        elif self._part == "tbody":
+            table["cells"][-1].append((text, float(attrs["data-value"]), attrs.get("style")))
+
+
+def matrix_tables(at, *, print_only: bool = False) -> dict[str, dict]:
+    """The matrices the page draws as HTML tables (``tables.matrix_html``) by their title: each
+    ``{"z": (rows, cols) array of the cells' exact values, "texts", "rows", "cols"}``. Only the
+    tables shown on screen, or with ``print_only`` only the print twins under Plotly charts."""
+    out = {}
+    for element in at.get("html"):
+        body = element.proto.body
+        if not body.startswith('<div class="cell-matrix-box') or ("print-only" in body.split(">", 1)[0]) != print_only:
+            continue
+        reader = MatrixReader()
+        reader.feed(body)
+        table = reader.tables[0]  # the matrix; a spotlight row follows it
+        out[table["title"]] = {
+            "z": np.array([[value for _, value, _ in row] for row in table["cells"]], dtype=np.float64),
+            "texts": [[text for text, _, _ in row] for row in table["cells"]],
+            "rows": table["rows"],
+            "cols": table["cols"],
+        }
+    return out
+
+
 def tables(at) -> list:
     """The page's tables (``tables.number_table``, sent as HTML) as frames: headers, row labels
     and text as a learner reads them, numbers with every digit (a cell's ``data-value``). Checks

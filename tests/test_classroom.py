@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from functools import partial
-from html.parser import HTMLParser
 
 import numpy as np
 import plotly.colors as pc
@@ -30,45 +29,9 @@ from attention_ui.figures import (
 from attention_ui.i18n import translate
 from attention_ui.presentation import handout_html
 from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
-from tests.helpers import run_page
+from tests.helpers import MatrixReader, run_page
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby"
-
-
-class MatrixReader(HTMLParser):
-    """Each ``<table>`` of a ``matrix_html`` page: its column labels, row labels, and per cell
-    the text a learner reads, the exact ``data-value`` and the inline style."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tables, self._cell, self._text, self._part = [], None, [], None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "table":
-            self.tables.append({"cols": [], "rows": [], "cells": [], "class": attrs.get("class")})
-        elif tag in ("thead", "tbody"):
-            self._part = tag
-        elif tag == "tr" and self._part == "tbody":
-            self.tables[-1]["cells"].append([])
-        elif tag in ("th", "td") and self._part in ("thead", "tbody"):
-            self._cell, self._text = (tag, attrs), []
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._text.append(data)
-
-    def handle_endtag(self, tag):
-        if tag not in ("th", "td") or self._cell is None:
-            return
-        (kind, attrs), text = self._cell, "".join(self._text)
-        self._cell, table = None, self.tables[-1]
-        if self._part == "thead" and kind == "th":
-            table["cols"].append(text)
-        elif kind == "th" and attrs.get("scope") == "row":
-            table["rows"].append(text)
-        elif self._part == "tbody":
-            table["cells"][-1].append((text, float(attrs["data-value"]), attrs.get("style")))
 
 
 def read(page: str) -> list[dict]:
@@ -214,9 +177,18 @@ def test_presentation_mode_draws_the_weights_as_a_table_of_the_lessons_numbers(l
     assert [text for text, _, _ in spot["cells"][0]] == [f"{x:.2f}" for x in w[2].tolist()]
 
 
-def test_without_presentation_the_heatmap_has_a_print_twin():
+def test_the_interactive_chart_is_a_heatmap_with_a_print_twin():
+    """Attention matrices with "Interactive chart" on: the Plotly heatmap, and its table for print
+    only; switched off again, the table alone."""
     at = run_page("pages/matrices.py", toy="true", sentence=SENTENCE)
+    assert not at.exception, at.exception
+    assert at.toggle(key="chart").value is False and not at.get("plotly_chart")
+    at.toggle(key="chart").set_value(True).run()
     assert not at.exception, at.exception
     twins = _matrices(at)
     assert len(twins) == 1 and "print-only" in twins[0]
     assert any(json.loads(c.proto.spec)["data"][0]["type"] == "heatmap" for c in at.get("plotly_chart"))
+    at.toggle(key="chart").set_value(False).run()
+    assert not at.get("plotly_chart") and len(_matrices(at)) == 1 and "print-only" not in _matrices(at)[0]
+    linked = run_page("pages/matrices.py", toy="true", sentence=SENTENCE, chart="true")  # a link with ?chart=true
+    assert linked.toggle(key="chart").value is True and "print-only" in _matrices(linked)[0]

@@ -43,7 +43,7 @@ from attention_core.lesson import TRAINED_HEAD
 from attention_core.model_choice import BUNDLED_LABEL
 from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import APP, _decode, charts, figures_by_key
+from tests.helpers import APP, figures_by_key, matrix_tables
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
@@ -188,9 +188,9 @@ def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
     assert not at.exception, error_text(at)
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
     if page == "matrices":
-        weights = next((spec for title, spec in charts(at).items() if title.startswith("Weights")), None)
-        assert weights is not None, f"no weights heatmap under the fault: {list(charts(at))}"
-        np.testing.assert_allclose(_decode(weights["data"][0]["z"]), lesson.trace.weights, rtol=0, atol=1e-12)
+        weights = next((m for title, m in matrix_tables(at).items() if title.startswith("Weights")), None)
+        assert weights is not None, f"no weights table under the fault: {list(matrix_tables(at))}"
+        np.testing.assert_allclose(weights["z"], lesson.trace.weights, rtol=0, atol=1e-12)
     else:  # step 1 shows the tokens: the toy tokenizer's, not the model's word pieces
         options = [o.content for o in at.get("button_group")[0].proto.options]  # the token picker
         assert [s.split(": ", 1)[1] for s in options] == lesson.tokens

@@ -30,7 +30,7 @@ from attention_core.model_choice import (
 from attention_core.model_files import MODEL_ENV, bundled_path
 from attention_ui.i18n import LANGS, translate
 from tests.chinese_model import CHINESE, SIZES, make_chinese_model
-from tests.helpers import APP, _decode, figures_by_key, run_page, z_of
+from tests.helpers import APP, _decode, figures_by_key, matrix_tables, run_page, z_of
 
 ZH = "小猫没有过马路，因为它太累了"
 EN = "The boy thanked the girl because she had helped him"
@@ -133,8 +133,8 @@ def test_an_english_sentence_stays_on_the_default_model(two_models):
     assert translate("en", "shell.model_auto_why", label=BUNDLED_LABEL, unknown=0, pieces=10) in [
         c.value for c in at.caption
     ]
-    weights = z_of(figures_by_key(at)["fig_weights"])
-    np.testing.assert_allclose(weights, encode(EN).head(1, 3).weights, rtol=0, atol=1e-12)
+    (weights,) = matrix_tables(at).values()
+    np.testing.assert_allclose(weights["z"], encode(EN).head(1, 3).weights, rtol=0, atol=1e-12)
 
 
 def test_a_chosen_model_is_kept_in_the_link_and_the_unknown_notice_offers_the_better_one(two_models):

@@ -12,7 +12,17 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model_choice import BUNDLED_LABEL
 from attention_ui.i18n import LANGS, translate
-from tests.helpers import CJK, _decode, chart_words, charts, english_prose, figures_by_key, page_texts, run_page
+from tests.helpers import (
+    CJK,
+    _decode,
+    chart_words,
+    charts,
+    english_prose,
+    figures_by_key,
+    matrix_tables,
+    page_texts,
+    run_page,
+)
 from tests.helpers import tables as page_tables
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
@@ -41,36 +51,42 @@ def test_default_page_uses_real_model_and_says_so():
 
 def test_matrices_numbers_equal_the_core():
     """Each tab (opened through ?matrix=, as a shared link would) shows only its own matrices,
-    and their numbers are the core's."""
+    and their numbers are the core's: the token × token ones as tables that print every number,
+    Q, K, V and the outputs as charts."""
     sentence = "the dog chased the cat"
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
     at = run_page("pages/matrices.py", sentence, toy="true")  # the weights tab by default
     assert not at.exception
-    figs = charts(at)
-    assert list(figs) == [translate("en", "matrices.weights_title")], "lazy tabs: only the open tab is drawn"
-    weights = figs[translate("en", "matrices.weights_title")]
-    z = _decode(weights["data"][0]["z"])
-    np.testing.assert_allclose(z, lesson.trace.weights, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-12)
-    assert len(weights["layout"]["yaxis"]["ticktext"]) == 5  # the two "the" stay two rows
-    assert (
-        weights["layout"]["yaxis"]["ticktext"][0] == "1: the" and weights["layout"]["yaxis"]["ticktext"][3] == "4: the"
-    )
+    assert not charts(at)
+    tables = matrix_tables(at)
+    assert list(tables) == [translate("en", "matrices.weights_title")], "lazy tabs: only the open tab is drawn"
+    weights = tables[translate("en", "matrices.weights_title")]
+    np.testing.assert_array_equal(weights["z"], lesson.trace.weights)
+    np.testing.assert_allclose(weights["z"].sum(axis=1), 1.0, atol=1e-12)
+    assert weights["texts"] == [[f"{x:.2f}" for x in row] for row in lesson.trace.weights.tolist()]
+    assert weights["rows"] == weights["cols"] == ["1: the", "2: dog", "3: chased", "4: the", "5: cat"]  # two "the" rows
     for tab, keys in [
         ("qkv", [("qkv_title", (lesson.trace.q, lesson.trace.k, lesson.trace.v))]),  # one chart, three panels
-        ("scores", [("scores_title", lesson.trace.scores)]),
         ("outputs", [("outputs_title", lesson.trace.outputs)]),
     ]:
         at = run_page("pages/matrices.py", sentence, toy="true", matrix=tab)
         assert not at.exception, at.exception
         figs = charts(at)
-        assert len(figs) == len(keys), (tab, list(figs))
+        assert len(figs) == len(keys) and not matrix_tables(at), (tab, list(figs))
         for key, expected in keys:
             fig = figs[translate("en", f"matrices.{key}")]
             expected = expected if isinstance(expected, tuple) else (expected,)
             assert len(fig["data"]) == len(expected)
             for trace, matrix in zip(fig["data"], expected, strict=True):
                 np.testing.assert_allclose(_decode(trace["z"]), matrix, atol=1e-12)
+    for tab, matrix in [("scores", lesson.trace.scores), ("scaled", lesson.trace.scaled)]:
+        at = run_page("pages/matrices.py", sentence, toy="true", matrix=tab)
+        (table,) = matrix_tables(at).values()
+        np.testing.assert_array_equal(table["z"], matrix)
+        at = run_page("pages/matrices.py", sentence, toy="true", matrix=tab, chart="true")  # the interactive chart
+        (fig,) = charts(at).values()
+        np.testing.assert_allclose(_decode(fig["data"][0]["z"]), matrix, atol=1e-12)
+        assert fig["layout"]["yaxis"]["ticktext"] == ["1: the", "2: dog", "3: chased", "4: the", "5: cat"]
 
 
 @pytest.mark.parametrize("w", ["random", "trained"])
@@ -126,7 +142,7 @@ def test_matrices_weights_csv_download_holds_the_core_numbers(captured_files):
 def test_matrices_bad_tab_in_url_opens_the_weights():
     at = run_page("pages/matrices.py", toy="true", matrix="<script>")
     assert not at.exception, at.exception
-    assert list(charts(at)) == [translate("en", "matrices.weights_title")]
+    assert list(matrix_tables(at)) == [translate("en", "matrices.weights_title")]
 
 
 def test_step_page_walks_to_the_end_with_core_numbers():
@@ -175,11 +191,12 @@ def test_a_long_sentence_is_read_through_a_window_the_learner_moves():
     at.slider(key="first_picker").set_value(51).run()  # the learner moves the window
     assert not at.exception
     assert translate("en", "shell.tokens_window", total=100, first=51, last=74, shown=24) in [i.value for i in at.info]
-    ticks = figures_by_key(at)["fig_weights"]["layout"]["yaxis"]["ticktext"]
+    (weights,) = matrix_tables(at).values()
+    ticks = weights["rows"]
     assert ticks[0] == "1: w50" and ticks[-1] == "24: w73"  # the window's tokens, counted from 1 within it
     assert at.query_params["first"] == "51"
     lesson = build_lesson(" ".join(words), ToyEmbedder(dim=8), LessonSettings(first_piece=50))
-    np.testing.assert_allclose(_decode(figures_by_key(at)["fig_weights"]["data"][0]["z"]), lesson.trace.weights)
+    np.testing.assert_array_equal(weights["z"], lesson.trace.weights)
 
 
 @pytest.mark.parametrize(
@@ -216,6 +233,9 @@ def test_chinese_numbers_are_the_same_numbers():
     sentence = "the dog chased the cat"
     at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
+    weights = matrix_tables(at)[translate("zh", "matrices.weights_title")]
+    np.testing.assert_array_equal(weights["z"], lesson.trace.weights)
+    at = run_page("pages/matrices.py", sentence, lang="zh", toy="true", chart="true")
     weights = charts(at)[translate("zh", "matrices.weights_title")]
     np.testing.assert_allclose(_decode(weights["data"][0]["z"]), lesson.trace.weights, atol=1e-12)
     assert weights["layout"]["yaxis"]["title"]["text"] == translate("zh", "figures.query_axis")
@@ -262,8 +282,8 @@ def test_cjk_choice_is_carried_to_another_page_and_hidden_for_english():
     assert at.button_group(key="cjk").value == "words"
     at.switch_page("pages/matrices.py").run()
     assert not at.exception, at.exception
-    weights = charts(at)[translate("en", "matrices.weights_title")]
-    assert len(weights["layout"]["yaxis"]["ticktext"]) == 4  # 我 爱 北京 天安门
+    weights = matrix_tables(at)[translate("en", "matrices.weights_title")]
+    assert weights["rows"] == ["1: 我", "2: 爱", "3: 北京", "4: 天安门"]
     at = run_page("pages/step_by_step.py", "the cat sat", toy="true")
     assert not [r for r in at.button_group if r.key == "cjk"], "the CJK choice is shown only for CJK text"
 
@@ -301,8 +321,8 @@ def test_chinese_on_the_real_model_names_the_unknown_tokens_and_offers_the_toy(l
     at.button(key="use_toy").click().run()
     assert not at.exception, at.exception
     assert at.session_state["toy"] is True and not [w for w in at.warning if "[UNK]" in w.value]
-    weights = charts(at)[translate(lang, "matrices.weights_title")]
-    assert len(weights["layout"]["yaxis"]["ticktext"]) == len(sentence)  # one token per character
+    weights = matrix_tables(at)[translate(lang, "matrices.weights_title")]
+    assert len(weights["rows"]) == len(sentence)  # one token per character
 
 
 def test_an_emoji_in_an_english_sentence_gets_no_hint_about_chinese_text():
@@ -373,7 +393,7 @@ def test_words_fall_back_to_characters_without_rjieba(monkeypatch):
 def test_chinese_key_labels_stay_horizontal():
     """A long row of Chinese key tokens is written index over token, not tilted."""
     sentence = "注意力机制很重要" * 2  # 16 characters
-    at = run_page("pages/matrices.py", sentence, lang="zh", toy="true")
+    at = run_page("pages/matrices.py", sentence, lang="zh", toy="true", chart="true")
     xaxis = charts(at)[translate("zh", "matrices.weights_title")]["layout"]["xaxis"]
     assert xaxis["ticktext"] == [f"{n}<br>{ch}" for n, ch in enumerate(sentence, start=1)]
     assert xaxis.get("tickangle", 0) == 0

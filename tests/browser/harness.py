@@ -305,6 +305,25 @@ def plotly_data(page) -> list[dict]:
     )
 
 
+def matrix_tables(page) -> list[dict]:
+    """Every matrix the page shows as an HTML table (``tables.matrix_html``; not a print twin,
+    not a spotlight row), top to bottom: {"title", "rows", "cols", "z", "texts"}, labels and
+    texts as a learner reads them, ``z`` each cell's exact ``data-value``."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll(
+            '.cell-matrix-box:not(.print-only) > .cell-matrix-wrap:not(.cm-spotlight) > table')].map(table => {
+          const body = [...table.querySelectorAll('tbody tr')];
+          return {
+            title: (table.querySelector('caption .cm-title') || {}).textContent || '',
+            rows: body.map(tr => tr.querySelector('th').textContent),
+            cols: [...table.querySelectorAll('thead th')].map(th => th.textContent),
+            z: body.map(tr => [...tr.querySelectorAll('td')].map(td => parseFloat(td.dataset.value))),
+            texts: body.map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent)),
+          };
+        })"""
+    )
+
+
 def exception_texts(page) -> list[str]:
     """The text of every Streamlit exception box on the page."""
     return page.locator('[data-testid="stException"]').all_inner_texts()

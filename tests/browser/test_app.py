@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+from tests.browser.harness import TOY, fresh_server, matrix_tables, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -45,6 +45,13 @@ def weights_figure(page) -> dict:
     figures = plotly_data(page)
     found = [f for f in figures if f["title"].startswith("Weights")]
     assert found, f"no weights heatmap among {[f['title'] for f in figures]}"
+    return found[0]
+
+
+def weights_table(page) -> dict:
+    """Attention matrices' weights, drawn as a table that prints every number."""
+    found = [m for m in matrix_tables(page) if m["title"].startswith("Weights")]
+    assert found, f"no weights table among {[m['title'] for m in matrix_tables(page)]}"
     return found[0]
 
 
@@ -93,7 +100,7 @@ def test_every_page_in_the_sidebar_opens_without_exception(open_app):
         assert query(page).get("toy") == ["true"], f"{label!r} lost the settings in the URL: {page.url}"
 
 
-def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app):
+def test_typed_sentence_with_repeated_word_reaches_the_weights_table_and_chart(open_app):
     """Real model: type a sentence, press Enter, open the matrices page from the sidebar."""
     page = open_app("")
     type_sentence(page, "the dog chased the cat")
@@ -103,10 +110,19 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_heatmap(open_app)
     assert urlparse(page.url).path.rstrip("/").endswith("matrices")
     no_exception(page)
 
-    fig = weights_figure(page)  # a trained head by default: the model's [CLS] and [SEP] come with the words
+    table = weights_table(page)  # a trained head by default: the model's [CLS] and [SEP] come with the words
+    assert len(table["z"]) == 7 and all(len(row) == 7 for row in table["z"])
+    assert_rows_sum_to_one(table["z"])
+    assert table["texts"] == [[f"{x:.2f}" for x in row] for row in table["z"]]
+    assert table["rows"] == table["cols"] and table["rows"][0] == "1: [CLS]" and table["rows"][-1] == "7: [SEP]"
+
+    page.locator('[data-testid="stMain"]').get_by_text("Interactive chart").click()  # the same numbers, hover-able
+    wait_for_app(page)
+    no_exception(page)
+    assert query(page).get("chart") == ["true"], page.url
+    fig = weights_figure(page)
     z = fig["data"][0]["z"]
-    assert len(z) == 7 and all(len(row) == 7 for row in z)
-    assert_rows_sum_to_one(z)
+    assert z == table["z"]
     ticks = fig["layout"]["yaxis"]
     assert ticks["tickvals"] == list(range(1, 8)), ticks  # integer positions from 1, not categories
     labels = ticks["ticktext"]
@@ -166,10 +182,10 @@ def test_html_sentence_is_shown_as_literal_text(open_app):
         )
         == 0
     )
-    ticks = " ".join(page.locator(".js-plotly-plot .ytick text").all_text_contents())
-    assert "<" in ticks and "script" in ticks, ticks
-    fig = weights_figure(page)
-    assert_rows_sum_to_one(fig["data"][0]["z"])
+    table = weights_table(page)
+    labels = " ".join(table["rows"])
+    assert "<" in labels and "script" in labels, labels
+    assert_rows_sum_to_one(table["z"])
 
 
 def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
@@ -183,11 +199,10 @@ def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
         assert page.get_by_text("Page not found").count() == 0
         assert "matrices" in heading(page).lower()
         assert sentence_input(page).input_value() == "hello world hello"
-        fig = weights_figure(page)
-        z = fig["data"][0]["z"]
-        assert len(z) == 3
-        assert_rows_sum_to_one(z)
-        assert fig["layout"]["yaxis"]["ticktext"] == ["1: hello", "2: world", "3: hello"]
+        table = weights_table(page)
+        assert len(table["z"]) == 3
+        assert_rows_sum_to_one(table["z"])
+        assert table["rows"] == ["1: hello", "2: world", "3: hello"]
         sidebar_link(page, "Step by step").click()  # and the app around it works
         wait_for_app(page)
         no_exception(page)
@@ -215,7 +230,7 @@ def test_bad_url_parameters_give_a_working_page(open_app, path):
         chosen = page.locator('[data-testid="stMain"] .st-key-token_picker button[aria-checked="true"]')
         assert chosen.count() == 1, "one token is chosen"
     if path == "matrices":
-        assert_rows_sum_to_one(weights_figure(page)["data"][0]["z"])
+        assert_rows_sum_to_one(weights_table(page)["z"])
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -92,11 +92,13 @@ def test_presentation_at_1024_prints_every_weight_at_12px_or_more(tab, server, w
     print(f"\n{lang}: the numbers at {number_px:.1f} px, the matrix {table['frame']['width']:.0f} px wide")
 
 
-def test_printed_on_a4_the_matrix_has_every_number_and_no_sidebar(tab, server, weights):
+@pytest.mark.parametrize("view", ["table", "chart"])
+def test_printed_on_a4_the_matrix_has_every_number_and_no_sidebar(tab, server, weights, view):
     """The handout: the print style sheet laid out at an A4 page's printable width (what
-    Chromium's print does), then ``page.pdf`` on A4 for the real print path."""
+    Chromium's print does), then ``page.pdf`` on A4 for the real print path. The page's table
+    prints as it is; the interactive chart prints as its table."""
     page = _page(tab, PRINT_WIDTH_PX, 1000)
-    page.goto(server + f"matrices?{QUERY}")
+    page.goto(server + f"matrices?{QUERY}" + ("&chart=true" if view == "chart" else ""))
     wait_for_app(page)
     page.emulate_media(media="print")
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
@@ -113,7 +115,7 @@ def test_printed_on_a4_the_matrix_has_every_number_and_no_sidebar(tab, server, w
       }};
     }}"""
     )
-    table = page.evaluate(READ_TABLE_JS, ".print-only")
+    table = page.evaluate(READ_TABLE_JS, ".print-only" if view == "chart" else "")
     pdf = page.pdf(format="A4", print_background=True)
     page.context.close()
     assert not seen["sidebar"] and not seen["buttons"], seen
@@ -179,9 +181,25 @@ def test_on_a_phone_step_4_labels_never_meet_and_values_are_11px_or_hidden(tab, 
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_a_phone_the_weights_matrix_key_labels_never_meet(tab, server, lang):
+def test_on_a_phone_the_weights_matrix_is_legible_as_a_table_and_as_a_chart(tab, server, weights, lang):
+    """The table prints every number at 11 px or more (it scrolls sideways, with its cue, where
+    17 columns do not fit 390 px); the interactive chart's key labels never meet."""
     page = _page(tab, 390, 844, phone=True)
     page.goto(server + f"matrices?lang={lang}&{QUERY}")
+    wait_for_app(page)
+    no_exception(page)
+    table = page.evaluate(READ_TABLE_JS, "")
+    assert table is not None, "no weights table"
+    assert [[cell["text"] for cell in row] for row in table["rows"]] == [
+        [f"{x:.2f}" for x in row] for row in weights.tolist()
+    ]
+    cells = [cell for row in table["rows"] for cell in row]
+    assert (
+        min(cell["px"] for cell in cells + [{"px": px} for px in table["rowLabelPx"] + table["colLabelPx"]])
+        >= MIN_TEXT_PX
+    )
+    assert all(cell["fits"] for cell in cells), "a number is cut inside its cell"
+    page.goto(server + f"matrices?lang={lang}&chart=true&{QUERY}")
     wait_for_app(page)
     no_exception(page)
     (chart,) = page.evaluate(PHONE_JS)

@@ -35,6 +35,6 @@ def test_the_charts_code_is_loaded_on_a_page_without_charts_once(open_app):
     page = open_app("?lang=en")
     assert page.locator(".js-plotly-plot").count() == 0, "Home drew a chart: pick a page without one"
     page.wait_for_function(f"(chunk) => ({CHUNK_FETCHES_JS})(chunk) > 0", arg=chunk, timeout=15_000)
-    page.locator('[data-testid="stSidebar"] a[href*="matrices"]').first.click()
+    page.locator('[data-testid="stSidebar"] a[href*="why_scaling"]').first.click()
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     assert page.evaluate(CHUNK_FETCHES_JS, chunk) == 1, "the chart chunk was fetched twice"

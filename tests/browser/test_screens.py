@@ -168,15 +168,22 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
 
 
-def test_a_13_token_weights_matrix_prints_all_169_numbers(tab, server):
+@pytest.mark.parametrize("view", ["table", "chart"])
+def test_a_13_token_weights_matrix_prints_all_169_numbers(tab, server, view):
+    """The table, and the interactive chart at 1400 px: every number printed in its cell."""
     page = tab()
     sentence = "the cat sat on the mat and the dog lay down"  # 11 words, 13 tokens with [CLS] and [SEP]
-    page.goto(server + f"matrices?matrix=weights&sentence={sentence.replace(' ', '+')}")
+    chart = "&chart=true" if view == "chart" else ""
+    page.goto(server + f"matrices?matrix=weights{chart}&sentence={sentence.replace(' ', '+')}")
     wait_for_app(page)
+    cells = (
+        f".{MATRIX_CLASS}-box:not(.print-only) > .{MATRIX_CLASS}-wrap tbody td" if view == "table" else ".heatmap-label"
+    )
     numbers = page.evaluate(
-        """() => [...document.querySelectorAll('.heatmap-label')]
+        """(cells) => [...document.querySelectorAll(cells)]
                   .filter(t => getComputedStyle(t).display !== 'none' && t.getBoundingClientRect().width > 0)
-                  .map(t => t.textContent)"""
+                  .map(t => t.textContent)""",
+        cells,
     )
     assert len(numbers) == 169 and all(n.startswith("0.") or n == "1.00" for n in numbers), numbers[:20]
 
