@@ -93,6 +93,27 @@ def test_cells_take_the_heatmaps_colours():
     assert [text for _, text in colours] == ["#ffffff", "#ffffff", "#1a1a1a"]  # dark blue, grey, yellow
 
 
+@pytest.mark.parametrize("scale", ["Cividis", "RdBu_r"])
+def test_cell_colours_equal_plotlys_own_sampling_of_the_scale(scale):
+    """Against Plotly's ``sample_colorscale``, cell by cell, and the WCAG luminance written here
+    in a loop: random values in and beyond [zmin, zmax], −∞ and NaN left blank."""
+    rng = np.random.default_rng(5)
+    z = rng.uniform(-1.5, 1.5, size=(9, 11))  # (rows, cols)
+    z[2, 3], z[4, 0] = -np.inf, np.nan
+    got = cell_colours(z, scale, -1.0, 1.0)
+    for r in range(z.shape[0]):
+        for c in range(z.shape[1]):
+            if not np.isfinite(z[r, c]):
+                assert got[r][c] is None
+                continue
+            (colour,) = pc.sample_colorscale(pc.get_colorscale(scale), [min(max((z[r, c] + 1) / 2, 0.0), 1.0)])
+            rgb = [float(x) for x in colour[colour.index("(") + 1 : -1].split(",")]
+            assert got[r][c][0] == "rgb({}, {}, {})".format(*(round(x) for x in rgb))
+            linear = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in rgb]
+            luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+            assert got[r][c][1] == ("#ffffff" if luminance < 0.45 else "#1a1a1a"), (r, c, luminance)
+
+
 def test_each_strip_has_its_own_scale(lesson):
     """Step 2's rows (the word vector, its position, the sum) differ by orders of magnitude; each
     strip ends at its own bound (the largest |value|, or the 95 % quantile beyond 16 columns), so no
