@@ -319,6 +319,8 @@ APP_CSS = f"""<style>
 .{MATRIX_CLASS} .cm-axes {{ font-size: 0.9rem; color: color-mix(in srgb, currentColor 70%, transparent); }}
 .{MATRIX_CLASS} .cm-desc {{ position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }}
 .{MATRIX_CLASS} td {{ padding: 0.1em 0.35em; text-align: center; white-space: nowrap; }}
+.{MATRIX_CLASS} td[style] {{ color: #1a1a1a; }}
+.{MATRIX_CLASS} td.dk {{ color: #ffffff; }}
 .{MATRIX_CLASS} th {{ font-weight: 400; color: color-mix(in srgb, currentColor 75%, transparent); }}
 .{MATRIX_CLASS} th[scope="row"] {{
   text-align: right; padding: 0 0.5em; overflow-wrap: break-word;

@@ -89,7 +89,7 @@ def test_cells_take_the_heatmaps_colours():
         (a, low), (b, high) = stops[k], stops[min(k + 1, len(stops) - 1)]
         frac = 0.0 if b == a else (value - a) / (b - a)
         rgb = [(1 - frac) * c0 + frac * c1 for c0, c1 in zip(pc.hex_to_rgb(low), pc.hex_to_rgb(high))]
-        assert background == "rgb({}, {}, {})".format(*(round(c) for c in rgb))
+        assert background == "#{:02x}{:02x}{:02x}".format(*(round(c) for c in rgb))
     assert [text for _, text in colours] == ["#ffffff", "#ffffff", "#1a1a1a"]  # dark blue, grey, yellow
 
 
@@ -108,7 +108,7 @@ def test_cell_colours_equal_plotlys_own_sampling_of_the_scale(scale):
                 continue
             (colour,) = pc.sample_colorscale(pc.get_colorscale(scale), [min(max((z[r, c] + 1) / 2, 0.0), 1.0)])
             rgb = [float(x) for x in colour[colour.index("(") + 1 : -1].split(",")]
-            assert got[r][c][0] == "rgb({}, {}, {})".format(*(round(x) for x in rgb))
+            assert got[r][c][0] == "#{:02x}{:02x}{:02x}".format(*(round(x) for x in rgb))
             linear = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in rgb]
             luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
             assert got[r][c][1] == ("#ffffff" if luminance < 0.45 else "#1a1a1a"), (r, c, luminance)
