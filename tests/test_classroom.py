@@ -204,7 +204,10 @@ def test_the_interactive_chart_is_a_heatmap_with_a_print_twin():
     at = run_page("pages/matrices.py", toy="true", sentence=SENTENCE)
     assert not at.exception, at.exception
     assert at.toggle(key="chart").value is False and not at.get("plotly_chart")
+    formats = lambda: [g for g in at.get("button_group") if g.key == "fig_weights_format"]  # noqa: E731
+    assert not formats() and at.get("download_button"), "a table's menu: the CSV, no image format"
     at.toggle(key="chart").set_value(True).run()
+    assert formats(), "the chart's menu: PNG or SVG"
     assert not at.exception, at.exception
     twins = _matrices(at)
     assert len(twins) == 1 and "print-only" in twins[0]
