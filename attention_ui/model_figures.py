@@ -15,6 +15,9 @@ from .notation import shown
 
 SELECTED = ORANGE  # the same orange that figures.key_bars uses for its highlight
 THUMB_PX = 72  # height of one thumbnail row, in pixels
+WRAPPED_THUMB_PX = 150
+"""... and of a row of a wrapped grid (``heads_grid(per_row=)``): six heads of a 1024 px projector are
+about 130 px wide; the head numbers take the rest."""
 HEAD_MIN_PX = 60
 """The narrowest a thumbnail is drawn (px): a 15-word sentence's weights still show their pattern.
 Where the page is narrower than ``grid_min_width`` the grid scrolls sideways (``style.WIDE_KEY``):
@@ -61,6 +64,7 @@ def heads_grid(
     title: str,
     tr: Translate = ENGLISH,
     first_layer: int = 0,
+    per_row: int | None = None,
 ) -> go.Figure:
     """Every head's (T, T) weight matrix as a thumbnail: one row per layer, one column per head.
 
@@ -73,6 +77,10 @@ def heads_grid(
     first_layer : int
         The model layer (0-based index) of row 0, for the labels: ``weights[l:l + 1]`` with ``first_layer=l``
         draws the heads of layer l alone.
+    per_row : int, optional
+        At most this many heads side by side: a layer's heads wrap into ``ceil(H / per_row)``
+        rows, each head numbered above its own thumbnail (a projector shows the 12 heads of one
+        layer as two rows of 6, each about twice as wide as in one row). By default all H in one row.
 
     The thumbnails are blocks of ONE heatmap, ``grid_gap(T)`` empty (NaN) cells apart: head h
     of layer l fills rows ``l·(T+gap) … +T`` and columns ``h·(T+gap) … +T``. Chromium draws
@@ -91,21 +99,44 @@ def heads_grid(
     if w.ndim != 4 or w.shape[-1] != w.shape[-2]:
         raise ValueError(f"weights must have shape (n_layers, n_heads, T, T), got {w.shape}")
     n_layers, n_heads, t, _ = w.shape
+    per_row = min(per_row or n_heads, n_heads)
+    bands = -(-n_heads // per_row)  # rows of thumbnails per layer
+    wrapped = bands > 1
     gap = grid_gap(t)
     step = t + gap  # one thumbnail and the gap after it
-    z = np.full((n_layers * step - gap, n_heads * step - gap), np.nan, dtype=np.float32)  # (rows, cols)
+    band_gap = 2 * gap + 2 if wrapped else 0  # a wrapped row's head numbers sit in the space above it
+    band_step = step + band_gap
+
+    def place(layer: int, h: int) -> tuple[int, int]:
+        """The first row and column of head h of ``layer``'s thumbnail in z."""
+        return (layer * bands + h // per_row) * band_step + band_gap, (h % per_row) * step
+
+    z = np.full((n_layers * bands * band_step - gap, per_row * step - gap), np.nan, dtype=np.float32)  # (rows, cols)
     for layer in range(n_layers):
         for h in range(n_heads):
-            z[layer * step : layer * step + t, h * step : h * step + t] = w[layer, h]  # (T, T)
+            r, c = place(layer, h)
+            z[r : r + t, c : c + t] = w[layer, h]  # (T, T)
 
-    # Category names say in the hover which thumbnail and cell it is; gaps get distinct blanks.
-    def names(count: int, block, index: str) -> list[str]:
+    # Category names say in the hover which cell it is; gaps get distinct blanks. One row of heads a
+    # layer: the row's name gives the layer and i, the column's the head and j. Wrapped, a column
+    # holds several heads: the head goes into each cell's hover text.
+    def names(count: int, block, index: str, offset: int, period: int) -> list[str]:
         return [
-            f"{block(n // step)} · {index} = {shown(n % step)}" if n % step < t else " " * (n + 1) for n in range(count)
+            f"{block(n // period)} · {index} = {shown((n - offset) % period)}"
+            if 0 <= (n - offset) % period < t
+            else " " * (n + 1)
+            for n in range(count)
         ]  # query i and key j counted from 1, as on every page
 
-    rows = names(z.shape[0], lambda layer: tr("figures.grid_layer", layer=shown(first_layer + layer)), "i")
-    cols = names(z.shape[1], lambda h: tr("figures.grid_head", head=shown(h)), "j")
+    rows = names(
+        z.shape[0], lambda band: tr("figures.grid_layer", layer=shown(first_layer + band // bands)), "i", band_gap,
+        band_step,
+    )  # fmt: skip
+    cols = names(z.shape[1], lambda h: "" if wrapped else tr("figures.grid_head", head=shown(h)), "j", 0, step)
+    if wrapped:  # "j = 3" in every column of heads, "layer 2 · i = 3" in every row: a category axis
+        # needs each name once (zero-width spaces tell them apart)
+        cols = [name.removeprefix(" · ") + "\u200b" * (n // step) for n, name in enumerate(cols)]
+        rows = [name + "\u200b" * (n // band_step) for n, name in enumerate(rows)]
     trace = {
         "type": "heatmap",
         "z": z,
@@ -118,11 +149,20 @@ def heads_grid(
         "hovertemplate": "%{y}<br>%{x}<br>α̂ = %{z:.3f}<extra></extra>",
         "colorbar": {"title": {"text": "α̂"}, "thickness": 12, "len": 0.5 if n_layers > 2 else 1.0, "x": 1.01},
     }
+    if wrapped:
+        heads = np.full(z.shape, "", dtype=object)  # (rows, cols): each thumbnail's cells name its head
+        for layer in range(n_layers):
+            for h in range(n_heads):
+                r, c = place(layer, h)
+                heads[r : r + t, c : c + t] = tr("figures.grid_head", head=shown(h))
+        trace["text"] = heads.tolist()
+        trace["hovertemplate"] = "%{y}<br>%{text} · %{x}<br>α̂ = %{z:.3f}<extra></extra>"
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
     centre = t // 2  # the cell nearest to it, whose category names place a click target
+    corners = [place(layer, h) for layer in range(n_layers) for h in range(n_heads)]  # frame_index order
     targets = click_targets(
-        x=[cols[h * step + centre] for _ in range(n_layers) for h in range(n_heads)],
-        y=[rows[layer * step + centre] for layer in range(n_layers) for _ in range(n_heads)],
+        x=[cols[c + centre] for _, c in corners],
+        y=[rows[r + centre] for r, _ in corners],
         size=max(12, int(0.8 * THUMB_PX)),
         customdata=[[first_layer + layer, h] for layer in range(n_layers) for h in range(n_heads)],
     )
@@ -135,18 +175,17 @@ def heads_grid(
         "y": 1.0,
         "yanchor": "bottom",
     }
-    labels = [heads_word]
-    labels += [
-        {
-            "text": str(shown(h)),
-            "xref": "x",
-            "x": h * step + middle,
-            "yref": "paper",
-            "y": 1.0,
-            "yanchor": "bottom",
-        }
-        for h in range(n_heads)
-    ]
+    labels = []
+    if wrapped:  # each thumbnail's number in the space above it (the title says they are heads)
+        labels += [
+            {"text": str(shown(h)), "xref": "x", "x": c + middle, "yref": "y", "y": r - 0.5, "yanchor": "bottom"}
+            for (r, c), h in zip(corners, [h for _ in range(n_layers) for h in range(n_heads)])
+        ]
+    else:
+        labels += [heads_word] + [
+            {"text": str(shown(h)), "xref": "x", "x": h * step + middle, "yref": "paper", "y": 1.0, "yanchor": "bottom"}
+            for h in range(n_heads)
+        ]
     labels += [
         {
             "text": tr("figures.grid_layer", layer=shown(first_layer + layer)),
@@ -154,7 +193,7 @@ def heads_grid(
             "x": 0.0,
             "xanchor": "right",
             "yref": "y",
-            "y": layer * step + middle,
+            "y": place(layer, 0)[0] + middle,
         }
         for layer in range(n_layers)
     ]
@@ -170,19 +209,18 @@ def heads_grid(
             "type": "rect",
             "xref": "x",
             "yref": "y",
-            "x0": h * step - pad,
-            "x1": h * step + t - 1 + pad,
-            "y0": layer * step - pad,
-            "y1": layer * step + t - 1 + pad,
+            "x0": c - pad,
+            "x1": c + t - 1 + pad,
+            "y0": r - pad,
+            "y1": r + t - 1 + pad,
             "line": {"color": FRAME_HIDDEN, "width": 3},
         }
-        for layer in range(n_layers)
-        for h in range(n_heads)
+        for r, c in corners
     ]
     return figure(
         [trace, targets],
         title=title,
-        height=90 + THUMB_PX * n_layers,
+        height=90 + (WRAPPED_THUMB_PX if wrapped else THUMB_PX) * n_layers * bands,
         clickmode="event+select",
         dragmode=False,
         hovermode="closest",

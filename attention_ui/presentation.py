@@ -43,6 +43,9 @@ CHART_HEIGHT_FACTOR = 1.3
 
 FONT_SCALE = CHART_FONT_PX / TICK_FONT_PX
 """How much larger a chart's text is drawn in presentation mode."""
+HEADS_PER_ROW = 6
+"""A heads grid on a projector shows at most this many heads side by side (``model_figures.heads_grid``'s
+``per_row``): twelve in a row were about 55 px wide each at 1024 px."""
 
 _MAIN, _MARKDOWN = testid("stMain"), testid("stMarkdownContainer")
 PRESENTATION_CSS = f"""<style>

@@ -435,16 +435,18 @@ def apply_style() -> None:
 def selected_frame_css(key: str, index: int) -> str:
     """The style that colours frame ``index`` (``model_figures.frame_index``) of the heads grid
     drawn with key ``key``; the other frames stay transparent. Built from the key (letters,
-    digits, ``_`` and ``-`` only) and a number, never from learner text.
+    digits, ``_`` and ``-`` only) and a number, never from learner text. The chart's own key
+    is ``key`` and a suffix in presentation mode or for SVG (``charts.draw``): the selector
+    takes every key that starts with ``key`` (the presentation grid showed no frame).
 
     >>> print(selected_frame_css("fig_grid", 71))  # doctest: +NORMALIZE_WHITESPACE
-    <style>.st-key-fig_grid .shape-group[data-index="71"] path
+    <style>[class*="st-key-fig_grid"] .shape-group[data-index="71"] path
     { stroke: #ff7f0e !important; stroke-opacity: 1 !important; }</style>
     """
     if not re.fullmatch(r"[A-Za-z0-9_-]+", key) or int(index) < 0:
         raise ValueError(f"not a chart key and frame: {key!r}, {index!r}")
     return (
-        f"<style>.{key_class(key)} {SHAPE.format(index=int(index))}\n"
+        f"<style>{key_prefix(key)} {SHAPE.format(index=int(index))}\n"
         f"{{ stroke: {SELECTED} !important; stroke-opacity: 1 !important; }}</style>"
     )
 

@@ -213,6 +213,56 @@ def test_trained_heads_are_the_models_own_in_chinese():
     assert title_text(figs["fig_mask"], breaks=True) == translate("zh", "multi_head.mask_title")  # its own <br>: kept
 
 
+def _blocks(z: np.ndarray) -> list[np.ndarray]:
+    """The thumbnails of a heads grid in reading order, found from its empty (NaN) rows and
+    columns alone: each run of rows and of columns that hold numbers bounds one block."""
+
+    def runs(filled: np.ndarray) -> list[tuple[int, int]]:
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], filled.astype(int), [0]])))
+        return list(zip(edges[::2], edges[1::2]))
+
+    finite = np.isfinite(z)
+    return [z[r0:r1, c0:c1] for r0, r1 in runs(finite.any(axis=1)) for c0, c1 in runs(finite.any(axis=0))]
+
+
+def test_on_a_projector_the_twelve_heads_are_two_rows_of_six_that_name_and_frame_each_head():
+    """Presentation mode: the trained layer's 12 heads as 2 rows of 6 thumbnails, each the
+    encoder's own weights; each cell's hover names its head; the click target on each thumbnail
+    chooses that head; the frames surround the thumbnails in head order."""
+    from attention_core.encoder import encode
+    from attention_core.lesson import TRAINED_HEAD
+
+    at = open_page(sentence="The cat sat on the mat", present="true")
+    (fig,) = [spec for key, spec in figures_by_key(at).items() if key.startswith("fig_trained_heads")]
+    weights = encode("The cat sat on the mat").layer(TRAINED_HEAD[0]).attention.weights  # (12, T, T)
+    t = weights.shape[-1]
+    z = z_of(fig)
+    blocks = _blocks(z)
+    assert len(blocks) == 12 and all(block.shape == (t, t) for block in blocks)
+    np.testing.assert_allclose(np.stack(blocks), weights, atol=1e-6)  # float32 thumbnails
+    filled_rows, filled_cols = np.isfinite(z).any(axis=1), np.isfinite(z).any(axis=0)
+    rows = [r for r in range(z.shape[0]) if filled_rows[r] and (r == 0 or not filled_rows[r - 1])]  # first rows
+    cols = [c for c in range(z.shape[1]) if filled_cols[c] and (c == 0 or not filled_cols[c - 1])]
+    assert len(rows) == 2 and len(cols) == 6
+    heatmap, targets = fig["data"][:2]
+    text = heatmap["text"]
+    frames = fig["layout"]["shapes"]
+    for h in range(12):
+        r0, c0 = rows[h // 6], cols[h % 6]
+        assert {text[r][c] for r in range(r0, r0 + t) for c in range(c0, c0 + t)} == {
+            translate("en", "figures.grid_head", head=h + 1)
+        }
+        x, y = targets["x"][h], targets["y"][h]
+        assert heatmap["x"].index(x) in range(c0, c0 + t) and heatmap["y"].index(y) in range(r0, r0 + t)
+        assert targets["customdata"][h] == [TRAINED_HEAD[0], h]
+        assert (
+            frames[h]["x0"] < c0 < c0 + t - 1 < frames[h]["x1"] and frames[h]["y0"] < r0 < r0 + t - 1 < frames[h]["y1"]
+        )
+    assert len(set(heatmap["x"])) == len(heatmap["x"]) and len(set(heatmap["y"])) == len(heatmap["y"])
+    styles = [el.proto.body for el in at.get("html") if ".shape-group" in el.proto.body]
+    assert styles and f'data-index="{TRAINED_HEAD[1]}"' in styles[0]  # the sidebar's head is framed
+
+
 @pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])
 def test_hand_typed_url_parameters_are_safe(params):
     at = open_page(toy="true", **params)

@@ -41,3 +41,15 @@ def test_the_chosen_head_is_framed_and_a_pick_does_not_redraw_the_grid(open_app)
     no_exception(page)
     assert framed(page) == [3 * 12 + 7]
     assert page.evaluate(f"document.querySelector('{GRID} .plot-container').dataset.before") == "yes"
+
+
+def test_on_a_projector_the_chosen_head_is_framed_too(open_app):
+    """Presentation mode draws the grid under another chart key (``charts.draw``: ``_present``);
+    the frame's style still reaches it (it showed no frame before)."""
+    page = open_app("real_model?lang=en&layer=4&head=6&present=true")
+    no_exception(page)
+    grid = internals.key_prefix("fig_grid")  # [class*="st-key-fig_grid"]
+    page.wait_for_function(f"document.querySelectorAll('{grid} .shapelayer path').length === 72")
+    strokes = page.evaluate(STROKES_JS.replace(GRID, grid))
+    orange = internals.rgb(SELECTED)
+    assert [n for n, (stroke, opacity) in enumerate(strokes) if stroke == orange and opacity == "1"] == [3 * 12 + 5]
