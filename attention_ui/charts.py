@@ -171,6 +171,23 @@ def drawn_as_table(fig, table: bool = False) -> bool:
     return getattr(fig, "cells", None) is not None and (table or is_presenting())
 
 
+CHART_KEY = "chart"
+"""Key of the "Interactive chart" switch, and its URL parameter (``?chart=true``)."""
+
+
+def tables_chosen() -> bool:
+    """The "Interactive chart" switch above a page's token × token matrices, bound to
+    ``?chart=true``: whether the page draws them as tables that print every number (the switch
+    off, the default; ``draw(table=...)``). Not shown in presentation mode, which always draws
+    tables. Call it once per run, where the switch belongs on the page.
+    """
+    if is_presenting():
+        return True
+    return not st.toggle(
+        t("charts.as_chart"), key=CHART_KEY, value=False, bind="query-params", help=t("charts.as_chart_help")
+    )
+
+
 def draw(
     fig,
     key: str,

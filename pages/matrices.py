@@ -15,6 +15,7 @@ chart instead: hover, zoom, PNG/SVG.
 import numpy as np
 import streamlit as st
 
+from attention_ui.charts import tables_chosen
 from attention_ui.exports import show_figure
 from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_matrix
 from attention_ui.formulas import attention_with_sizes
@@ -28,7 +29,6 @@ TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
 TOKEN_TABS = ("scores", "scaled", "weights")
 """The views of a token × token matrix: a table of numbers, or a chart (``?chart=true``)."""
-CHART_KEY = "chart"
 
 
 lesson, _ = page_start("matrices")
@@ -58,11 +58,8 @@ if lesson is not None:
 
     tabs = url_tabs("matrix", TABS, lambda tab_id: t(f"matrices.tab_{tab_id}"), DEFAULT_TAB)
     corner = t("matrices.csv_corner")
-    table = True  # the token × token views as tables that print every number (charts.drawn_as_table)
-    if not presenting and any(tabs[tab_id].open for tab_id in TOKEN_TABS):
-        table = not st.toggle(
-            t("matrices.as_chart"), key=CHART_KEY, value=False, bind="query-params", help=t("matrices.as_chart_help")
-        )
+    # the token × token views as tables that print every number, unless "Interactive chart" is on
+    table = tables_chosen() if any(tabs[tab_id].open for tab_id in TOKEN_TABS) else True
     if tabs["qkv"].open:
         with tabs["qkv"], explained("qkv"):
             show_figure(  # panels named Q, K, V alone: "Q (queries)" ran into "K (keys)" in a third of a phone

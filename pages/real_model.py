@@ -8,6 +8,7 @@ from attention_core.isolated import checks_enabled
 from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
+from attention_ui.charts import tables_chosen
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
@@ -168,12 +169,14 @@ token_matrices = {  # name: (the matrix, how token_matrix colours it, its title)
     ),
     "weights": (trace.weights, {"zmin": 0.0, "zmax": 1.0}, t("real_model.weights_title", where=where)),
 }
+table = tables_chosen() if any(tabs[name].open for name in token_matrices) else True  # "Interactive chart" off
 for name, (matrix, colours, chart_title) in token_matrices.items():
     if tabs[name].open:  # only the open tab is built
         with tabs[name]:
             show_figure(
                 token_matrix(matrix, tokens, tokens, tr=t, title=chart_title, **colours),
                 f"fig_{name}",
+                table=table,
                 matrix=matrix,
                 row_labels=tokens,
                 col_labels=tokens,

@@ -118,8 +118,7 @@ def test_a_chinese_sentence_is_read_by_the_model_that_knows_its_characters(two_m
         [layer, head] for layer in range(2) for head in range(4)
     ]
     layer, head = 1, 3  # the default head, inside this model's 2 × 4
-    weights = [spec for spec in figures_by_key(at).values() if spec["data"][0].get("type") == "heatmap"]
-    shown = [z_of(spec) for spec in weights if z_of(spec).shape == trace.weights.shape[2:]]
+    shown = [m["z"] for m in matrix_tables(at).values()]  # the head's weights: a table of numbers
     assert any(np.allclose(z, trace.weights[layer, head], rtol=0, atol=1e-12) for z in shown)
     assert not [w for w in at.warning if "[UNK]" in w.value]  # this model knows every piece
     intro = translate(lang, "real_model.intro", model=ZH_ID, n_layers=2, n_heads=4, d_model=16, d_head=4)

@@ -9,6 +9,7 @@ pressed once and must report differences under 1e-5.
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -17,6 +18,7 @@ from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
 from attention_ui import shell
+from attention_ui.figures import COLORSCALE
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
 from attention_ui.style import selected_frame_css
@@ -28,6 +30,7 @@ from tests.helpers import (
     figures_by_key,
     grid_geometry,
     grid_thumbnails,
+    matrix_tables,
     open_link,
     run_page,
 )
@@ -39,6 +42,13 @@ SENTENCE = "the tailor cut the cloth because the customer wanted a plaid shirt"
 def figure(at, prefix: str) -> dict:
     found = [spec for title, spec in charts(at).items() if title.startswith(prefix)]
     assert found, f"no figure titled {prefix!r}… among {list(charts(at))}"
+    return found[0]
+
+
+def table(at, prefix: str) -> dict:
+    """A token × token matrix the page draws as a table, by the start of its title."""
+    found = [m for shown_title, m in matrix_tables(at).items() if shown_title.startswith(prefix)]
+    assert found, f"no table titled {prefix!r}… among {list(matrix_tables(at))}"
     return found[0]
 
 
@@ -70,8 +80,9 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
     targets = np.asarray(_decode(grid["data"][1]["customdata"])).reshape(-1, 2)
     assert targets.tolist() == [[layer, head] for layer in range(6) for head in range(12)]
     np.testing.assert_allclose(grid_thumbnails(grid, 6, 12), weights, rtol=0, atol=1e-7)  # thumbnails carry float32
-    cividis = figure(at, "Weights α̂ = softmax")["data"][0]["colorscale"]  # figures.COLORSCALE, as Plotly sends it
-    assert grid["data"][0]["colorscale"] == cividis
+    cividis = go.Figure(go.Heatmap(z=[[0.0]], colorscale=COLORSCALE)).to_dict()["data"][0]["colorscale"]
+    assert grid["data"][0]["colorscale"] == cividis  # figures.COLORSCALE, as Plotly sends it
+    assert table(at, "Weights α̂ = softmax")["rows"][0] == "1: [CLS]"  # one head's weights: a table of numbers
     assert grid["data"][0]["zmin"] == 0 and grid["data"][0]["zmax"] == 1
 
     assert difference_shown(at) is None  # PyTorch is loaded only when asked for
@@ -87,20 +98,25 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     at = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang)  # as shown: index 3 and 5
     assert not at.exception, at.exception
     tokens, trace = model_attention(SENTENCE, 3, 5)
-    weights = figure(at, title(lang, "weights_title", 3, 5))
-    np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
-    ticks = weights["layout"]["yaxis"]["ticktext"]
+    weights = table(at, title(lang, "weights_title", 3, 5))
+    np.testing.assert_array_equal(weights["z"], trace.weights)
+    ticks = weights["rows"]
     assert len(ticks) == len(tokens) and ticks[0] == "1: [CLS]" and ticks[-1] == f"{len(tokens)}: [SEP]"
     scores_title = title(lang, "scores_title", 3, 5)
-    assert not any(shown.startswith(scores_title) for shown in charts(at))  # a closed tab is not built
+    assert not any(shown.startswith(scores_title) for shown in [*charts(at), *matrix_tables(at)])  # a closed tab
     for tab, expected, fields in [  # each tab opened by its link
         ("scores", trace.scores, {}),
         ("scaled", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
         ("outputs", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
     ]:
         opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, model_matrix=tab)  # index 3 and 5
-        shown = _decode(figure(opened, title(lang, f"{tab}_title", 3, 5, **fields))["data"][0]["z"])
+        prefix = title(lang, f"{tab}_title", 3, 5, **fields)
+        shown = table(opened, prefix)["z"] if tab != "outputs" else _decode(figure(opened, prefix)["data"][0]["z"])
         np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
+    opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, chart="true")  # "Interactive chart"
+    chart = figure(opened, title(lang, "weights_title", 3, 5))
+    np.testing.assert_allclose(_decode(chart["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
+    assert chart["layout"]["yaxis"]["ticktext"] == ticks
     row = figure(at, title(lang, "row_title", 3, 5, i=2))  # default query: token 2 (index 1), the word after [CLS]
     np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
     assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
@@ -110,8 +126,7 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     at.run()
     assert not at.exception, at.exception
     _, trace7 = model_attention(SENTENCE, 3, 7)
-    weights7 = figure(at, title(lang, "weights_title", 3, 7))
-    np.testing.assert_allclose(_decode(weights7["data"][0]["z"]), trace7.weights, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(table(at, title(lang, "weights_title", 3, 7))["z"], trace7.weights)
     assert at.query_params["head"] == "8"  # index 7, shown as head 8
 
 
@@ -131,8 +146,7 @@ def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head
     at.run()
     assert not at.exception, at.exception
     _, trace = model_attention(SENTENCE, layer, head)
-    weights = figure(at, title("en", "weights_title", layer, head))
-    np.testing.assert_allclose(_decode(weights["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(table(at, title("en", "weights_title", layer, head))["z"], trace.weights)
     if (layer, head) == TRAINED_HEAD:  # a position at its default is left out of the link
         assert "layer" not in at.query_params and "head" not in at.query_params
     else:
@@ -160,9 +174,7 @@ def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
     assert not at.exception, at.exception
     assert at.query_params["layer"] == str(layer + 1) and at.query_params["head"] == str(head + 1)
     _, trace = model_attention(sentence, layer, head)
-    np.testing.assert_allclose(
-        _decode(figure(at, title("en", "weights_title", layer, head))["data"][0]["z"]), trace.weights, atol=1e-12
-    )
+    np.testing.assert_allclose(table(at, title("en", "weights_title", layer, head))["z"], trace.weights, atol=1e-12)
     assert not at.get("button") or all(b.key != "jump_head" for b in at.button)  # already there
 
 
@@ -170,7 +182,7 @@ def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
 def test_long_sentences_are_cut_with_a_message(sentence):
     at = run_page(PAGE, sentence)
     assert not at.exception, at.exception
-    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])
+    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])  # 26 rows: a chart (tables hold 24)
     assert weights.shape[0] <= MAX_TOKENS + 2  # the word pieces shown, plus [CLS] and [SEP]
     assert any("1–24" in box.value for box in at.info)  # which pieces the model reads
 
