@@ -160,7 +160,7 @@ def cells_key(width: int, key: str) -> str:
 
 def drawn_as_table(fig, table: bool = False) -> bool:
     """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: the figure
-    carries its matrix as ``Cells`` (``figures.token_matrix``, up to 24 rows) and either
+    carries its matrix as ``Cells`` (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``) and either
     presentation mode is on or the page asks for the table (``table``).
 
     >>> from attention_ui.figures import heatmap, token_matrix

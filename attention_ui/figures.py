@@ -35,6 +35,8 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
+from attention_core import MAX_TOKENS
+
 from .i18n import DEFAULT_LANG, translate
 from .internals import TICK_FONT_PX
 from .notation import component_labels, shown
@@ -51,6 +53,10 @@ and add the rest up in one grey bar (``contributions_bar``)."""
 DIVERGING = "RdBu_r"  # blue-red diverging, readable for red-green colour blindness
 MAX_CELL_ROWS = 24  # print values in cells up to this many rows ...
 MAX_CELL_COLS = 24  # ... and columns; the browser hides them where the chart is too narrow (cell_numbers_width)
+MAX_TABLE_ROWS = MAX_TOKENS + 2
+"""A matrix drawn as a table (``Cells``) prints its numbers up to this many rows and columns: every
+window a lesson reads (24 word pieces and the model's two markers, 26 tokens, printed no number in a
+chart); a table too wide for its frame scrolls sideways, its type never under 11 px."""
 CELL_CHROME_PX = 200  # what a heatmap's width spends outside its cells: tick labels, colour bar, margins
 CELL_SPARE_EM = 1.0  # room left in a cell beside its number, in ems of the cell font: numbers read apart
 VECTOR_TICKED_COLS = 16  # vectors' components are labelled every 8th beyond this (vectors_matrix)
@@ -437,20 +443,22 @@ def heatmap(
     the first and every 8th/16th/… column is labelled (the hover names each).
     ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
     layout settings, in the same single call. ``table``: the chart also carries its numbers as
-    ``Cells`` (when it prints them), for the page to draw as an HTML table where a hover cannot
-    help (presentation mode, print).
+    ``Cells`` (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads), for the
+    page to draw as an HTML table where a hover cannot help (presentation mode, print, the pages
+    that ask).
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
     cells = None
-    if table and "text" in trace:
+    if table and max(len(row_labels), len(col_labels)) <= MAX_TABLE_ROWS:
         low, high = trace["zmin"], trace["zmax"]
         if low is None or high is None:  # Plotly's own range: the finite cells'
             finite = trace["z"][np.isfinite(trace["z"])]
             low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        values = np.asarray(z, dtype=np.float64)  # (rows, cols)
         cells = Cells(
-            z=np.asarray(z, dtype=np.float64),
-            texts=tuple(tuple(row) for row in trace["text"]),
+            z=values,
+            texts=tuple(tuple(row) for row in trace.get("text") or _finite_text(values, digits)),
             row_labels=tuple(str(r) for r in row_labels),
             col_labels=tuple(str(c) for c in col_labels),
             colorscale=trace["colorscale"],

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.colors as pc
 import pytest
 
-from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.charts import describe
 from attention_ui.figures import (
     MIN_TEXT_PX,
@@ -56,6 +56,18 @@ def test_the_table_prints_every_weight_of_the_lesson(lesson):
     kept = np.array([[value for _, value, _ in row] for row in table["cells"]])  # (T, T)
     assert shown == [[f"{x:.2f}" for x in row] for row in w.tolist()]
     np.testing.assert_array_equal(kept, w)
+
+
+def test_every_window_a_lesson_reads_has_a_table_and_a_longer_matrix_none():
+    """26 tokens (24 word pieces and the two markers) print every number in a table, though a
+    chart of them prints none; a 27th row (no lesson shows one) gives no table."""
+    tokens = [f"w{j}" for j in range(MAX_TOKENS + 2)]
+    fig = token_matrix(np.full((26, 26), 1 / 26), tokens, tokens, title="α̂")
+    assert fig.numbers_px == 0 and fig.cells is not None  # the chart: no numbers; the table: all of them
+    (table,) = read(matrix_html(fig.cells))
+    assert len(table["cells"]) == 26 and {text for row in table["cells"] for text, _, _ in row} == {"0.04"}
+    more = [*tokens, "w26"]
+    assert token_matrix(np.full((27, 27), 1 / 27), more, more, title="α̂").cells is None
 
 
 def test_masked_scores_leave_blank_uncoloured_cells():

@@ -182,8 +182,11 @@ def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
 def test_long_sentences_are_cut_with_a_message(sentence):
     at = run_page(PAGE, sentence)
     assert not at.exception, at.exception
-    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])  # 26 rows: a chart (tables hold 24)
-    assert weights.shape[0] <= MAX_TOKENS + 2  # the word pieces shown, plus [CLS] and [SEP]
+    table_ = table(at, "Weights α̂ = softmax")  # the whole window, 26 rows, every number printed
+    weights = table_["z"]
+    assert (
+        weights.shape[0] == MAX_TOKENS + 2 and len(table_["texts"][-1]) == MAX_TOKENS + 2
+    )  # the word pieces shown, plus [CLS] and [SEP]
     assert any("1–24" in box.value for box in at.info)  # which pieces the model reads
 
 
@@ -191,7 +194,7 @@ def test_a_link_opens_a_window_of_a_long_sentence_in_the_models_numbers():
     sentence = "The tailor measured the shoulders, chose a soft plaid cotton and cut the cloth. " * 3
     at = open_link(PAGE, toy="false", sentence=sentence, first="20")  # a shared link: sentence and window
     trace = encode(sentence, max_pieces=MAX_TOKENS, first_piece=19)  # the model reads pieces 20-43 alone
-    weights = _decode(figure(at, "Weights α̂ = softmax")["data"][0]["z"])
+    weights = table(at, "Weights α̂ = softmax")["z"]
     np.testing.assert_allclose(weights, trace.weights[TRAINED_HEAD[0], TRAINED_HEAD[1]], atol=1e-12)
     assert any("20–43" in box.value for box in at.info)
 
