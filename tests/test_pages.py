@@ -145,6 +145,13 @@ def test_matrices_bad_tab_in_url_opens_the_weights():
     assert list(matrix_tables(at)) == [translate("en", "matrices.weights_title")]
 
 
+@pytest.mark.parametrize("value", ["maybe", "<script>", "", "1"])
+def test_matrices_bad_chart_value_in_url_gives_the_table(value):
+    at = run_page("pages/matrices.py", toy="true", chart=value)
+    assert not at.exception, at.exception
+    assert at.toggle(key="chart").value is False and list(matrix_tables(at)) and not at.get("plotly_chart")
+
+
 def test_step_page_walks_to_the_end_with_core_numbers():
     sentence = "attention mixes every word"
     at = run_page("pages/step_by_step.py", sentence, toy="true")
