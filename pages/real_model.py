@@ -1,5 +1,7 @@
 """Real model heads: every head of all-MiniLM-L6-v2, as our NumPy encoder computes it, one of
-them step by step, and on request a check against the model run by PyTorch."""
+them step by step (its scores and weights as tables that print every number, or with
+"Interactive chart" as Plotly heatmaps: ``charts.tables_chosen``), and on request a check against
+the model run by PyTorch."""
 
 import streamlit as st
 
