@@ -111,11 +111,11 @@ def heads_grid(
         """The first row and column of head h of ``layer``'s thumbnail in z."""
         return (layer * bands + h // per_row) * band_step + band_gap, (h % per_row) * step
 
+    order = [(layer, h) for layer in range(n_layers) for h in range(n_heads)]  # frame_index order
+    corners = [place(layer, h) for layer, h in order]
     z = np.full((n_layers * bands * band_step - gap, per_row * step - gap), np.nan, dtype=np.float32)  # (rows, cols)
-    for layer in range(n_layers):
-        for h in range(n_heads):
-            r, c = place(layer, h)
-            z[r : r + t, c : c + t] = w[layer, h]  # (T, T)
+    for (layer, h), (r, c) in zip(order, corners):
+        z[r : r + t, c : c + t] = w[layer, h]  # (T, T)
 
     # Category names say in the hover which cell it is; gaps get distinct blanks. One row of heads a
     # layer: the row's name gives the layer and i, the column's the head and j. Wrapped, a column
@@ -151,20 +151,17 @@ def heads_grid(
     }
     if wrapped:
         heads = np.full(z.shape, "", dtype=object)  # (rows, cols): each thumbnail's cells name its head
-        for layer in range(n_layers):
-            for h in range(n_heads):
-                r, c = place(layer, h)
-                heads[r : r + t, c : c + t] = tr("figures.grid_head", head=shown(h))
+        for (_, h), (r, c) in zip(order, corners):
+            heads[r : r + t, c : c + t] = tr("figures.grid_head", head=shown(h))
         trace["text"] = heads.tolist()
         trace["hovertemplate"] = "%{y}<br>%{text} · %{x}<br>α̂ = %{z:.3f}<extra></extra>"
     middle = (t - 1) / 2  # a thumbnail's centre, in cells from its first one
     centre = t // 2  # the cell nearest to it, whose category names place a click target
-    corners = [place(layer, h) for layer in range(n_layers) for h in range(n_heads)]  # frame_index order
     targets = click_targets(
         x=[cols[c + centre] for _, c in corners],
         y=[rows[r + centre] for r, _ in corners],
         size=max(12, int(0.8 * THUMB_PX)),
-        customdata=[[first_layer + layer, h] for layer in range(n_layers) for h in range(n_heads)],
+        customdata=[[first_layer + layer, h] for layer, h in order],
     )
     heads_word = {  # "head" above the layer names; the heads' numbers alone above their columns (a phone fits them)
         "text": tr("figures.grid_heads_word"),
@@ -179,7 +176,7 @@ def heads_grid(
     if wrapped:  # each thumbnail's number in the space above it (the title says they are heads)
         labels += [
             {"text": str(shown(h)), "xref": "x", "x": c + middle, "yref": "y", "y": r - 0.5, "yanchor": "bottom"}
-            for (r, c), h in zip(corners, [h for _ in range(n_layers) for h in range(n_heads)])
+            for (r, c), (_, h) in zip(corners, order)
         ]
     else:
         labels += [heads_word] + [
