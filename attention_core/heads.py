@@ -522,6 +522,12 @@ far *below* chance is a job done backwards: a head at 0 % on "agreement" always 
 noun, as sensitive to gender as the best head, reversed."""
 
 
+REVERSIBLE = ("agreement", "shift")
+"""The counted measures whose far-below-chance end is the job done backwards (a head at 0 % on
+"agreement" picks the other noun every time), not a head blind to it: coloured by the distance
+from chance, and their lowest heads listed as "reversed"."""
+
+
 def measure_counts(found: Census, measure_name: str) -> tuple[np.ndarray, int]:
     """A counted measure's count per head, (L, H) int, and out of how many sentences or pairs.
 
@@ -589,20 +595,29 @@ class Chosen:
     held_out: Estimate
 
 
-def choose(found: Census, measure_name: str, n: int = 5) -> list[Chosen]:
-    """The ``n`` best heads by ``measure_name``, chosen on ``found``'s own sentences only, each
-    reported on ``found.held_out``: choose on one set, report on another.
+def choose(found: Census, measure_name: str, n: int = 5, *, lowest: bool = False) -> list[Chosen]:
+    """The ``n`` best heads by ``measure_name`` (``lowest``: the ``n`` lowest, for a job done
+    backwards), chosen on ``found``'s own sentences only, each reported on ``found.held_out``:
+    choose on one set, report on another.
 
     >>> best = choose(census(), "agreement", 1)[0]
     >>> (best.layer, best.head), best.held_out.n
     ((1, 3), 48)
+    >>> [(c.layer, c.head, c.chosen_on) for c in choose(census(), "agreement", 2, lowest=True)]
+    [(1, 5, 0.0), (4, 2, 0.0)]
     """
     if found.held_out is None:
         raise ValueError("choosing heads needs a census with its held-out census (census())")
-    picked = best_heads(measure_scores(found, measure_name), n)  # reads the choosing set only
+    scores = measure_scores(found, measure_name)  # (L, H): reads the choosing set only
+    picked = best_heads(-scores if lowest else scores, n)
     return [
-        Chosen(layer=layer, head=head, chosen_on=score, held_out=estimate(found.held_out, measure_name, layer, head))
-        for layer, head, score in picked
+        Chosen(
+            layer=layer,
+            head=head,
+            chosen_on=float(scores[layer, head]),
+            held_out=estimate(found.held_out, measure_name, layer, head),
+        )
+        for layer, head, _ in picked
     ]
 
 
@@ -682,6 +697,41 @@ def profile(found: Census, layer: int, head: int) -> HeadProfile:
         n_pairs=found.n_pairs,
         n_plain=found.n_plain,
     )
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A he/she sentence (``index`` into the probe set's agreement section) where a head prefers
+    the other noun as written (``as_written``), after the he ↔ she swap (``swapped``), or both,
+    with α̂ from the pronoun to the noun of its gender and to the other noun, as written."""
+
+    index: int
+    as_written: bool
+    swapped: bool
+    on_referent: float
+    on_other: float
+
+
+def agreement_misses(found: Census, layer: int, head: int) -> list[Miss]:
+    """The he/she sentences of ``found`` where head (``layer``, ``head``) prefers the wrong noun,
+    before or after swapping the pronoun.
+
+    >>> [m.index for m in agreement_misses(census().held_out, 1, 3)][:2]
+    [2, 12]
+    """
+    w, swap = found.agreement_weights[:, :, layer, head], found.swap_weights[:, :, layer, head]  # (S, 2) each
+    wrong = w[:, 0] <= w[:, 1]  # (S,) the other noun outweighs the pronoun's own
+    wrong_swapped = swap[:, 1] <= swap[:, 0]  # (S,) after the swap the old referent is the other noun
+    return [
+        Miss(
+            index=int(s),
+            as_written=bool(wrong[s]),
+            swapped=bool(wrong_swapped[s]),
+            on_referent=float(w[s, 0]),
+            on_other=float(w[s, 1]),
+        )
+        for s in np.flatnonzero(wrong | wrong_swapped)
+    ]
 
 
 JOBS = {"previous": 0.5, "next": 0.5, "agreement": 0.9}

@@ -9,6 +9,8 @@ here from those numbers.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,7 @@ from attention_core.heads import (
 )
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.probes import HELD_OUT_FILE, Probes, load_probes
+from attention_ui.i18n import translate
 from tests.helpers import ROOT
 
 OUR_SENTENCES = [  # written for this test, not in the probe set
@@ -296,14 +299,35 @@ def test_rollout_equals_a_loop_over_layers():
 
 
 def test_numbers_written_in_the_docs_are_the_census():
-    """The README and the TRAINED_HEAD docstring quote the census: they must say what it measures."""
+    """The README and the TRAINED_HEAD docstring quote the census: they must say what it measures,
+    the default head's figure held-out, with its interval."""
+    from attention_core.heads import choose
+    from attention_ui.head_claims import interval
+
     found = census()
-    p = profile(found, *TRAINED_HEAD)
+    chosen, held = profile(found, *TRAINED_HEAD), profile(found.held_out, *TRAINED_HEAD)
+    (agreement,) = choose(found, "agreement", 1)
+    (pairs,) = choose(found, "pairs", 1)
     readme = (ROOT / "README.md").read_text(encoding="utf-8").replace("\n", " ")
     shown = f"layer {TRAINED_HEAD[0] + 1}, head {TRAINED_HEAD[1] + 1}"
     assert f"{shown}, which sends" in readme
-    assert f"in {p.agreement_correct} of {p.n_agreement} of our probe sentences" in readme
+    english = partial(translate, "en")
+    assert f"in {held.agreement_correct} of {held.n_agreement} of our held-out probe sentences" in readme
+    assert f"(95% interval {interval(agreement.held_out, english)})" in readme
     assert f"on our {found.n_pairs} minimal pairs" in readme
     assert f"no head resolves more than {int(found.pairs_resolved.max())}," in readme
+    assert f"fewer than the {round(found.n_pairs / 4)} a coin would" in readme
+    assert f"resolves {pairs.held_out.count} of the {pairs.held_out.n} held-out pairs" in readme
+    assert f"(95% interval {interval(pairs.held_out, english)})" in readme
+    assert "| Watch a head learn | `/learn` |" in readme
     lesson_source = (ROOT / "attention_core" / "lesson.py").read_text(encoding="utf-8").replace("\n", " ")
-    assert f"in {p.agreement_correct} of {p.n_agreement} sentences" in lesson_source
+    assert f"in {chosen.agreement_correct} of {chosen.n_agreement} sentences, the most of any head" in lesson_source
+    assert f"held-out set, in {held.agreement_correct} of {held.n_agreement} sentences" in lesson_source
+
+
+def test_the_readme_lists_every_page():
+    from attention_ui.shell import NAV
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [page for page, _ in NAV[1:] if f"| `/{page}` |" not in readme]
+    assert not missing, f"pages missing from the README's table: {missing}"
