@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, click_targets, heatmap
+from .figures import ENGLISH, Translate, click_targets, heatmap, key_bars
 from .notation import shown
 
 CELL_TARGET_PX = 30
@@ -86,4 +86,22 @@ def outcome_grid(n_right, *, title: str, tr: Translate = ENGLISH) -> go.Figure:
     (['0', '1', '2'], (0.0, 2.0))
     """
     z = np.asarray(n_right, dtype=np.float64)  # (L, H) in 0, 1, 2
-    return _grid(z, title=title, tr=tr, digits=0, zmin=0.0, zmax=2.0, diverging=True)
+    fig = _grid(z, title=title, tr=tr, digits=0, zmin=0.0, zmax=2.0, diverging=True)
+    return fig.update_traces(colorbar={"tickvals": [0, 1, 2]}, selector={"type": "heatmap"})  # no 0.5 or 1.5
+
+
+WORD_KEYS = {"figures.key_axis_short": "heads.word_axis", "figures.hover_key": "heads.hover_word"}
+"""The words of ``key_bars`` that name a key token, and the ones that name a word instead."""
+
+
+def word_bars(weights, words, *, title: str, highlight: int | None = None, tr: Translate = ENGLISH) -> go.Figure:
+    """One word's row of the contrast test: a bar per word of the sentence (word pieces summed),
+    its weight in percent; ``key_bars`` with the axis and hover naming words, not tokens.
+
+    >>> fig = word_bars([0.2, 0.8], ["the", "widower"], title="t")
+    >>> fig.layout.xaxis.title.text, fig.data[0].text
+    ('word of the sentence', ('20.0%', '80.0%'))
+    """
+    return key_bars(
+        weights, words, title=title, highlight=highlight, tr=lambda key, **f: tr(WORD_KEYS.get(key, key), **f)
+    )
