@@ -155,4 +155,5 @@ def jobs_fields(found: Census) -> dict | None:
         "agr_head": shown(agreement.head),
         "correct": agreement.held_out.count,
         "n": agreement.held_out.n,
+        "interval": interval(agreement.held_out),
     }
