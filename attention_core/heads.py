@@ -1,17 +1,20 @@
-"""What a head does, measured: its roles on a sentence and over a probe set, and the contrast test.
+"""What a head does, measured: its roles on a sentence and over two probe sets.
 
 A heatmap invites a story ("this head finds what *it* refers to"). A story is a claim, and a
 claim needs a measurement over many sentences, including pairs that could prove it wrong. This
 module gives every head of the model numbers a page can print beside such a sentence:
 
-* ``role_scores(text)``: for each of the L × H heads, how much weight the word-piece rows
-  i = 1 … T−2 (0-based; the [CLS] and [SEP] rows are left out) put on the previous token, the next
-  one, themselves, [CLS], [SEP], punctuation, and how often they all peak on one word;
-* ``census()``: the same over the probe set of ``probes.py`` (plain sentences), plus the two
-  pronoun tests: Winograd-style minimal pairs for "it" and he/she agreement;
-* ``contrast(a, b, word)``: where ``word`` looks most in each of two sentences, per head, and
-  whether the answer changed — the test a learner can run on their own pair.
+* ``role_scores(text)``: for each of the L × H heads, how a word-piece row i = 1 … T−2 (0-based;
+  the [CLS] and [SEP] rows are left out) splits its weight into disjoint parts — [CLS], [SEP],
+  itself, the previous token, the next one, punctuation, the rest — and how often the rows all
+  peak on one word;
+* ``census()``: the same over the plain sentences of ``probes.py``, plus the pronoun tests:
+  Winograd-style minimal pairs for "it", he/she agreement and the he ↔ she swap, measured on
+  the set heads are *chosen* on and on the held-out set they are *reported* on;
+* ``choose(found, measure)``: the best heads on the first set with their held-out figures and
+  95 % intervals (``estimates.py``), and ``best_of_72``: what the best of 72 coins would score.
 
+The contrast test a learner runs on their own pair of sentences is ``contrast.py``.
 Positions are 0-based here, as everywhere in the core; the pages show them from 1.
 """
 
@@ -29,27 +32,37 @@ import numpy as np
 
 from .arrays import frozen
 from .encoder import MARKERS, EncoderTrace, encode
+from .estimates import BestOfCoins, Estimate, best_of_coins, mean_interval, wilson
 from .model_files import expected_weights_sha256, model_directory, resolve_model_name
-from .probes import PROBES_FILE, Probes, load_probes
+from .probes import HELD_OUT_FILE, PROBES_FILE, Probes, load_probes
 
-ROLES = ("previous", "next", "self", "cls", "sep", "punctuation", "favourite", "entropy")
-"""The measured roles, each a number per head in [0, 1] (``role_scores``):
+ROLES = ("previous", "next", "self", "cls", "sep", "punctuation", "rest", "favourite", "entropy")
+"""The measured roles, each a number per head in [0, 1] (``role_scores``). The first seven are
+disjoint parts of a row's weight: every key of a word-piece row i counts in exactly one of them,
+the first that fits in this order, so that they add up to 1:
 
-previous     mean α̂_{i,i−1}: weight on the token just before
-next         mean α̂_{i,i+1}: weight on the token just after
-self         mean α̂_{i,i}: weight on the token itself
-cls          mean α̂_{i,0}: weight parked on [CLS]
-sep          mean α̂_{i,T−1}: weight parked on [SEP]
-punctuation  mean weight on punctuation keys (NaN in a sentence without punctuation)
+cls          α̂_{i,1}: the start marker [CLS] (for the first word it is also the token before)
+sep          α̂_{i,T}: the end marker [SEP] (for the last word it is also the token after)
+self         α̂_{i,i}: the token itself
+previous     α̂_{i,i−1}: the token just before, when it is not [CLS]
+next         α̂_{i,i+1}: the token just after, when it is not [SEP]
+punctuation  the punctuation marks other than the token itself and its two neighbours
+rest         every other word piece
 favourite    share of rows whose largest weight lands on the same word (the head's favourite
              word of the sentence; rows that peak on [CLS] or [SEP] do not count): a vertical
              stripe in the heatmap, whatever the row asks
 entropy      mean entropy of a row over log T: 0 when a row puts everything on one key, 1 when
              it spreads evenly over all T keys
 
+(Positions from 1 as on screen; in code the markers are keys 0 and T − 1.)
+
 >>> ROLES.index("previous"), len(ROLES)
-(0, 8)
+(0, 9)
 """
+
+WEIGHT_ROLES = ("cls", "sep", "self", "previous", "next", "punctuation", "rest")
+"""The roles that are disjoint shares of a row's weight, in the order a key is given to them:
+a row's shares add up to 1, a head's mean shares too."""
 
 
 def is_punctuation(token: str) -> bool:
@@ -59,6 +72,32 @@ def is_punctuation(token: str) -> bool:
     (True, True, False, False)
     """
     return bool(token) and all(unicodedata.category(c).startswith("P") for c in token)
+
+
+def key_parts(tokens) -> np.ndarray:
+    """Which of ``WEIGHT_ROLES`` each key of each word-piece row belongs to: (T − 2, T) indices.
+
+    Row r is token r + 1 (0-based; the [CLS] and [SEP] rows are left out). A key gets the first
+    role of ``WEIGHT_ROLES`` that fits it, so no key counts twice.
+
+    >>> parts = key_parts(["[CLS]", "hi", ",", "you", "too", "[SEP]"])
+    >>> [WEIGHT_ROLES[p] for p in parts[0]]  # the row of "hi"
+    ['cls', 'self', 'next', 'rest', 'rest', 'sep']
+    >>> [WEIGHT_ROLES[p] for p in parts[3]]  # the row of "too"
+    ['cls', 'rest', 'punctuation', 'previous', 'self', 'sep']
+    """
+    T = len(tokens)
+    rows = np.arange(1, T - 1)  # (R,) the word-piece rows
+    r = np.arange(len(rows))  # (R,)
+    part = np.full((len(rows), T), WEIGHT_ROLES.index("rest"))  # (R, T)
+    punct = np.array([is_punctuation(t) for t in tokens])  # (T,)
+    part[:, punct] = WEIGHT_ROLES.index("punctuation")
+    part[r, rows + 1] = WEIGHT_ROLES.index("next")  # later assignments win: the order of WEIGHT_ROLES, reversed
+    part[r, rows - 1] = WEIGHT_ROLES.index("previous")
+    part[r, rows] = WEIGHT_ROLES.index("self")
+    part[:, T - 1] = WEIGHT_ROLES.index("sep")
+    part[:, 0] = WEIGHT_ROLES.index("cls")
+    return part
 
 
 def weights_role_scores(weights, tokens) -> dict[str, np.ndarray]:
@@ -74,7 +113,7 @@ def weights_role_scores(weights, tokens) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray, shape (...)
-        One entry per name in ``ROLES``.
+        One entry per name in ``ROLES``; the ``WEIGHT_ROLES`` add up to 1.
 
     Raises
     ------
@@ -83,12 +122,15 @@ def weights_role_scores(weights, tokens) -> dict[str, np.ndarray]:
 
     Examples
     --------
-    A head that always looks at the previous token:
+    A head that always looks at the previous token: for the first word that is [CLS], so a
+    third of its rows' weight counts as [CLS], not twice.
 
     >>> w = np.eye(5, k=-1); w[0, 0] = 1.0  # (T, T): row i puts 1 on key i − 1
     >>> roles = weights_role_scores(w, ["[CLS]", "the", "cat", "sat", "[SEP]"])
-    >>> float(roles["previous"]), float(roles["next"]), float(roles["cls"])
-    (1.0, 0.0, 0.3333333333333333)
+    >>> round(float(roles["previous"]), 4), float(roles["next"]), round(float(roles["cls"]), 4)
+    (0.6667, 0.0, 0.3333)
+    >>> round(sum(float(roles[role]) for role in WEIGHT_ROLES), 12)
+    1.0
     """
     weights = np.asarray(weights, dtype=np.float64)  # (..., T, T)
     tokens = list(tokens)
@@ -101,18 +143,14 @@ def weights_role_scores(weights, tokens) -> dict[str, np.ndarray]:
         raise ValueError(f"need a start marker, at least one word piece and an end marker; got {T} tokens")
     rows = np.arange(1, T - 1)  # (R,) the word-piece rows i = 1 … T−2
     w = weights[..., rows, :]  # (..., R, T)
-    punct = np.array([is_punctuation(t) for t in tokens])  # (T,)
+    part = key_parts(tokens)  # (R, T)
+    shares = {role: (w * (part == k)).sum(axis=-1).mean(axis=-1) for k, role in enumerate(WEIGHT_ROLES)}
     peaks = w.argmax(axis=-1)  # (..., R)
     words = np.arange(1, T - 1)  # (R,) the word keys a favourite can be
     peak_counts = (peaks[..., None] == words).sum(axis=-2)  # (..., R) rows peaking on each word key
     entropy = -(w * np.log(np.where(w > 0, w, 1.0))).sum(axis=-1)  # (..., R) in nats
     return {
-        "previous": w[..., np.arange(len(rows)), rows - 1].mean(axis=-1),
-        "next": w[..., np.arange(len(rows)), rows + 1].mean(axis=-1),
-        "self": w[..., np.arange(len(rows)), rows].mean(axis=-1),
-        "cls": w[..., 0].mean(axis=-1),
-        "sep": w[..., T - 1].mean(axis=-1),
-        "punctuation": (w[..., punct].sum(axis=-1).mean(axis=-1) if punct.any() else np.full(w.shape[:-2], np.nan)),
+        **{role: shares[role] for role in ROLES if role in shares},
         "favourite": peak_counts.max(axis=-1) / len(rows),
         "entropy": entropy.mean(axis=-1) / np.log(T),
     }
@@ -138,7 +176,7 @@ def role_scores(text: str | EncoderTrace, *, name: str | os.PathLike | None = No
     >>> roles = role_scores("The cat sat on the mat because it was tired.")
     >>> roles["previous"].shape
     (6, 12)
-    >>> round(float(roles["previous"][0, 2]), 2)  # layer 0, head 2 (shown as layer 1, head 3)
+    >>> round(float(roles["previous"][0, 2] + roles["cls"][0, 2]), 2)  # layer 0, head 2 (shown as layer 1, head 3)
     1.0
     """
     trace = text if isinstance(text, EncoderTrace) else encode(text, name=name)
@@ -207,82 +245,6 @@ def looks_most(weights, tokens, i: int, *, ignore_markers: bool = True, ignore_s
     return keys, np.take_along_axis(weights[..., i, :], keys[..., None], axis=-1)[..., 0]
 
 
-def _labels(tokens) -> list[str]:
-    """Token texts with a repeat count, so "the … the" stay two different keys: "the", "the#2"."""
-    seen: dict[str, int] = {}
-    labels = []
-    for t in tokens:
-        seen[t] = seen.get(t, 0) + 1
-        labels.append(t if seen[t] == 1 else f"{t}#{seen[t]}")
-    return labels
-
-
-@dataclass(frozen=True)
-class Contrast:
-    """Where one word looks most in two sentences, head by head (``contrast``).
-
-    tokens_a, tokens_b : the two sentences' tokens       i_a, i_b : the word's position in each
-    key_a, key_b : (L, H) the key each head's word looks at most (markers and the word itself
-        left out)                                        weight_a, weight_b : (L, H) α̂ there
-    changed : (L, H) True where the chosen word differs between the sentences (compared by
-        text and occurrence: the second "the" is not the first)
-    weights_a, weights_b : (L, H, T, T) every head's weights, for the side-by-side view
-    """
-
-    tokens_a: tuple[str, ...]
-    tokens_b: tuple[str, ...]
-    i_a: int
-    i_b: int
-    key_a: np.ndarray
-    key_b: np.ndarray
-    weight_a: np.ndarray
-    weight_b: np.ndarray
-    changed: np.ndarray
-    weights_a: np.ndarray
-    weights_b: np.ndarray
-
-    @property
-    def n_changed(self) -> int:
-        """How many heads change their answer between the two sentences."""
-        return int(self.changed.sum())
-
-
-def contrast(text_a: str, text_b: str, word: str, *, name: str | os.PathLike | None = None) -> Contrast:
-    """The contrast test: does a head's answer for ``word`` change when the sentence changes?
-
-    Three sentences where a head looks at the right noun prove little; a minimal pair whose
-    right answer differs ("… because it was too tired" / "… too wide") can prove a story wrong.
-
-    Raises ValueError when ``word`` is not one token of each sentence.
-
-    >>> c = contrast("The girl met a man as he left", "The girl met a man as she left", "he")
-    Traceback (most recent call last):
-    ...
-    ValueError: 'he' is not one of the tokens ['[CLS]', 'the', 'girl', 'met', 'a', 'man', 'as', 'she', 'left', '[SEP]']
-    >>> c = contrast("The cat sat because it was tired", "The cat sat because it was cold", "it")
-    >>> c.changed.shape, c.tokens_a[c.i_a]
-    ((6, 12), 'it')
-    """
-    a, b = encode(text_a, name=name), encode(text_b, name=name)
-    i_a, i_b = word_position(a.tokens, word), word_position(b.tokens, word)
-    key_a, weight_a = looks_most(a.weights, a.tokens, i_a)  # (L, H) each
-    key_b, weight_b = looks_most(b.weights, b.tokens, i_b)  # (L, H) each
-    labels_a, labels_b = np.array(_labels(a.tokens)), np.array(_labels(b.tokens))
-    return Contrast(
-        tokens_a=a.tokens,
-        tokens_b=b.tokens,
-        i_a=i_a,
-        i_b=i_b,
-        key_a=frozen(key_a, dtype=np.int64),
-        key_b=frozen(key_b, dtype=np.int64),
-        weight_a=frozen(weight_a),
-        weight_b=frozen(weight_b),
-        changed=frozen(labels_a[key_a] != labels_b[key_b], dtype=bool),
-        weights_a=a.weights,
-        weights_b=b.weights,
-    )
-
-
 # --------------------------------------------------------------------------- over the probe set
 
 
@@ -300,20 +262,28 @@ def choice_weights(trace: EncoderTrace, word: str, candidates) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Census:
-    """What every head does over the probe set (``census``). L layers, H heads, 0-based.
+    """What every head does over one probe set (``measure``). L layers, H heads, 0-based.
 
     roles : dict of ``ROLES`` → (L, H), the mean of ``role_scores`` over the plain sentences
-        (punctuation over the sentences that have some)
+    spread : dict of ``ROLES`` → (L, H), their standard deviation over the sentences (ddof 1),
+        for an interval of a mean (``estimates.mean_interval``)
     pair_weights : (P, 2, 2, L, H), α̂ from "it" to the two nouns of each minimal pair:
         [pair, sentence (a, b), noun (referent_a, referent_b), layer, head]
     agreement_weights : (S, 2, L, H), α̂ from he/she to [the noun of its gender, the other noun]
+    swap_weights : (S, 2, L, H), the same sentences with he ↔ she swapped (``Agreement.swapped``):
+        α̂ from the new pronoun to [the noun of the *old* pronoun's gender, the other noun]
     n_plain : how many plain sentences the roles average
+    held_out : the census of the held-out set (``HELD_OUT_FILE``), when this is the set heads
+        are chosen on; None for the held-out census itself
     """
 
     roles: dict
+    spread: dict
     pair_weights: np.ndarray
     agreement_weights: np.ndarray
+    swap_weights: np.ndarray
     n_plain: int
+    held_out: Census | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -340,10 +310,25 @@ class Census:
         return ((picks[:, 0] == 0) & (picks[:, 1] == 1)).sum(axis=0)
 
     @property
+    def pairs_reversed(self) -> np.ndarray:
+        """(L, H) int: pairs where the head prefers the *other* noun in both sentences."""
+        picks = self.pair_picks  # (P, 2, L, H)
+        return ((picks[:, 0] == 1) & (picks[:, 1] == 0)).sum(axis=0)
+
+    @property
     def pairs_same(self) -> np.ndarray:
-        """(L, H) int: pairs where the head prefers the same noun in both sentences (its answer never changed)."""
+        """(L, H) int: pairs where the head prefers the same noun in both sentences (its choice never changed)."""
         picks = self.pair_picks  # (P, 2, L, H)
         return (picks[:, 0] == picks[:, 1]).sum(axis=0)
+
+    @property
+    def pairs_shifted(self) -> np.ndarray:
+        """(L, H) int: pairs where the weight moves the right way between the sentences, whatever
+        the choice: (α̂ on referent_a − α̂ on referent_b) is larger in sentence a, where "it" means
+        referent_a, than in sentence b. A head blind to the meaning does so in about half.
+        """
+        margin = self.pair_weights[:, :, 0] - self.pair_weights[:, :, 1]  # (P, 2, L, H)
+        return (margin[:, 0] > margin[:, 1]).sum(axis=0)
 
     @property
     def agreement_correct(self) -> np.ndarray:
@@ -360,55 +345,86 @@ class Census:
         """(L, H): mean α̂ from he/she to the other noun."""
         return self.agreement_weights[:, 1].mean(axis=0)
 
+    @property
+    def swap_moved(self) -> np.ndarray:
+        """(L, H) int: he/she sentences where swapping the pronoun moves the head's choice to the
+        other noun (the contrast test of gender: nothing but the pronoun changed)."""
+        before = self.agreement_weights[:, 0] > self.agreement_weights[:, 1]  # (S, L, H) prefers the old referent
+        after = self.swap_weights[:, 0] > self.swap_weights[:, 1]  # (S, L, H) still prefers it
+        return (before != after).sum(axis=0)
 
-def measure(probes: Probes, *, name: str | os.PathLike | None = None) -> Census:
-    """Run every probe sentence through the model and measure every head (about 5 s).
+    @property
+    def swap_right_both(self) -> np.ndarray:
+        """(L, H) int: sentences where the head prefers the noun of the pronoun's gender before
+        *and* after the swap."""
+        before = self.agreement_weights[:, 0] > self.agreement_weights[:, 1]  # (S, L, H)
+        after = self.swap_weights[:, 1] > self.swap_weights[:, 0]  # (S, L, H) the new referent
+        return (before & after).sum(axis=0)
 
-    ``census()`` is what the pages use: the same numbers, read from a file kept beside the
-    probes when the model and the probes are the ones it was measured on.
+
+def measure(probes: Probes, *, name: str | os.PathLike | None = None, held_out: Census | None = None) -> Census:
+    """Run every sentence of one probe set through the model and measure every head (a few seconds).
+
+    ``census()`` is what the pages use: the same numbers for both sets, read from a file kept
+    beside the probes when the model and the probes are the ones it was measured on.
     """
 
     def run(text: str) -> EncoderTrace:
         return encode(text, name=name, cache=False)  # a probe sentence must not push a learner's out
 
+    if len(probes.plain) < 2:
+        raise ValueError(f"the roles' spread needs at least 2 plain sentences, got {len(probes.plain)}")
     plain = [role_scores(run(text)) for text in probes.plain]
-    roles = {}
-    for role in ROLES:
-        stacked = np.stack([r[role] for r in plain])  # (N, L, H)
-        roles[role] = frozen(np.nanmean(stacked, axis=0) if role == "punctuation" else stacked.mean(axis=0))
+    stacked = {role: np.stack([r[role] for r in plain]) for role in ROLES}  # role -> (N, L, H)
     pair_weights = [
         [choice_weights(run(text), p.word, [p.referent_a, p.referent_b]) for text in (p.a, p.b)]  # 2 × (L, H, 2)
         for p in probes.pairs
     ]
     agreement_weights = [choice_weights(run(s.text), s.word, [s.referent, s.other]) for s in probes.agreement]
+    swap_weights = [  # in the swapped sentence, [the old referent, the old other noun]: the same order
+        choice_weights(run(s.swapped.text), s.swapped.word, [s.referent, s.other]) for s in probes.agreement
+    ]
+    shape = stacked[ROLES[0]].shape[1:]  # (L, H)
     return Census(
-        roles=roles,
-        pair_weights=frozen(np.moveaxis(np.array(pair_weights), -1, 2)),  # (P, 2, 2, L, H)
-        agreement_weights=frozen(np.moveaxis(np.array(agreement_weights), -1, 1)),  # (S, 2, L, H)
+        roles={role: frozen(x.mean(axis=0)) for role, x in stacked.items()},
+        spread={role: frozen(x.std(axis=0, ddof=1)) for role, x in stacked.items()},
+        pair_weights=frozen(np.moveaxis(np.reshape(pair_weights, (-1, 2, *shape, 2)), -1, 2)),  # (P, 2, 2, L, H)
+        agreement_weights=frozen(np.moveaxis(np.reshape(agreement_weights, (-1, *shape, 2)), -1, 1)),  # (S, 2, L, H)
+        swap_weights=frozen(np.moveaxis(np.reshape(swap_weights, (-1, *shape, 2)), -1, 1)),  # (S, 2, L, H)
         n_plain=len(probes.plain),
+        held_out=held_out,
     )
+
+
+def measure_both(*, name: str | os.PathLike | None = None) -> Census:
+    """The census of the set heads are chosen on, with the held-out set's as ``held_out``."""
+    return measure(load_probes(PROBES_FILE), name=name, held_out=measure(load_probes(HELD_OUT_FILE), name=name))
 
 
 # --------------------------------------------------------------------------- the measured file
 
 CENSUS_FILE = PROBES_FILE.with_name("head_census.json")
-"""The census of the bundled model on the bundled probes, written by ``save_census`` (run
+"""The census of the bundled model on both probe sets, written by ``save_census`` (run
 ``python -m attention_core.heads``). Its key is the SHA-256 of the model's weights and of the
-probe file: with another model, or after a change of the probes, ``census`` measures afresh.
-``tests/test_heads.py`` measures again and compares every number."""
+two probe files: with another model, or after a change of the probes, ``census`` measures afresh.
+``tests/test_heads.py`` measures again and compares the numbers."""
 
 
 def census_key(name: str | os.PathLike | None = None) -> dict | None:
-    """What a census was measured on: the weights' and the probe file's SHA-256, or None when
+    """What a census was measured on: the weights' and the probe files' SHA-256, or None when
     nothing knows the weights' hash (another model, unchecked).
 
     >>> sorted(census_key())
-    ['model_sha256', 'probes_sha256']
+    ['held_out_sha256', 'model_sha256', 'probes_sha256']
     """
     known = expected_weights_sha256(model_directory(resolve_model_name(name)))
     if known is None:
         return None
-    return {"model_sha256": known, "probes_sha256": hashlib.sha256(PROBES_FILE.read_bytes()).hexdigest()}
+    return {
+        "model_sha256": known,
+        "probes_sha256": hashlib.sha256(PROBES_FILE.read_bytes()).hexdigest(),
+        "held_out_sha256": hashlib.sha256(HELD_OUT_FILE.read_bytes()).hexdigest(),
+    }
 
 
 STORED_DIGITS = 7
@@ -416,53 +432,66 @@ STORED_DIGITS = 7
 1e-7 of their size, so more digits would store noise. Significant digits, not decimals: the
 previous-token head gives nouns weights near 1e-10, and their order still counts."""
 
+_STORED = ("pair_weights", "agreement_weights", "swap_weights")
 
-def save_census(found: Census, key: dict, path: str | Path = CENSUS_FILE) -> None:
-    """Write ``found`` with its ``key`` as JSON, numbers kept to ``STORED_DIGITS`` significant digits."""
 
+def _stored(found: Census) -> dict:
     def numbers(x) -> list:
         return np.vectorize(lambda v: float(f"{v:.{STORED_DIGITS}g}"), otypes=[float])(np.asarray(x)).tolist()
 
-    data = {
-        **key,
+    return {
         "n_plain": found.n_plain,
         "roles": {role: numbers(found.roles[role]) for role in ROLES},
-        "pair_weights": numbers(found.pair_weights),
-        "agreement_weights": numbers(found.agreement_weights),
+        "spread": {role: numbers(found.spread[role]) for role in ROLES},
+        **{field: numbers(getattr(found, field)) for field in _STORED},
     }
+
+
+def _read(data: dict, held_out: Census | None = None) -> Census:
+    return Census(
+        roles={role: frozen(data["roles"][role]) for role in ROLES},
+        spread={role: frozen(data["spread"][role]) for role in ROLES},
+        **{field: frozen(data[field]) for field in _STORED},
+        n_plain=int(data["n_plain"]),
+        held_out=held_out,
+    )
+
+
+def save_census(found: Census, key: dict, path: str | Path = CENSUS_FILE) -> None:
+    """Write ``found`` and its held-out census with their ``key`` as JSON, numbers kept to
+    ``STORED_DIGITS`` significant digits."""
+    if found.held_out is None:
+        raise ValueError("a census to store needs its held-out census (measure_both)")
+    data = {**key, "chosen_on": _stored(found), "held_out": _stored(found.held_out)}
     Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 def read_census(key: dict, path: str | Path = CENSUS_FILE) -> Census | None:
-    """The census stored at ``path`` if it was measured on ``key``, else None."""
+    """The census stored at ``path`` (with its held-out census) if it was measured on ``key``, else None."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if any(data.get(k) != v for k, v in key.items()):
+            return None
+        return _read(data["chosen_on"], held_out=_read(data["held_out"]))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    if any(data.get(k) != v for k, v in key.items()):
-        return None
-    return Census(
-        roles={role: frozen(data["roles"][role]) for role in ROLES},
-        pair_weights=frozen(data["pair_weights"]),
-        agreement_weights=frozen(data["agreement_weights"]),
-        n_plain=int(data["n_plain"]),
-    )
 
 
 @functools.lru_cache(maxsize=2)
 def census(name: str | os.PathLike | None = None) -> Census:
-    """Every head measured on the bundled probe set, once per process and model.
+    """Every head measured on the bundled probe sets, once per process and model: the set heads
+    are chosen on, with the held-out set's census as ``held_out``.
 
     Read from ``CENSUS_FILE`` when it was measured on this model and these probes (instant),
-    else measured (``measure``, a few seconds).
+    else measured (``measure_both``, some seconds).
 
     >>> c = census()
-    >>> c.roles["previous"].shape, c.n_pairs >= 40
-    ((6, 12), True)
+    >>> c.roles["previous"].shape, c.n_pairs >= 40, c.held_out.n_agreement
+    ((6, 12), True, 48)
     """
     key = census_key(name)
     found = read_census(key) if key is not None else None
-    return found if found is not None else measure(load_probes(), name=name)
+    return found if found is not None else measure_both(name=name)
 
 
 def best_heads(scores, n: int = 3) -> list[tuple[int, int, float]]:
@@ -477,46 +506,150 @@ def best_heads(scores, n: int = 3) -> list[tuple[int, int, float]]:
     return [(int(layer), int(head), float(scores[layer, head])) for layer, head in zip(layers, heads)]
 
 
-MEASURES = ("agreement", "pairs", *ROLES)
-"""What the census grid can colour every head by: the two pronoun tests, then the ``ROLES``."""
+MEASURES = ("agreement", "swap", "pairs", "shift", *ROLES)
+"""What the census grid can colour every head by: the pronoun tests, counted over sentences
+(``COUNTED``), then the ``ROLES``, means over the plain sentences."""
+
+COUNTED = ("agreement", "swap", "pairs", "shift")
+"""The measures that count sentences (or pairs): "agreement" he/she → the noun of its gender,
+"swap" the choice moves when he ↔ she is swapped, "pairs" minimal pairs resolved, "shift" pairs
+whose weight moves toward the intended noun (``Census.pairs_shifted``)."""
+
+CHANCE = {"agreement": 0.5, "swap": 0.5, "pairs": 0.25, "shift": 0.5}
+"""What a head that picks one of the two nouns at random would score on each counted measure:
+right in half the sentences, resolving a quarter of the pairs (it must be right twice). A score
+far *below* chance is a job done backwards: a head at 0 % on "agreement" always picks the other
+noun, as sensitive to gender as the best head, reversed."""
+
+
+REVERSIBLE = ("agreement", "shift")
+"""The counted measures whose far-below-chance end is the job done backwards (a head at 0 % on
+"agreement" picks the other noun every time), not a head blind to it: coloured by the distance
+from chance, and their lowest heads listed as "reversed"."""
+
+
+def measure_counts(found: Census, measure_name: str) -> tuple[np.ndarray, int]:
+    """A counted measure's count per head, (L, H) int, and out of how many sentences or pairs.
+
+    >>> counts, n = measure_counts(census(), "agreement")
+    >>> counts.shape, n
+    ((6, 12), 48)
+    """
+    if measure_name == "agreement":
+        return found.agreement_correct, found.n_agreement
+    if measure_name == "swap":
+        return found.swap_moved, found.n_agreement
+    if measure_name == "pairs":
+        return found.pairs_resolved, found.n_pairs
+    if measure_name == "shift":
+        return found.pairs_shifted, found.n_pairs
+    raise ValueError(f"a counted measure is one of {COUNTED}, got {measure_name!r}")
 
 
 def measure_scores(found: Census, measure_name: str) -> np.ndarray:
     """Every head's score for one of ``MEASURES``, in [0, 1]: (L, H).
 
-    "agreement" is the share of he/she sentences a head gets right, "pairs" the share of minimal
-    pairs it resolves; the roles are ``Census.roles``.
+    A counted measure (``COUNTED``) is the share of its sentences; a role the mean share
+    ``Census.roles``.
 
     >>> bool(measure_scores(census(), "pairs").max() <= 0.3)
     True
     """
-    if measure_name == "agreement":
-        return found.agreement_correct / found.n_agreement
-    if measure_name == "pairs":
-        return found.pairs_resolved / found.n_pairs
+    if measure_name in COUNTED:
+        counts, n = measure_counts(found, measure_name)
+        return counts / n
     if measure_name in ROLES:
         return found.roles[measure_name]
     raise ValueError(f"measure must be one of {MEASURES}, got {measure_name!r}")
 
 
-# --------------------------------------------------------------------------- one head, in numbers
+def estimate(found: Census, measure_name: str, layer: int, head: int) -> Estimate:
+    """Head (``layer``, ``head``)'s score on ``found`` with its 95 % interval: Wilson's for a
+    counted measure, ± 1.96 standard errors over the plain sentences for a role.
 
-WEIGHT_ROLES = ("previous", "next", "self", "cls", "sep", "punctuation")
-"""The roles that are shares of a row's weight (they can be compared, and a row's shares add up)."""
+    >>> e = estimate(census().held_out, "previous", 0, 2)
+    >>> e.n, e.low <= e.value <= e.high
+    (48, True)
+    """
+    if measure_name in COUNTED:
+        counts, n = measure_counts(found, measure_name)
+        return wilson(int(counts[layer, head]), n)
+    if measure_name in ROLES:
+        mean, sd = found.roles[measure_name][layer, head], found.spread[measure_name][layer, head]
+        return mean_interval(float(mean), float(sd), found.n_plain)
+    raise ValueError(f"measure must be one of {MEASURES}, got {measure_name!r}")
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A head chosen as one of the best on the sentences that choose, and its figures.
+
+    layer, head : 0-based
+    chosen_on : its score on the sentences it was chosen on (flattering: it was picked for it)
+    held_out : its score on the held-out sentences, with the interval (``estimate``)
+    """
+
+    layer: int
+    head: int
+    chosen_on: float
+    held_out: Estimate
+
+
+def choose(found: Census, measure_name: str, n: int = 5, *, lowest: bool = False) -> list[Chosen]:
+    """The ``n`` best heads by ``measure_name`` (``lowest``: the ``n`` lowest, for a job done
+    backwards), chosen on ``found``'s own sentences only, each reported on ``found.held_out``:
+    choose on one set, report on another.
+
+    >>> best = choose(census(), "agreement", 1)[0]
+    >>> (best.layer, best.head), best.held_out.n
+    ((1, 3), 48)
+    >>> [(c.layer, c.head, c.chosen_on) for c in choose(census(), "agreement", 2, lowest=True)]
+    [(1, 5, 0.0), (4, 2, 0.0)]
+    """
+    if found.held_out is None:
+        raise ValueError("choosing heads needs a census with its held-out census (census())")
+    scores = measure_scores(found, measure_name)  # (L, H): reads the choosing set only
+    picked = best_heads(-scores if lowest else scores, n)
+    return [
+        Chosen(
+            layer=layer,
+            head=head,
+            chosen_on=float(scores[layer, head]),
+            held_out=estimate(found.held_out, measure_name, layer, head),
+        )
+        for layer, head, _ in picked
+    ]
+
+
+def best_of_72(found: Census, measure_name: str) -> BestOfCoins:
+    """What the best of as many coins as ``found`` has heads would score on a counted measure:
+    the fair baseline for the best head's score (``estimates.best_of_coins``).
+
+    >>> best_of_72(census(), "pairs").typical
+    21
+    """
+    counts, n = measure_counts(found, measure_name)
+    return best_of_coins(n, CHANCE[measure_name], counts.size)
+
+
+# --------------------------------------------------------------------------- one head, in numbers
 
 
 @dataclass(frozen=True)
 class HeadProfile:
-    """One head's measured numbers over the probe set (``profile``), ready to print beside it.
+    """One head's measured numbers over one probe set (``profile``), ready to print beside it.
 
     layer, head : 0-based
     roles : role → score (``ROLES``)
-    top : the ``WEIGHT_ROLES`` from the largest share of weight down, as (role, share)
+    top : the ``WEIGHT_ROLES`` but "rest", from the largest share of weight down, as (role, share);
+        with ``roles["rest"]`` they add up to 1
     agreement_correct, n_agreement : he/she sentences where the pronoun weighs the noun of its
         gender more than the other noun, out of how many
     agreement_referent, agreement_other : mean α̂ from he/she to that noun and to the other
-    pairs_resolved, pairs_same, n_pairs : minimal pairs resolved, pairs with the same answer in
-        both sentences, out of how many
+    swap_moved : he/she sentences where swapping the pronoun moves the head's choice
+    pairs_resolved, pairs_same, pairs_shifted, n_pairs : minimal pairs resolved, pairs with the
+        same choice in both sentences, pairs whose weight moves toward the intended noun, out of
+        how many
     n_plain : plain sentences behind ``roles``
     """
 
@@ -528,8 +661,10 @@ class HeadProfile:
     n_agreement: int
     agreement_referent: float
     agreement_other: float
+    swap_moved: int
     pairs_resolved: int
     pairs_same: int
+    pairs_shifted: int
     n_pairs: int
     n_plain: int
 
@@ -538,14 +673,14 @@ def profile(found: Census, layer: int, head: int) -> HeadProfile:
     """The numbers of head (``layer``, ``head``) in ``found``.
 
     >>> p = profile(census(), 0, 2)  # shown as layer 1, head 3
-    >>> p.top[0][0], round(p.top[0][1], 2)
-    ('previous', 1.0)
+    >>> p.top[0][0], round(p.top[0][1], 2), round(sum(share for _, share in p.top) + p.roles["rest"], 6)
+    ('previous', 0.91, 1.0)
     """
     n_layers, n_heads = found.roles[ROLES[0]].shape
     if not (0 <= layer < n_layers and 0 <= head < n_heads):
         raise ValueError(f"no head ({layer}, {head}) in a model of {n_layers} layers × {n_heads} heads")
     roles = {role: float(found.roles[role][layer, head]) for role in ROLES}
-    shares = [(role, roles[role]) for role in WEIGHT_ROLES if not np.isnan(roles[role])]
+    shares = [(role, roles[role]) for role in WEIGHT_ROLES if role != "rest"]
     return HeadProfile(
         layer=layer,
         head=head,
@@ -555,57 +690,97 @@ def profile(found: Census, layer: int, head: int) -> HeadProfile:
         n_agreement=found.n_agreement,
         agreement_referent=float(found.agreement_referent[layer, head]),
         agreement_other=float(found.agreement_other[layer, head]),
+        swap_moved=int(found.swap_moved[layer, head]),
         pairs_resolved=int(found.pairs_resolved[layer, head]),
         pairs_same=int(found.pairs_same[layer, head]),
+        pairs_shifted=int(found.pairs_shifted[layer, head]),
         n_pairs=found.n_pairs,
         n_plain=found.n_plain,
     )
 
 
+@dataclass(frozen=True)
+class Miss:
+    """A he/she sentence (``index`` into the probe set's agreement section) where a head prefers
+    the other noun as written (``as_written``), after the he ↔ she swap (``swapped``), or both,
+    with α̂ from the pronoun to the noun of its gender and to the other noun, as written."""
+
+    index: int
+    as_written: bool
+    swapped: bool
+    on_referent: float
+    on_other: float
+
+
+def agreement_misses(found: Census, layer: int, head: int) -> list[Miss]:
+    """The he/she sentences of ``found`` where head (``layer``, ``head``) prefers the wrong noun,
+    before or after swapping the pronoun.
+
+    >>> [m.index for m in agreement_misses(census().held_out, 1, 3)][:2]
+    [2, 12]
+    """
+    w, swap = found.agreement_weights[:, :, layer, head], found.swap_weights[:, :, layer, head]  # (S, 2) each
+    wrong = w[:, 0] <= w[:, 1]  # (S,) the other noun outweighs the pronoun's own
+    wrong_swapped = swap[:, 1] <= swap[:, 0]  # (S,) after the swap the old referent is the other noun
+    return [
+        Miss(
+            index=int(s),
+            as_written=bool(wrong[s]),
+            swapped=bool(wrong_swapped[s]),
+            on_referent=float(w[s, 0]),
+            on_other=float(w[s, 1]),
+        )
+        for s in np.flatnonzero(wrong | wrong_swapped)
+    ]
+
+
 JOBS = {"previous": 0.5, "next": 0.5, "agreement": 0.9}
-"""The jobs a head can be said to have, with the score its best head must reach: a mean share
-of at least half the row on the previous (next) token; he/she → the noun of its gender in at
-least 90 % of the agreement sentences."""
+"""The jobs a head can be said to have, with the score its best head must reach on the sentences
+it is chosen on: a mean share of at least half the row on the previous (next) token; he/she → the
+noun of its gender in at least 90 % of the agreement sentences."""
 
 
 @dataclass(frozen=True)
 class Job:
-    """The best head for one of ``JOBS`` and its score (a share, or a fraction of sentences)."""
+    """The best head for one of ``JOBS``: chosen on one set, its score there (``score``) and on
+    the held-out set with its interval (``held_out``)."""
 
     job: str
     layer: int
     head: int
     score: float
+    held_out: Estimate
 
 
 def heads_with_a_job(found: Census) -> list[Job]:
-    """The best head for each of ``JOBS`` whose score reaches the bar, in ``JOBS`` order.
+    """The best head for each of ``JOBS`` whose score on ``found`` reaches the bar, in ``JOBS``
+    order, with its held-out figure.
 
     >>> [(j.job, j.layer, j.head) for j in heads_with_a_job(census())]
     [('previous', 0, 2), ('next', 1, 8), ('agreement', 1, 3)]
     """
-    scores = {"previous": found.roles["previous"], "next": found.roles["next"]}
-    scores["agreement"] = found.agreement_correct / found.n_agreement
     jobs = []
     for job, bar in JOBS.items():
-        (layer, head, score), *_ = best_heads(scores[job], 1)
-        if score >= bar:
-            jobs.append(Job(job=job, layer=layer, head=head, score=score))
+        (best,) = choose(found, job, 1)
+        if best.chosen_on >= bar:
+            jobs.append(Job(job=job, layer=best.layer, head=best.head, score=best.chosen_on, held_out=best.held_out))
     return jobs
 
 
 PARKING = 0.5
-"""A head "parks" on the markers when its rows put, on average, more than this share of their
-weight on [CLS] and [SEP] together."""
+"""A head "parks" on a marker when its rows put, on average, more than this share of their
+weight there."""
 
 
-def parking_heads(found: Census) -> int:
-    """How many heads park on the markers over the plain sentences (``PARKING``).
+def parking_heads(found: Census, on: tuple[str, ...] = ("cls", "sep")) -> int:
+    """How many heads park on the markers ``on`` (together) over the plain sentences (``PARKING``).
 
-    >>> 20 < parking_heads(census()) < 50
-    True
+    This model parks on [CLS], hardly ever on [SEP] (BERT-base parks on [SEP], Clark et al. 2019):
+
+    >>> 20 < parking_heads(census()) < 50, parking_heads(census(), ("sep",))
+    (True, 0)
     """
-    return int(((found.roles["cls"] + found.roles["sep"]) > PARKING).sum())
+    return int((sum(found.roles[role] for role in on) > PARKING).sum())
 
 
 TRAP = ("The cat sat on the mat because it was tired", "it", 5, 11)
@@ -629,5 +804,5 @@ def where_word_looks(text: str, word: str, layer: int, head: int, *, name=None) 
 
 if __name__ == "__main__":  # python -m attention_core.heads: measure the bundled model again and store it
     key = census_key()
-    save_census(measure(load_probes()), key)
+    save_census(measure_both(), key)
     print(f"wrote {CENSUS_FILE} for model {key['model_sha256'][:12]}…, probes {key['probes_sha256'][:12]}…")

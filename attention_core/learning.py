@@ -121,6 +121,16 @@ class Task:
         """T, the positions the model reads: one example minus its last token."""
         return self.length - 1
 
+    @property
+    def n_answers(self) -> int:
+        """How many tokens an answer can be: every token but the separator, which is never scored.
+        A blind guess among them is right with chance 1 / ``n_answers``.
+
+        >>> get_task("reverse").vocab_size, get_task("reverse").n_answers
+        (9, 8)
+        """
+        return self.vocab_size - 1
+
 
 LETTERS = "abcdefgh"
 DIGITS = "0123456789"
@@ -1098,23 +1108,30 @@ def head_report(params: dict[str, np.ndarray], task: Task | str, n: int = 500, s
 
 @dataclass(frozen=True)
 class QKCircuit:
-    """W^Q_h W^K_hᵀ / √d_k of one head, read through the embeddings.
+    """W^QK = W^Q_h W^K_hᵀ / √d_k of one head, read through the embeddings.
 
-    The scaled score of a query vector x and a key vector y is x W^Q_h (y W^K_h)ᵀ / √d_k = x M yᵀ.
-    In the first layer x and y are token + position embeddings, e_a + p_i, so M splits into
-    what the positions alone give and what the tokens alone give (plus two mixed terms).
+    The scaled score of a query vector a_i and a key vector a_j is a_i W^Q_h (a_j W^K_h)ᵀ / √d_k
+    = a_i W^QK a_jᵀ. In the first layer a_i = e_a + p_i (the token embedding of the token a at
+    position i plus the position embedding), so the score splits exactly into four parts:
+
+        e_a W^QK e_bᵀ  (tokens)  +  p_i W^QK p_jᵀ  (positions)
+        + e_a W^QK p_jᵀ  +  p_i W^QK e_bᵀ  (the two mixed parts: a token with a position)
 
     Attributes
     ----------
-    matrix : (d_model, d_model)  M = W^Q_h W^K_hᵀ / √d_k
-    positions : (T, T)           p_i M p_jᵀ, query position i (row), key position j (column);
+    matrix : (d_model, d_model)  W^QK
+    positions : (T, T)           p_i W^QK p_jᵀ, query position i (row), key position j (column);
                                  -inf where j > i, the pairs the causal mask never lets count
-    tokens : (V, V)              e_a M e_bᵀ, query token a (row), key token b (column)
+    tokens : (V, V)              e_a W^QK e_bᵀ, query token a (row), key token b (column)
+    token_position : (V, T)      e_a W^QK p_jᵀ, query token a, key position j
+    position_token : (T, V)      p_i W^QK e_bᵀ, query position i, key token b
     """
 
     matrix: np.ndarray
     positions: np.ndarray
     tokens: np.ndarray
+    token_position: np.ndarray
+    position_token: np.ndarray
 
     @property
     def position_span(self) -> float:
@@ -1128,15 +1145,26 @@ class QKCircuit:
         """Largest minus smallest entry of ``tokens``: how much the tokens alone can move a score."""
         return float(self.tokens.max() - self.tokens.min())
 
+    @property
+    def mixed_spans(self) -> tuple[float, float]:
+        """Largest minus smallest entry of ``token_position`` and of ``position_token``."""
+        return (
+            float(self.token_position.max() - self.token_position.min()),
+            float(self.position_token.max() - self.position_token.min()),
+        )
+
 
 def qk_circuit(params: dict[str, np.ndarray], layer: int = 0, head: int = 0) -> QKCircuit:
-    """M = W^Q_h W^K_hᵀ / √d_k of head ``head`` in layer ``layer`` (0-based), and M between the
-    position embeddings and between the token embeddings (exact parts of the first layer's
-    scores; for a later layer, whose input also carries what earlier layers wrote, only a part).
+    """W^QK = W^Q_h W^K_hᵀ / √d_k of head ``head`` in layer ``layer`` (0-based), and W^QK between
+    the position embeddings, between the token embeddings and between the two (the four exact
+    parts of the first layer's scores; for a later layer, whose input also carries what earlier
+    layers wrote, only a part).
 
     >>> c = qk_circuit(init_params("reverse", seed=0))
     >>> c.matrix.shape, c.positions.shape, c.tokens.shape, bool(np.isneginf(c.positions[0, 1]))
     ((32, 32), (10, 10), (9, 9), True)
+    >>> c.token_position.shape, c.position_token.shape
+    ((9, 10), (10, 9))
     """
     key = f"layer{layer}.w_q"
     if key not in params or not 0 <= head < params[key].shape[0]:
@@ -1145,4 +1173,76 @@ def qk_circuit(params: dict[str, np.ndarray], layer: int = 0, head: int = 0) -> 
     matrix = w_q @ w_k.T / math.sqrt(w_q.shape[1])  # (d_model, d_model)
     p, e = params["position_embedding"], params["token_embedding"]  # (T, d_model), (V, d_model)
     positions = np.where(causal_mask(p.shape[0]), p @ matrix @ p.T, -np.inf)  # (T, T)
-    return QKCircuit(matrix=frozen(matrix), positions=frozen(positions), tokens=frozen(e @ matrix @ e.T))
+    return QKCircuit(
+        matrix=frozen(matrix),
+        positions=frozen(positions),
+        tokens=frozen(e @ matrix @ e.T),  # (V, V)
+        token_position=frozen(e @ matrix @ p.T),  # (V, T)
+        position_token=frozen(p @ matrix @ e.T),  # (T, V)
+    )
+
+
+# --------------------------------------------------------------------------- sampling many times
+
+
+@dataclass(frozen=True)
+class Samples:
+    """``n`` continuations of one prompt drawn at one temperature (``sample_many``).
+
+    tokens : (n, n_new) the drawn tokens       greedy : (n_new,) what temperature 0 writes
+    """
+
+    tokens: np.ndarray
+    greedy: np.ndarray
+    temperature: float
+
+    @property
+    def n_greedy(self) -> int:
+        """How many of the draws write exactly the greedy continuation."""
+        return int((self.tokens == self.greedy).all(axis=1).sum())
+
+    @property
+    def n_distinct(self) -> int:
+        """How many different continuations the draws wrote."""
+        return len({row.tobytes() for row in self.tokens})
+
+
+def sample_many(
+    params: dict[str, np.ndarray],
+    prompt,
+    n_new: int,
+    temperature: float,
+    n: int = 200,
+    seed: int = 0,
+    *,
+    task: Task | str | None = None,
+) -> Samples:
+    """Continue ``prompt`` ``n`` times by ``n_new`` tokens at ``temperature``, all draws at once
+    (one forward pass per new token for the whole batch), each token drawn from
+    softmax(logits / temperature) as ``generate`` draws it. What a learner needs to see that the
+    temperature changes what is written: how often the greedy text comes back, how many texts.
+
+    >>> p = init_params("copy", seed=0)  # random W: nearly uniform, every draw differs
+    >>> s = sample_many(p, "abc", 3, 1.0, n=50, task="copy")
+    >>> s.tokens.shape, s.n_distinct > 30, sample_many(p, "abc", 3, 0.0, n=5, task="copy").n_greedy
+    ((50, 3), True, 5)
+    """
+    if task is not None:
+        task = get_task(task)
+        _check_task_fits(params, task)
+        if isinstance(prompt, str):
+            prompt = encode(task, prompt)
+    greedy = generate(params, prompt, n_new, 0.0).tokens  # checks the prompt, n_new and the positions
+    temperature = _check_temperature(temperature)
+    if int(n) != n or n < 1:
+        raise ValueError(f"n must be a whole number of draws >= 1, got {n!r}")
+    rng = np.random.default_rng(check_seed(seed))
+    sequences = np.tile(np.asarray(prompt, dtype=np.int64), (int(n), 1))  # (n, P)
+    for _ in range(n_new):
+        probs = tempered(forward(params, sequences).logits[:, -1], temperature)  # (n, V)
+        cumulative = np.cumsum(probs, axis=-1)  # (n, V)
+        drawn = (rng.random((len(sequences), 1)) < cumulative).argmax(axis=-1)  # (n,) inverse CDF
+        sequences = np.concatenate([sequences, drawn[:, None]], axis=1)  # (n, t + 1)
+    return Samples(
+        tokens=frozen(sequences[:, -n_new:], dtype=np.int64), greedy=frozen(greedy, dtype=None), temperature=temperature
+    )

@@ -510,7 +510,7 @@ def heads_with_a_job_buttons() -> None:
                 key=f"job_{job.job}",
                 on_click=choose_head,
                 args=(job.layer, job.head),
-                help=t(f"heads.job_{job.job}_help", score=job.score, n=found.n_agreement, n_plain=found.n_plain),
+                help=t(f"heads.job_{job.job}_help", **vars(job.held_out)),  # the held-out figure
                 type="secondary",
             )
 

@@ -29,6 +29,7 @@ from attention_core.learning import (
     generate,
     head_report,
     qk_circuit,
+    sample_many,
 )
 from attention_ui.charts import draw
 from attention_ui.exports import show_figure
@@ -47,7 +48,9 @@ from attention_ui.url_state import keep_in_url, url_choice, url_picker, url_tabs
 STEP_CHOICES = (10, 30, 100, 200, 300, 400, 600, 1000)  # Adam updates a learner can pick; every task's recipe is one
 SEED_RANGE = (0, 999)
 DEFAULT_PROMPT = {"reverse": "cabhe|", "copy": "cabhe|", "sort": "40718|", "induction": "cafbed|b"}  # up to the answer
-TEMPERATURE_RANGE = (0.0, 2.0)
+TEMPERATURE_RANGE = (0.0, 5.0)  # wide: at T = 2 a trained model still writes its greedy text in most draws
+DRAWS = 200  # continuations drawn at once to show what the temperature changes
+SURE = 0.99  # a first token this probable barely moves with T: the page says why and points to a snapshot
 HELD_OUT = 500  # held-out examples (never in a training batch) behind every accuracy the page quotes
 SLICE_SECONDS = (
     0.15  # about what one slice computes: the page redraws after each; a learner waiting on the lock waits this
@@ -130,10 +133,9 @@ def task_changed() -> None:
         state["prompt"] = DEFAULT_PROMPT[state["task"]]
 
 
-def head_name(layer: int, head: int, n_layers: int) -> str:
-    if n_layers == 1:
-        return t("learn.head_name", head=shown(head))
-    return t("learn.layer_head_name", layer=shown(layer), head=shown(head))
+def head_name(layer: int, head: int, *, start: bool = False) -> str:
+    """ "layer 1, head 2", as every page names a head ("Layer 1, head 2" to start a label or a sentence)."""
+    return t("learn.head_name_start" if start else "learn.head_name", layer=shown(layer), head=shown(head))
 
 
 def percent(x: float) -> str:
@@ -159,7 +161,7 @@ class View:
 
     @property
     def names(self) -> list[str]:
-        return [head_name(layer, h, self.task.n_layers) for layer, h in self.heads]
+        return [head_name(layer, h, start=True) for layer, h in self.heads]
 
     @property
     def tokens(self) -> list[str]:
@@ -370,8 +372,8 @@ def qk_section(view: View) -> tuple[int, int]:
     layer, head = heads[which]
     name = names[which]
     circuit = qk_circuit(view.run.history.params, layer, head)
-    st.markdown(t("learn.qk_text", head=name, d_k=task.d_model // task.n_heads))
-    views = url_tabs("qk", ("positions", "tokens", "matrix"), lambda v: t(f"learn.qk_tab_{v}"))
+    st.markdown(t("learn.qk_text", head=head_name(layer, head), d_k=task.d_model // task.n_heads))
+    views = url_tabs("qk", ("positions", "tokens", "mixed", "matrix"), lambda v: t(f"learn.qk_tab_{v}"))
     stem = f"{view.task_id}_seed{view.seed}_{layer + 1}_{head + 1}"
     by_view = {  # view id -> (W^Q W^K^T through it, its labels, the axes' unit)
         "positions": (circuit.positions, [str(shown(i)) for i in range(task.n_positions)], "position"),
@@ -399,9 +401,38 @@ def qk_section(view: View) -> tuple[int, int]:
                     filename=f"qk_{view_id}_{stem}",
                 )
                 st.caption(t(f"learn.qk_{view_id}_text"))
+    if views["mixed"].open:
+        with views["mixed"]:
+            positions = [str(shown(i)) for i in range(task.n_positions)]
+            tokens = list(task.alphabet)
+            left, right = st.columns(2)
+            for box, part, matrix, rows, cols, y_unit, x_unit in (
+                (left, "tp", circuit.token_position, tokens, positions, "token", "position"),
+                (right, "pt", circuit.position_token, positions, tokens, "position", "token"),
+            ):
+                with box:
+                    show_figure(
+                        heatmap(
+                            matrix,
+                            rows,
+                            cols,
+                            title=t(f"learn.qk_mixed_{part}_title", head=name),
+                            diverging=True,
+                            y_title=t(f"learn.query_{y_unit}_axis"),
+                            x_title=t(f"learn.key_{x_unit}_axis"),
+                            digits=1,
+                            tr=t,
+                        ),
+                        f"fig_qk_mixed_{part}",
+                        matrix=matrix,
+                        row_labels=rows,
+                        col_labels=cols,
+                        filename=f"qk_mixed_{part}_{stem}",
+                    )
+            st.caption(t("learn.qk_mixed_text"))
     if views["matrix"].open:
         with views["matrix"]:
-            components = component_labels("x", task.d_model)
+            components = component_labels("a", task.d_model)
             show_figure(
                 heatmap(
                     circuit.matrix,
@@ -419,13 +450,16 @@ def qk_section(view: View) -> tuple[int, int]:
                 defer_csv=True,
             )
             st.caption(t("learn.qk_matrix_text", d=task.d_model))
-    winner = "learn.qk_winner_positions" if circuit.position_span > circuit.token_span else "learn.qk_winner_tokens"
+    mixed_tp, mixed_pt = circuit.mixed_spans
+    spans = {"positions": circuit.position_span, "tokens": circuit.token_span, "mixed": max(mixed_tp, mixed_pt)}
     st.markdown(
         t(
             "learn.qk_spans_later" if layer > 0 else "learn.qk_spans",
             positions=f"{circuit.position_span:.1f}",
             tokens=f"{circuit.token_span:.1f}",
-            winner=t(winner),
+            mixed_tp=f"{mixed_tp:.1f}",
+            mixed_pt=f"{mixed_pt:.1f}",
+            winner=t(f"learn.qk_winner_{max(spans, key=spans.get)}"),
         )
     )
     return layer, head
@@ -448,7 +482,7 @@ def row_section(view: View, layer: int, head: int) -> None:
     e = explain(trace, i)
     n = shown(i)
     read = tokens[: i + 1]
-    st.markdown(t("learn.row_text", head=name, i=n, token=escape_markdown(tokens[i]), d_k=trace.d_k))
+    st.markdown(t("learn.row_text", head=head_name(layer, head), i=n, token=escape_markdown(tokens[i]), d_k=trace.d_k))
     steps = url_tabs("learn_step", ("qk", "scores", "mask", "weights", "output"), lambda v: t(f"learn.step_{v}"))
     if steps["qk"].open:
         with steps["qk"], explained_around(lambda: (st.latex(SCORE), st.caption(t("learn.step_qk_text")))):
@@ -560,6 +594,18 @@ def write_section(view: View) -> None:
     T = task.n_positions
     st.subheader(t("learn.write_header"))
     st.markdown(t("learn.write_text", tokens=escape_markdown(task.alphabet), positions=T))
+    history = view.run.history
+    snapshots = {s.step: s for s in history.snapshots}
+    step = url_choice(
+        t("learn.write_from"),
+        "write_from",
+        tuple(snapshots),
+        history.steps,
+        lambda s: t("learn.write_from_option", step=s),
+        widget=st.select_slider,
+        key=f"write_from_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    params = snapshots[step].params  # the trained model, or a snapshot from earlier in training
     prompt_col, temperature_col, seed_col = st.columns([2, 2, 1], vertical_alignment="bottom")
     with prompt_col:
         prompt = st.text_input(
@@ -602,8 +648,27 @@ def write_section(view: View) -> None:
         st.warning(problem)
         return
     n_new = T - len(prompt) + 1
-    made = generate(view.run.history.params, prompt, n_new, temperature, seed=sample_seed, task=view.task_id)
+    made = generate(params, prompt, n_new, temperature, seed=sample_seed, task=view.task_id)
     st.markdown(t("learn.written", prompt=escape_markdown(prompt), written=escape_markdown(made.text), n=n_new))
+    draws = sample_many(params, prompt, n_new, temperature, DRAWS, sample_seed, task=view.task_id)
+    greedy = escape_markdown(decode(task, draws.greedy))
+    if temperature > 0:
+        st.markdown(
+            t(
+                "learn.draws",
+                n=DRAWS,
+                T=f"{temperature:g}",
+                seed=sample_seed,
+                greedy=greedy,
+                n_greedy=draws.n_greedy,
+                n_distinct=draws.n_distinct,
+            )
+        )
+    else:
+        st.markdown(t("learn.draws_zero", greedy=greedy))
+    top = float(made.steps[0].probs.max())  # the model's own (T = 1) probability of its first choice
+    if top >= SURE:
+        st.caption(t("learn.why_still", top=f"{100 * top:.2f} %"))
     step_labels = [f"{shown(s.position + 1)}: {task.alphabet[s.token]}" for s in made.steps]
     g = url_picker(t("learn.gen_picker"), "gen_step", len(made.steps), step_labels.__getitem__)
     chosen = made.steps[g]
@@ -669,8 +734,8 @@ def learned_section(view: View, runs: list) -> None:
             "learn.learned_data",
             before=percent(view.run.held_out[0]),
             after=percent(report.accuracy),
-            chance=percent(1 / task.vocab_size),
-            V=task.vocab_size,
+            chance=percent(1 / task.n_answers),
+            answers=task.n_answers,
             steps=history.steps,
             batch=history.batch_size,
             examples=history.steps * history.batch_size,
@@ -681,7 +746,7 @@ def learned_section(view: View, runs: list) -> None:
     st.markdown(
         t(
             "learn.lead_head",
-            head=head_name(layer, lead, n_layers),
+            head=head_name(layer, lead, start=True),
             share=percent(answer[lead]),
             accuracy=percent(report.accuracy),
             without=percent(without[lead]),
@@ -694,14 +759,14 @@ def learned_section(view: View, runs: list) -> None:
         elif cost.min() > 0.2:
             verdict = t("learn.verdict_split", worst=percent(without.max()))
         else:
-            verdict = t("learn.verdict_one", head=head_name(layer, int(np.argmax(cost)), n_layers))
+            verdict = t("learn.verdict_one", head=head_name(layer, int(np.argmax(cost))))
         st.markdown(verdict)
     if n_layers > 1:
         prev = int(np.argmax(report.on_previous[0]))
         st.markdown(
             t(
                 "learn.previous_head",
-                head=head_name(0, prev, n_layers),
+                head=head_name(0, prev, start=True),
                 share=percent(report.on_previous[0, prev]),
                 without=percent(report.without[0, prev]),
             )
@@ -728,7 +793,7 @@ def learned_section(view: View, runs: list) -> None:
             on = other.on_answer[layer]  # (H,)
             top = int(np.argmax(on))
             for column, value in zip(
-                columns.values(), (seed, steps, other.accuracy, head_name(layer, top, n_layers), on[top])
+                columns.values(), (seed, steps, other.accuracy, head_name(layer, top, start=True), on[top])
             ):
                 column.append(value)
         number_table(columns, number="{:.3f}")

@@ -1,4 +1,6 @@
-"""The head-probe sentences (attention_core/data/head_probes.toml) follow the rules in its header.
+"""The head-probe sentences follow the rules in their files' headers: the set heads are chosen on
+(attention_core/data/head_probes.toml) and the held-out set they are reported on
+(head_probes_held_out.toml), each on its own and both together (no sentence in both).
 
 Checked with the bundled model's own tokenizer (word pieces without [CLS] and [SEP]):
 every pronoun and noun is one word piece found exactly once, the pronoun comes after both
@@ -16,7 +18,12 @@ from pathlib import Path
 
 import pytest
 
-PROBES = Path(__file__).resolve().parents[1] / "attention_core" / "data" / "head_probes.toml"
+DATA = Path(__file__).resolve().parents[1] / "attention_core" / "data"
+FILES = {"chosen_on": DATA / "head_probes.toml", "held_out": DATA / "head_probes_held_out.toml"}
+LEAST = {  # how many entries of each section a file promises
+    "chosen_on": {"pairs": 44, "agreement": 48, "plain": 110},
+    "held_out": {"pairs": 40, "agreement": 48, "plain": 48},
+}
 MAX_PIECES = 40
 MALE = {
     "man",
@@ -34,6 +41,18 @@ MALE = {
     "actor",
     "waiter",
     "gentleman",
+    "duke",
+    "stepfather",
+    "host",
+    "emperor",
+    "groom",
+    "monk",
+    "grandpa",
+    "wizard",
+    "hero",
+    "boyfriend",
+    "priest",
+    "dad",
 }
 FEMALE = {
     "woman",
@@ -51,14 +70,30 @@ FEMALE = {
     "actress",
     "waitress",
     "lady",
+    "duchess",
+    "stepmother",
+    "hostess",
+    "empress",
+    "bride",
+    "nun",
+    "grandma",
+    "witch",
+    "heroine",
+    "girlfriend",
+    "priestess",
+    "mom",
 }
 PERSONAL = {"he", "she", "him", "her", "his", "hers"}
 
 
-@pytest.fixture(scope="module")
-def probes() -> dict:
-    with PROBES.open("rb") as fh:
+def read(path: Path) -> dict:
+    with path.open("rb") as fh:
         return tomllib.load(fh)
+
+
+@pytest.fixture(scope="module", params=list(FILES))
+def probes(request) -> dict:
+    return {"which": request.param, **read(FILES[request.param])}
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +144,9 @@ def _fail_if(problems: list[str], what: str) -> None:
 
 
 def test_file_loads_with_the_three_sections(probes):
-    assert set(probes) == {"pairs", "agreement", "plain"}, f"sections: {sorted(probes)}"
-    assert len(probes["pairs"]) >= 44, f"only {len(probes['pairs'])} pairs (at least 44)"
-    assert len(probes["agreement"]) >= 48, f"only {len(probes['agreement'])} agreement sentences (at least 48)"
-    assert len(probes["plain"]) >= 110, f"only {len(probes['plain'])} plain sentences (at least 110)"
+    assert set(probes) == {"which", "pairs", "agreement", "plain"}, f"sections: {sorted(probes)}"
+    for section, least in LEAST[probes["which"]].items():
+        assert len(probes[section]) >= least, f"only {len(probes[section])} {section} (at least {least})"
     fields = {
         "pairs": {"a", "b", "word", "referent_a", "referent_b"},
         "agreement": {"text", "word", "referent", "other"},
@@ -219,3 +253,15 @@ def test_plain_sentences_vary_in_length(probes, tok):
     lengths = [len(e["text"].split()) for e in probes["plain"]]
     assert max(lengths) >= 20, f"the longest plain sentence has only {max(lengths)} words"
     assert any(e["text"].endswith("?") for e in probes["plain"]), "no question among the plain sentences"
+
+
+def test_no_sentence_is_in_both_sets():
+    """The held-out set shares no sentence with the set heads are chosen on (case and spaces aside)."""
+
+    def sentences(data: dict) -> set[str]:
+        found = [p[k] for p in data["pairs"] for k in ("a", "b")]
+        found += [e["text"] for e in data["agreement"]] + [e["text"] for e in data["plain"]]
+        return {" ".join(s.lower().split()) for s in found}
+
+    shared = sentences(read(FILES["chosen_on"])) & sentences(read(FILES["held_out"]))
+    assert not shared, f"sentences in both probe sets: {sorted(shared)}"

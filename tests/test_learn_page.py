@@ -30,6 +30,7 @@ from attention_core.learning import (
     head_report,
     init_params,
     qk_circuit,
+    sample_many,
     train,
     without_head,
 )
@@ -223,6 +224,12 @@ def test_one_row_step_by_step_equals_the_forward_pass():
     at.button_group(key="qk_tab").set_value("tokens").run()
     tokens = figures_by_key(at)["fig_qk_tokens"]["data"][0]
     np.testing.assert_allclose(_decode(tokens["z"]), circuit.tokens, rtol=0, atol=1e-12)
+    at.button_group(key="qk_tab").set_value("mixed").run()
+    for part, expected in (("tp", circuit.token_position), ("pt", circuit.position_token)):
+        z = _decode(figures_by_key(at)[f"fig_qk_mixed_{part}"]["data"][0]["z"])
+        np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12)
+    mixed_tp, mixed_pt = circuit.mixed_spans
+    assert any(f"a query token with a key position {mixed_tp:.1f}" in el.value for el in at.markdown)
 
 
 def greedy(params, prompt: str, task: str) -> str:
@@ -254,6 +261,42 @@ def test_writing_at_temperature_zero_is_the_argmax(lang):
     np.testing.assert_allclose(
         ys(figures_by_key(at)["fig_gen_next"]["data"][1]), made.steps[4].probs, rtol=0, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_temperature_changes_what_an_early_snapshot_writes(lang):
+    """On the trained model T barely matters (and the page says why); after 30 updates the same
+    slider changes the next-token bars and how often 200 draws write the greedy text."""
+    history = train("reverse", steps=100, seed=0)
+    early = next(s for s in history.snapshots if s.step == 30).params
+    seen = {}
+    for temperature in ("0.5", "2.0"):
+        at = open_link(PAGE, lang=lang, task="reverse", trained="true", temperature=temperature, write_from="30")
+        assert not at.exception
+        t = float(temperature)
+        draws = sample_many(early, "cabhe|", 5, t, 200, 0, task="reverse")
+        line = translate(
+            lang,
+            "learn.draws",
+            n=200,
+            T=f"{t:g}",
+            seed=0,
+            greedy=decode("reverse", draws.greedy),
+            n_greedy=draws.n_greedy,
+            n_distinct=draws.n_distinct,
+        )
+        assert line in markdown(at)
+        made = generate(early, "cabhe|", 5, t, seed=0, task="reverse")
+        bars = ys(figures_by_key(at)["fig_gen_next"]["data"][0])
+        np.testing.assert_allclose(bars, made.steps[0].sampling_probs, rtol=0, atol=1e-12)
+        seen[temperature] = (draws.n_greedy, draws.n_distinct, bars)
+    assert seen["0.5"][0] > seen["2.0"][0] and seen["0.5"][1] < seen["2.0"][1]  # T visibly changes the draws
+    assert np.abs(seen["0.5"][2] - seen["2.0"][2]).max() > 0.2  # ... and the bars
+    trained = open_link(PAGE, lang=lang, task="reverse", trained="true", temperature="2.0")
+    top = generate(history.params, "cabhe|", 5, 0.0, task="reverse").steps[0].probs.max()
+    assert top > 0.99 and translate(lang, "learn.why_still", top=f"{100 * top:.2f} %") in [
+        el.value for el in trained.caption
+    ]
 
 
 def test_sampling_at_temperature_two_draws_from_the_tempered_softmax():
@@ -295,7 +338,7 @@ def test_claims_about_the_heads_come_from_the_trained_weights():
     report = head_report(history.params, "induction", 500, 5)
     texts = markdown(at)
     lead = int(np.argmax(report.on_answer[1]))
-    name = translate("en", "learn.layer_head_name", layer=2, head=lead + 1)
+    name = translate("en", "learn.head_name_start", layer=2, head=lead + 1)
     assert (
         translate(
             "en",
@@ -312,7 +355,7 @@ def test_claims_about_the_heads_come_from_the_trained_weights():
         translate(
             "en",
             "learn.previous_head",
-            head=translate("en", "learn.layer_head_name", layer=1, head=prev + 1),
+            head=translate("en", "learn.head_name_start", layer=1, head=prev + 1),
             share=percent(report.on_previous[0, prev]),
             without=percent(report.without[0, prev]),
         )
@@ -320,6 +363,9 @@ def test_claims_about_the_heads_come_from_the_trained_weights():
     )
     before = accuracy(history.snapshots[0].params, "induction", 500, 5)
     assert any(percent(before) in text and percent(report.accuracy) in text for text in texts)
+    task = TASKS["induction"]  # the chance line: a blind guess among the letters, the separator never an answer
+    chance = percent(1 / (task.vocab_size - 1))
+    assert any(f"among the {task.vocab_size - 1} tokens an answer can be" in text and chance in text for text in texts)
     from tests.helpers import tables
 
     table = tables(at)[0]
@@ -342,7 +388,7 @@ def test_a_second_seed_is_compared_with_the_first():
         report = head_report(train("reverse", seed=seed).params, "reverse", 500, seed)
         lead = int(np.argmax(report.on_answer[0]))
         assert runs.iloc[row, 2] == report.accuracy
-        assert runs.iloc[row, 3] == translate("en", "learn.head_name", head=lead + 1)
+        assert runs.iloc[row, 3] == translate("en", "learn.head_name_start", layer=1, head=lead + 1)
         assert runs.iloc[row, 4] == report.on_answer[0, lead]
 
 

@@ -390,3 +390,43 @@ def test_other_bad_input():
     with pytest.raises(ValueError, match="seed must be an integer"):
         make_batch("copy", 2, seed=-1)
     assert sizes(params) == {"vocab_size": 9, "n_positions": 10, "d_model": 32, "n_layers": 1, "n_heads": 2, "d_k": 16}
+
+
+def test_the_four_parts_of_a_first_layer_score_add_up_to_the_score(trained):
+    """q·k/√d_k of the first layer equals tokens + positions + the two mixed parts of ``qk_circuit``,
+    at every pair (i, j) of an example, for every head."""
+    params = trained("reverse").params
+    ids = learning.encode("reverse", "cabhe|ehba")
+    fwd = forward(params, ids)
+    for head in range(2):
+        c = learning.qk_circuit(params, 0, head)
+        scaled = fwd.layers[0].attention.scaled[head]  # (T, T)
+        for i in range(len(ids)):
+            for j in range(i + 1):
+                parts = (
+                    c.tokens[ids[i], ids[j]]
+                    + c.positions[i, j]
+                    + c.token_position[ids[i], j]
+                    + c.position_token[i, ids[j]]
+                )
+                assert parts == pytest.approx(scaled[i, j], abs=1e-9)
+            assert c.mixed_spans[0] == pytest.approx(np.ptp(c.token_position))
+
+
+def test_many_draws_follow_the_tempered_softmax_and_spread_with_the_temperature(trained):
+    """``sample_many``'s first tokens are distributed as softmax(z/T) (a chi-square test), and
+    after 30 updates a higher temperature writes the greedy text less often and more texts."""
+    history = trained("reverse")
+    early = next(s for s in history.snapshots if s.step == 30).params
+    probs = tempered(forward(early, learning.encode("reverse", "cabhe|")).logits[-1], 1.5)  # (V,)
+    draws = learning.sample_many(early, "cabhe|", 1, 1.5, n=4000, seed=2, task="reverse")
+    counts = np.bincount(draws.tokens[:, 0], minlength=len(probs))  # (V,)
+    keep = probs * 4000 >= 5  # the chi-square test's usual bound on expected counts
+    expected = probs[keep] / probs[keep].sum() * counts[keep].sum()
+    assert scipy.stats.chisquare(counts[keep], expected).pvalue > 1e-3
+    spread = {t: learning.sample_many(early, "cabhe|", 5, t, n=200, task="reverse") for t in (0.5, 1.0, 2.0)}
+    assert spread[0.5].n_greedy > spread[1.0].n_greedy > spread[2.0].n_greedy
+    assert spread[0.5].n_distinct < spread[1.0].n_distinct < spread[2.0].n_distinct
+    final = learning.sample_many(history.params, "cabhe|", 5, 2.0, n=200, task="reverse")
+    assert final.n_greedy > 150  # a trained model: even at T = 2 most draws write the greedy text
+    assert learning.sample_many(early, "cabhe|", 5, 0.0, n=20, task="reverse").n_greedy == 20

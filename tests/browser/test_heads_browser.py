@@ -64,7 +64,7 @@ def test_a_shared_link_to_the_contrast_view_opens_it_on_a_projector(open_app):
     no_exception(page)
     text = page.locator('[data-testid="stMain"]').inner_text()
     assert translate("zh", "heads.contrast_text")[:20] in text
-    assert page.locator(".st-key-fig_changed_present .js-plotly-plot").count() == 1  # the projector's chart key
+    assert page.locator(".st-key-fig_outcome_present .js-plotly-plot").count() == 1  # the projector's chart key
     assert summary_shown(page, "zh", 5, 11)
 
 
