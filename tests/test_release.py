@@ -137,7 +137,8 @@ def test_what_the_cloud_resolves_is_the_locked_set(tmp_path):
     resolves from it is exactly the locked set, no package more, none at another version."""
     out = tmp_path / "cloud.txt"
     cmd = [sys.executable, "-m", "uv", "pip", "compile", "--quiet", "--no-header", "--no-annotate"]
-    cmd += ["--python-platform", "x86_64-unknown-linux-gnu", "--python-version", "3.12", "requirements.txt", "-o", str(out)]
+    cmd += ["--python-platform", "x86_64-unknown-linux-gnu", "--python-version", "3.12"]
+    cmd += ["requirements.txt", "-o", str(out)]
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True)
     resolved, locked = _pins(out), _pins(ROOT / "requirements.txt")
