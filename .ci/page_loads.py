@@ -30,9 +30,11 @@ def main(url: str) -> int:
         outside: list[str] = []
         page.route(
             "**/*",
-            lambda route: route.continue_()
-            if route.request.url.startswith((url, "data:", "blob:"))
-            else (outside.append(route.request.url), route.abort())[1],
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith((url, "data:", "blob:"))
+                else (outside.append(route.request.url), route.abort())[1]
+            ),
         )
         for path, selector, text in CHECKS:
             page.goto(url + path)
