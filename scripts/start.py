@@ -142,10 +142,22 @@ def wanted_stamp(files: list[str]) -> str:
 
 def torch_index() -> str:
     """PyTorch's CPU index on Linux (PyPI's Linux torch is the CUDA build); elsewhere PyPI's
-    torch is the CPU build already."""
+    torch is the CPU build already. An index that does not answer within 10 s is left out (pip
+    would retry it for every package, for minutes) and the install says so."""
     if platform.system() != "Linux":
         return ""
-    return os.environ.get("ATTENTION_LAB_TORCH_INDEX", TORCH_CPU_INDEX).strip()
+    index = os.environ.get("ATTENTION_LAB_TORCH_INDEX", TORCH_CPU_INDEX).strip()
+    if not index:
+        return ""
+    try:
+        with urllib.request.urlopen(index.rstrip("/") + "/torch/", timeout=10):
+            return index
+    except OSError as exc:
+        say(
+            f"{index} does not answer ({exc}): torch comes from pip's usual indexes, which on Linux "
+            "means PyPI's CUDA build (several GB) unless your mirror or find-links has the CPU build"
+        )
+        return ""
 
 
 def install(python: Path, files: list[str], uv: str | None) -> None:
