@@ -120,6 +120,7 @@ def test_the_check_lock_adds_only_the_checks():
     assert "--hash" not in (ROOT / "requirements-check.txt").read_text()  # installed without hash checking
 
 
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
 def test_the_cloud_installs_the_lock():
     """Community Cloud installs the first of uv.lock, Pipfile, environment.yml, requirements.txt,
     pyproject.toml at the root: requirements.txt is the first one here, and git keeps a stray
