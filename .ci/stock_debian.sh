@@ -45,7 +45,12 @@ cleanup() {
   for m in "$chroot_dir/root/.cache/pip" "$chroot_dir/opt/wheels" "$chroot_dir/dev/pts" "$chroot_dir/dev" "$chroot_dir/sys" "$chroot_dir/proc"; do
     mountpoint -q "$m" 2>/dev/null && umount -l "$m"
   done
-  rm -rf "$work"
+  # never delete through a mount that is still there (/dev is the host's own)
+  if grep -q " $work/" /proc/mounts; then
+    say "mounts left under $work: not removing it"
+  else
+    rm -rf --one-file-system "$work"
+  fi
 }
 trap cleanup EXIT
 
