@@ -351,7 +351,11 @@ def sentence_table(text: str, *, max_rows: int = MAX_ROWS, name: str | os.PathLi
     lines = str(text).splitlines()
     while lines and not lines[-1].strip():
         lines.pop()  # the newline after the last sentence is not an empty row
-    kept, vectors, empty, unreadable, dropped = [], [], [], [], []
+    kept: list[int] = []
+    vectors: list[SentenceVector] = []
+    empty: list[int] = []
+    unreadable: list[int] = []
+    dropped: list[int] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             empty.append(number)

@@ -33,7 +33,7 @@ class Embedding:
     vectors: np.ndarray
     unknown: tuple[int, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.vectors.ndim != 2 or len(self.tokens) != self.vectors.shape[0]:
             raise ValueError(
                 f"{len(self.tokens)} tokens but vectors of shape {self.vectors.shape}: need one row per token"
@@ -41,11 +41,16 @@ class Embedding:
 
 
 class Embedder(Protocol):
-    """What the lesson needs from an embedder."""
+    """What the lesson needs from an embedder (read-only: a frozen dataclass's fields qualify)."""
 
-    name: str
-    dim: int
-    real: bool  # True: learned vectors of a real model; False: illustrative
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def real(self) -> bool: ...  # True: learned vectors of a real model; False: illustrative
 
     def embed(self, text: str) -> Embedding: ...
 

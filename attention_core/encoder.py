@@ -38,6 +38,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -59,6 +60,9 @@ from .model_files import (
     unknown_token,
 )
 from .multihead import merge_heads, split_heads
+
+if TYPE_CHECKING:  # the type alone: tokenizers is imported where a model is read
+    from tokenizers import Tokenizer
 
 MARKERS = ("[CLS]", "[SEP]", "<s>", "</s>")
 """The special tokens that open and close a sentence: BERT's, and a SentencePiece model's
@@ -201,7 +205,7 @@ class Encoder:
 
     directory: Path
     config: EncoderConfig
-    tokenizer: object
+    tokenizer: Tokenizer
     word: np.ndarray
     position: np.ndarray
     segment: np.ndarray

@@ -153,6 +153,8 @@ def fetch(repo_id: str, revision: str, to: str | os.PathLike, *, endpoint: str |
     hub = _endpoint(endpoint)
     info = HfApi(endpoint=hub).model_info(repo_id, revision=revision, files_metadata=True)
     commit = info.sha
+    if commit is None:
+        raise FetchError(f"the hub named no commit for {repo_id}@{revision}")
     listed = {s.rfilename: s for s in info.siblings or ()}
     names = sorted(n for n in listed if needed(n))
     missing = [n for n in REQUIRED if n not in listed]
@@ -305,7 +307,7 @@ not on every rerun (each try is a child process asking the hub)."""
 
 _READY: dict[str, Path] = {}
 """fetched_model's memo: a setting → its directory, fetched (or found) and verified in this process."""
-_FAILED: dict[str, tuple[float, object]] = {}
+_FAILED: dict[str, tuple[float, BaseException]] = {}
 """A setting → (when it failed, the ModelUnavailable it raised)."""
 _FETCH_LOCK = threading.Lock()
 

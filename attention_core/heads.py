@@ -804,5 +804,7 @@ def where_word_looks(text: str, word: str, layer: int, head: int, *, name=None) 
 
 if __name__ == "__main__":  # python -m attention_core.heads: measure the bundled model again and store it
     key = census_key()
+    if key is None:
+        raise SystemExit("no bundled model to measure: install requirements.txt")
     save_census(measure_both(), key)
     print(f"wrote {CENSUS_FILE} for model {key['model_sha256'][:12]}…, probes {key['probes_sha256'][:12]}…")

@@ -20,6 +20,7 @@ Pages call ``build_lesson`` once and show its fields; they never compute anythin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -182,9 +183,11 @@ def build_lesson(text: str, embedder: Embedder, settings: LessonSettings = Lesso
     if settings.projection == "trained":
         return _trained_lesson(cleaned, embedder, settings)
     # Only embedders that tokenize with simple_tokenize take the CJK mode (the model has its own tokenizer).
-    embedding = (
-        embedder.embed(cleaned, cjk=settings.cjk) if getattr(embedder, "cjk_modes", False) else embedder.embed(cleaned)
-    )
+    takes_cjk: Any = embedder  # an Embedder whose embed() also takes ``cjk`` (it says so with ``cjk_modes``)
+    if getattr(embedder, "cjk_modes", False):
+        embedding = takes_cjk.embed(cleaned, cjk=settings.cjk)
+    else:
+        embedding = embedder.embed(cleaned)
     t = min(len(embedding.tokens), settings.max_tokens)
     start = first_piece_shown(len(embedding.tokens), t, settings.first_piece)  # the window over a long text
     x = np.asarray(embedding.vectors[start : start + t], dtype=np.float64)  # (T, d_model)

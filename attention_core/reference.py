@@ -47,7 +47,10 @@ def source_of(fn) -> SourceCode:
     ('attention_core/attention.py', True)
     """
     lines, first_line = inspect.getsourcelines(fn)
-    path = Path(inspect.getsourcefile(fn)).resolve()
+    source_file = inspect.getsourcefile(fn)
+    if source_file is None:  # a builtin or C function: no Python source to show
+        raise TypeError(f"{fn!r} has no Python source file")
+    path = Path(source_file).resolve()
     package_parent = Path(__file__).resolve().parents[1]
     try:
         file = path.relative_to(package_parent).as_posix()

@@ -169,7 +169,7 @@ def _sweep_figure(
         }  # y: (m,)
         for value, name in references
     ]
-    yaxis = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
+    yaxis: dict[str, object] = {"title": {"text": y_title}, "type": "log" if log_y else "linear"}
     if y_range is not None:
         yaxis["range"] = y_range
     if log_y:

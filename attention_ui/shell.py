@@ -29,6 +29,7 @@ from attention_ui.i18n import LANGS, choose_lang, t
 from attention_ui.notation import shown
 from attention_ui.preload import PRELOAD_SCRIPT
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
+from attention_ui.release import FAVICON
 from attention_ui.safe import escape_markdown
 from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box, show_presented
 from attention_ui.style import apply_style, sidebar_script
@@ -282,11 +283,13 @@ def init_lang() -> str:
 
 
 def navigation_pages() -> list:
-    """The st.Page list app.py hands to st.navigation, built from NAV."""
+    """The st.Page list app.py hands to st.navigation, built from NAV. No icons: the menu is
+    hidden (the sidebar's page links draw NAV's icons), and a page's icon would become the tab's
+    icon, which Streamlit fetches from Google's font server for a ``:material/…:`` one."""
     init_lang()
     return [
-        st.Page(f"pages/{page}.py", title=t(f"shell.nav_{page}"), icon=icon, url_path=page, default=page == NAV[0][0])
-        for page, icon in NAV
+        st.Page(f"pages/{page}.py", title=t(f"shell.nav_{page}"), url_path=page, default=page == NAV[0][0])
+        for page, _icon in NAV
     ]
 
 
@@ -645,9 +648,7 @@ def page_start(page: str, catalog: str | None = None, *, needs_model: bool = Fal
         run_app()
         st.stop()
     init_lang()
-    st.set_page_config(
-        page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon=":material/search:", layout="wide"
-    )
+    st.set_page_config(page_title=t("shell.page_title", page=t(f"shell.nav_{page}")), page_icon=FAVICON, layout="wide")
     sentence, source, settings = st.session_state.pop(_SIDEBAR_THIS_RUN)
     apply_presentation(is_presenting())
     apply_style()

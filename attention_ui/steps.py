@@ -131,7 +131,7 @@ def show_embedding(lesson: Lesson, i: int) -> None:
     """x_i, PE_i and a_i as numbers (small d_model) or as colour strips (large); for a trained
     head, the model's word, position and segment embeddings, their LayerNorm and a_i."""
     d = lesson.inputs.shape[1]
-    if lesson.trained:
+    if lesson.trained and lesson.encoded is not None:  # a trained lesson always carries its trace
         parts = lesson.encoded.embeddings
         layer = lesson.settings.layer
         rows = np.stack(

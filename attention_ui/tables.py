@@ -125,9 +125,9 @@ def cell_colours(z, colorscale: str, zmin: float, zmax: float) -> list[list[tupl
     rgb = np.stack([np.interp(where, places, stops[:, c]) for c in range(3)], axis=-1)  # (rows, cols, 3)
     linear = np.where(rgb / 255 <= 0.04045, rgb / 255 / 12.92, ((rgb / 255 + 0.055) / 1.055) ** 2.4)
     luminance = linear @ np.array([0.2126, 0.7152, 0.0722])  # (rows, cols): WCAG relative luminance
-    out = []
+    out: list[list[tuple[str, str] | None]] = []
     for r in range(z.shape[0]):
-        line = []
+        line: list[tuple[str, str] | None] = []
         for c in range(z.shape[1]):
             if not finite[r, c]:
                 line.append(None)

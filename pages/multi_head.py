@@ -47,7 +47,7 @@ query_axis, key_axis = t("multi_head.query_axis"), t("multi_head.key_axis")
 
 # ---------------------------------------------------------------- 1 · several heads
 st.subheader(t("multi_head.step1"))
-if lesson.trained:  # every head of the chosen layer of the model, and its W^O
+if lesson.trained and lesson.encoded is not None:  # every head of the chosen layer of the model, and its W^O
     layer_trace = lesson.encoded.layer(settings.layer)
     heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
     n_heads, d_k = heads.weights.shape[0], heads.d_k

@@ -248,7 +248,7 @@ def grid_thumbnails(fig: dict, n_layers: int, n_heads: int) -> np.ndarray:
 CJK = re.compile(r"[\u4e00-\u9fff]")
 ENGLISH_PROSE = re.compile(r"[A-Za-z]{3,}[,.;:]?\s+[A-Za-z]{3,}")
 NOT_PROSE = re.compile(
-    r"\$[^$]*\$|`[^`]*`|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
+    r"\$[^$]*\$|`[^`]*`|Attention Lab|all-MiniLM-L6-v2|sentence-transformers/\S+|streamlit run app\.py|"
     r"\[(CLS|SEP|UNK)\]|softmax|\b(?:d_k|d_model|W\^[QKV])\b|"
     r"（(?:scaled dot-product attention|unknown token)）"  # the standard English term after the Chinese one
 )

