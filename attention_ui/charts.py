@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from .chart_theme import themed
+from .figures import Matrix
 from .i18n import t
 from .internals import SentAsIs
 from .margins import fit_margins
@@ -59,7 +60,7 @@ def describe(spec: dict, *, tr=t) -> str:
     >>> from attention_ui.figures import token_matrix
     >>> from attention_ui.i18n import translate
     >>> from functools import partial
-    >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").to_dict()
+    >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").chart().to_dict()
     >>> print(describe(spec, tr=partial(translate, "en")))  # doctest: +NORMALIZE_WHITESPACE
     A heatmap of 2 rows (query token i (row)) by 2 columns (key token j (column)); colour shows each value.
     Each cell prints its number. Hover over (or tap) a point for its exact value; the Download menu under the
@@ -159,16 +160,16 @@ def cells_key(width: int, key: str) -> str:
 
 
 def drawn_as_table(fig, table: bool = False) -> bool:
-    """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: the figure
-    carries its matrix as ``Cells`` (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``) and either
-    presentation mode is on or the page asks for the table (``table``).
+    """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: it is a
+    ``figures.Matrix`` with a table (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``)
+    and either presentation mode is on or the page asks for the table (``table``).
 
     >>> from attention_ui.figures import heatmap, token_matrix
     >>> drawn_as_table(token_matrix([[1.0]], ["a"], ["a"], title="w"), table=True), drawn_as_table(
     ...     heatmap([[1.0]], ["a"], ["a"], title="w"), table=True)
     (True, False)
     """
-    return getattr(fig, "cells", None) is not None and (table or is_presenting())
+    return isinstance(fig, Matrix) and fig.cells is not None and (table or is_presenting())
 
 
 CHART_KEY = "chart"
@@ -233,10 +234,12 @@ def draw(
     Elsewhere it is its Plotly chart, with the table beside it for print only.
     """
     presenting = is_presenting()
-    cells = getattr(fig, "cells", None)
+    cells = fig.cells if isinstance(fig, Matrix) else None
     if drawn_as_table(fig, table):
-        draw_table(cells, key)
+        draw_table(cells, key)  # no Plotly figure is built
         return
+    if isinstance(fig, Matrix):
+        fig = fig.chart()
     chart = prepare(fig, presenting=presenting)
     numbers = chart.numbers_px
     outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin

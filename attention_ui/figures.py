@@ -174,10 +174,9 @@ def phone_step_for(n_labels: int, angle) -> int:
 
 @dataclass(frozen=True)
 class Cells:
-    """A matrix as the page can also draw it without Plotly: one HTML table cell per number,
-    coloured as the heatmap colours it (``tables.matrix_html``). ``token_matrix`` gives one
-    with its figure (``Chart.cells``); the chart pipeline draws it in presentation mode and in
-    print, where every number must be read without a hover.
+    """A matrix as the page draws it without Plotly: one HTML table cell per number, coloured as
+    the heatmap colours it (``tables.matrix_html``), every number printed, where a hover cannot
+    help (presentation mode, print, the pages that ask). ``matrix_cells`` makes one.
 
     ``z`` (rows, cols): the numbers, as given (read-only); ``texts``: each cell's text, exactly
     as the heatmap prints it; labels are raw text (the table escapes them); ``colorscale``,
@@ -207,8 +206,8 @@ def plain_title(title: str | None) -> str:
 
 class Chart(go.Figure):
     """A ``go.Figure`` that also says what the page needs to lay it out, which Plotly has no
-    property for: given by its builder (``figure(numbers_px=, phone_ticks=, cells=)``), read by the
-    chart pipeline (``attention_ui.charts``), never sent to the browser.
+    property for: given by its builder (``figure(numbers_px=, phone_ticks=, phone_step=,
+    min_width=)``), read by the chart pipeline (``attention_ui.charts``), never sent to the browser.
 
     ``numbers_px``: how wide (px) the chart must be drawn for the numbers in its cells (the
     page hides them, and says "hover for the values", where it is narrower); 0: its cells print
@@ -216,11 +215,12 @@ class Chart(go.Figure):
     ``phone_ticks``: False when a phone should not show its column labels (too many for its
     narrow panels; the hover names every cell). ``phone_step``: a phone shows every ``phone_step``-th
     column label only (1: all; tilted labels too close together on its narrow plot, ``phone_step_for``).
-    ``cells``: the matrix as an HTML table can draw it (``Cells``), or None.
+    ``min_width``: the narrowest (px) the chart is drawn; a narrower page scrolls it sideways
+    (the heads grid: ``model_figures.grid_min_width``), or None.
 
     >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
-    >>> chart.numbers_px, chart.phone_ticks, "meta" in chart.to_dict()["layout"]
-    (595, True, False)
+    >>> chart.numbers_px, chart.phone_ticks, chart.min_width, "meta" in chart.to_dict()["layout"]
+    (595, True, None, False)
     """
 
     def __init__(
@@ -231,13 +231,13 @@ class Chart(go.Figure):
         numbers_px: int | None = None,
         phone_ticks: bool = True,
         phone_step: int = 1,
-        cells: Cells | None = None,
+        min_width: int | None = None,
     ):
         super().__init__(data=data, layout=layout)
         self._numbers_px = numbers_px
         self._phone_ticks = phone_ticks
         self._phone_step = phone_step
-        self._cells = cells
+        self._min_width = min_width
 
     @property
     def numbers_px(self) -> int | None:
@@ -252,8 +252,24 @@ class Chart(go.Figure):
         return self._phone_step
 
     @property
-    def cells(self) -> Cells | None:
-        return self._cells
+    def min_width(self) -> int | None:
+        return self._min_width
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A matrix the page draws one of two ways, built only as the one it draws: ``cells``, an HTML
+    table that prints every number (``Cells``; None for a matrix larger than ``MAX_TABLE_ROWS``),
+    or ``chart()``, its Plotly heatmap. A table builds no Plotly figure. ``token_matrix`` gives one;
+    the chart pipeline (``charts.draw``) chooses.
+
+    >>> matrix = token_matrix([[0.25, 0.75], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w")
+    >>> matrix.cells.texts, type(matrix.chart()).__name__
+    ((('0.25', '0.75'), ('1.00', '0.00')), 'Chart')
+    """
+
+    cells: Cells | None
+    chart: Callable[[], Chart]
 
 
 def figure(
@@ -266,7 +282,7 @@ def figure(
     numbers_px: int | None = None,
     phone_ticks: bool = True,
     phone_step: int = 1,
-    cells: Cells | None = None,
+    min_width: int | None = None,
     **layout,
 ) -> Chart:
     """One figure from its traces and a nested ``layout``, built in a single call.
@@ -278,7 +294,7 @@ def figure(
     (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
     sits that many px above the plot area (over the panels' own titles, ``heatmap_row``)
     instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_step``,
-    ``cells``: see ``Chart``.
+    ``min_width``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -293,7 +309,9 @@ def figure(
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
     layout = {"height": height, "margin": margin, **layout}
-    return Chart(data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, cells=cells)
+    return Chart(
+        data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, min_width=min_width
+    )
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -428,7 +446,6 @@ def heatmap(
     height: int | None = None,
     max_ticked: int = MAX_TICKED_COLS,
     overlay=(),
-    table: bool = False,
     **layout,
 ) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
@@ -442,32 +459,10 @@ def heatmap(
     instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
     ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
-    layout settings, in the same single call. ``table``: the chart also carries its numbers as
-    ``Cells`` (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads), for the
-    page to draw as an HTML table where a hover cannot help (presentation mode, print, the pages
-    that ask).
+    layout settings, in the same single call.
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
-    cells = None
-    if table and max(len(row_labels), len(col_labels)) <= MAX_TABLE_ROWS:
-        low, high = trace["zmin"], trace["zmax"]
-        if low is None or high is None:  # Plotly's own range: the finite cells'
-            finite = trace["z"][np.isfinite(trace["z"])]
-            low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        values = np.asarray(z, dtype=np.float64)  # (rows, cols)
-        cells = Cells(
-            z=values,
-            texts=tuple(tuple(row) for row in trace.get("text") or _finite_text(values, digits)),
-            row_labels=tuple(str(r) for r in row_labels),
-            col_labels=tuple(str(c) for c in col_labels),
-            colorscale=trace["colorscale"],
-            zmin=float(low),
-            zmax=float(high),
-            title=plain_title(title),
-            row_title=plain_title(y_title),
-            col_title=plain_title(x_title),
-        )
     xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk)
     return figure(
         [trace, *overlay],
@@ -475,7 +470,6 @@ def heatmap(
         height=height or max(260, 48 + 34 * n_rows),
         numbers_px=width,
         phone_step=phone_step_for(len(xaxis["tickvals"]), xaxis["tickangle"]),
-        cells=cells,
         xaxis=xaxis,
         yaxis=_y_axis(row_labels, y_title),
         **layout,
@@ -797,19 +791,60 @@ def _x_ticks(labels: list[str], budget: float = FLAT_LABELS_PX, stack_cjk: bool 
     return labels, -45
 
 
-def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
-    """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
-    return heatmap(
-        z,
-        numbered_labels(tokens_q),
-        numbered_labels(tokens_k),
-        title=title,
-        tr=tr,
-        y_title=tr("figures.query_axis"),
-        x_title=tr("figures.key_axis"),
-        stack_cjk=True,
-        table=True,
-        **kw,
+def matrix_cells(
+    z,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    x_title: str = "",
+    y_title: str = "",
+    diverging: bool = False,
+    zmin=None,
+    zmax=None,
+    digits: int = 2,
+    **_chart_only,
+) -> Cells:
+    """``z`` as the HTML table draws it (``Cells``), with the colours and texts ``heatmap`` gives
+    the same arguments, and no Plotly figure; what only a chart uses (``height``, ``layout``) is
+    ignored. The colour scale spans ``zmin`` to ``zmax``, or as ``heatmap`` does without them:
+    symmetric about 0 when ``diverging``, else the finite numbers' range.
+
+    >>> cells = matrix_cells([[-2.0, float("-inf")]], ["a"], ["b", "c"], title="<b>s</b>", diverging=True)
+    >>> cells.texts, (cells.zmin, cells.zmax), cells.colorscale, cells.title
+    ((('-2.00', '−∞'),), (-2.0, 2.0), 'RdBu_r', 's')
+    """
+    values = np.asarray(z, dtype=np.float64)  # (rows, cols)
+    finite = values[np.isfinite(values)]  # (n,)
+    if diverging and zmin is None and zmax is None and finite.size:
+        zmax = _bound(finite)
+        zmin = -zmax
+    if zmin is None or zmax is None:  # Plotly's own range: the finite cells'
+        zmin, zmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    return Cells(
+        z=values,
+        texts=tuple(tuple(row) for row in _finite_text(values, digits)),
+        row_labels=tuple(str(r) for r in row_labels),
+        col_labels=tuple(str(c) for c in col_labels),
+        colorscale=DIVERGING if diverging else COLORSCALE,
+        zmin=float(zmin),
+        zmax=float(zmax),
+        title=plain_title(title),
+        row_title=plain_title(y_title),
+        col_title=plain_title(x_title),
+    )
+
+
+def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> Matrix:
+    """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j, as a ``Matrix``:
+    its table (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads) and its
+    heatmap (``heatmap``), built only when the page draws it. ``kw`` goes to both."""
+    rows, columns = numbered_labels(tokens_q), numbered_labels(tokens_k)
+    axes = {"y_title": tr("figures.query_axis"), "x_title": tr("figures.key_axis")}
+    small = max(len(rows), len(columns)) <= MAX_TABLE_ROWS
+    return Matrix(
+        matrix_cells(z, rows, columns, title=title, **axes, **kw) if small else None,
+        partial(heatmap, z, rows, columns, title=title, tr=tr, stack_cjk=True, **axes, **kw),
     )
 
 

@@ -133,3 +133,31 @@ def test_a_phone_thins_tilted_labels_through_a_keyed_container():
     assert not any(key.endswith("ticks_fig_two") for key in blocks)
     assert "plotly_chart" in blocks["twin_fig_w"] and "html" in blocks["twin_fig_w"]
     assert f'[class*="st-key-thin3ticks_"] {X_AXIS_LAYER} > g:not(:nth-of-type(3n+1)) text' in APP_CSS
+
+
+COUNTED = """
+import numpy as np
+import plotly.basedatatypes as base
+import streamlit as st
+from attention_ui.exports import show_figure
+from attention_ui.figures import token_matrix
+built, init = [], base.BaseFigure.__init__
+def counted(self, *args, **kwargs):
+    built.append(type(self).__name__)
+    init(self, *args, **kwargs)
+base.BaseFigure.__init__ = counted
+try:
+    words = ["the", "cat", "sat"]
+    show_figure(token_matrix(np.eye(3) / 3, words, words, title="w"), "fig_w", table=st.query_params.get("t") == "1")
+finally:
+    base.BaseFigure.__init__ = init
+st.caption(f"built {len(built)}")
+"""
+
+
+@pytest.mark.parametrize("table", [True, False])
+def test_a_matrix_drawn_as_a_table_builds_no_plotly_figure(table):
+    at = _run(COUNTED, t="1" if table else "0")
+    assert at.caption[-1].value == ("built 0" if table else "built 1")
+    assert len(at.get("plotly_chart")) == (0 if table else 1)
+    assert any("cell-matrix" in html.proto.body for html in at.get("html"))  # the table, or the chart's print twin

@@ -163,8 +163,8 @@ def _fitted_cases():
     tokens = ["[CLS]", "the", "cat", "because", "中文", "[SEP]"]
     w = rng.dirichlet(np.ones(6), size=6)  # (T, T)
     return {
-        "token_matrix": token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0),
-        "diverging": token_matrix(rng.normal(size=(6, 6)) * 9, tokens, tokens, title="scores", diverging=True),
+        "token_matrix": token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0).chart(),
+        "diverging": token_matrix(rng.normal(size=(6, 6)) * 9, tokens, tokens, title="scores", diverging=True).chart(),
         "vectors": vectors_matrix(rng.normal(size=(6, 64)), tokens, title="q", symbol="q"),
         "row": heatmap_row([("q", w), ("k", w), ("v", w)], tokens, title="q | k | v"),
         "bars": key_bars(w[2], tokens, highlight=1, title="row 3"),
