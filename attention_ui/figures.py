@@ -223,6 +223,11 @@ class Chart(go.Figure):
     (595, True, None, False)
     """
 
+    numbers_px: int | None = None
+    phone_ticks: bool = True
+    phone_step: int = 1
+    min_width: int | None = None
+
     def __init__(
         self,
         data=None,
@@ -234,26 +239,9 @@ class Chart(go.Figure):
         min_width: int | None = None,
     ):
         super().__init__(data=data, layout=layout)
-        self._numbers_px = numbers_px
-        self._phone_ticks = phone_ticks
-        self._phone_step = phone_step
-        self._min_width = min_width
-
-    @property
-    def numbers_px(self) -> int | None:
-        return self._numbers_px
-
-    @property
-    def phone_ticks(self) -> bool:
-        return self._phone_ticks
-
-    @property
-    def phone_step(self) -> int:
-        return self._phone_step
-
-    @property
-    def min_width(self) -> int | None:
-        return self._min_width
+        # plain attributes (Plotly lets through the names the class has): the pipeline reads them without a call
+        self.numbers_px, self.phone_ticks, self.phone_step = numbers_px, phone_ticks, phone_step
+        self.min_width = min_width
 
 
 @dataclass(frozen=True)
@@ -718,9 +706,12 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
     drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
-    if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
-        bound = _bound(drawn)
+    finite = drawn[np.isfinite(drawn)]  # (n,)
+    if diverging and zmin is None and zmax is None and finite.size:
+        bound = _bound(finite)
         zmin, zmax = -bound, bound
+    elif (zmin is None or zmax is None) and finite.size:  # Plotly's own range, said: margins.fit_margins reads it
+        zmin, zmax = float(finite.min()) if zmin is None else zmin, float(finite.max()) if zmax is None else zmax
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
         "z": drawn,

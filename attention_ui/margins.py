@@ -31,7 +31,6 @@ from .internals import (
     PAD_PX,
     TICK_FONT_PX,
     TITLE_FONT_PX,
-    typed_array,
 )
 from .text_width import line_px, lines, text_px
 
@@ -50,12 +49,6 @@ def _title_text(axis: dict):
     return title.get("text") if isinstance(title, dict) else title
 
 
-def _listed(values):
-    """``values`` as a list where the JSON holds them as a typed array."""
-    array = typed_array(values)
-    return array.tolist() if array is not None else values
-
-
 def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[str] | None:
     """The axis' tick labels: the ones the figure names, or for a linear axis, the widest
     number Plotly may pick between the data's ends (``extent``), as a percentage where its
@@ -69,7 +62,7 @@ def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[
         return None
     if axis.get("showticklabels") is False:
         return []
-    text, values = _listed(axis.get("ticktext")), _listed(axis.get("tickvals"))
+    text, values = axis.get("ticktext"), axis.get("tickvals")
     if values is not None:
         return [
             f"{label:g}" if isinstance(label, (int, float)) else str(label)
@@ -198,14 +191,12 @@ def _colorbar_px(bar: dict, low: float, high: float, xpad: float, font_px: float
 
 
 def _numbers(values):
-    """``values`` as a float array, also when the JSON holds them as a typed array; None for text.
+    """``values`` (a list: ``charts.figure_json`` made 1-D arrays lists) as a float array; None
+    for text or a 2-D typed array.
 
-    >>> _numbers([1, 2]).tolist(), _numbers({"dtype": "i1", "bdata": "AQI="}).tolist(), _numbers(["a"])
-    ([1.0, 2.0], [1.0, 2.0], None)
+    >>> _numbers([1, 2]).tolist(), _numbers(["a"]), _numbers({"dtype": "i1", "bdata": "AQI=", "shape": "1, 2"})
+    ([1.0, 2.0], None, None)
     """
-    array = typed_array(values)
-    if array is not None:
-        return array.astype(float)
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from attention_ui.chart_theme import digest, themed, under
-from attention_ui.charts import prepare
+from attention_ui.charts import figure_json, prepare
 from attention_ui.figures import key_bars, token_matrix
 from attention_ui.internals import AXES, COLORAXIS, DARK, LAYOUT, LEGEND, LINE, PAPER, TEXT, TITLE, SentAsIs
 
@@ -25,7 +25,7 @@ def sent(spec: dict) -> dict:
 
 
 def spec_of(fig) -> dict:
-    return themed(fig.to_dict())
+    return themed(figure_json(fig))
 
 
 def test_no_template_no_meta_and_the_theme_in_the_layout():

@@ -161,3 +161,83 @@ def test_a_matrix_drawn_as_a_table_builds_no_plotly_figure(table):
     assert at.caption[-1].value == ("built 0" if table else "built 1")
     assert len(at.get("plotly_chart")) == (0 if table else 1)
     assert any("cell-matrix" in html.proto.body for html in at.get("html"))  # the table, or the chart's print twin
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i1", "u1", "i2", "u2", "i4", "u4"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3)])
+def test_typed_array_reads_what_plotly_writes(dtype, shape):
+    """Plotly's typed arrays (its documented JSON form of a NumPy array), as ``charts.figure_json``
+    reads them: a 1-D one becomes a list, a 2-D one stays as Plotly wrote it."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from attention_ui.charts import figure_json, typed_array
+
+    values = (np.arange(np.prod(shape)) * 3).astype(dtype).reshape(shape)
+    fig = go.Figure(go.Heatmap(z=values) if len(shape) == 2 else go.Bar(y=values))
+    written = fig.to_dict()["data"][0]["z" if len(shape) == 2 else "y"]
+    decoded = typed_array(written)
+    assert decoded is not None, f"Plotly writes a {dtype} array as {written!r}: teach charts.typed_array"
+    np.testing.assert_array_equal(decoded, values)
+    assert decoded.dtype == values.dtype
+    sent = figure_json(fig)["data"][0]
+    assert sent["z"] == written if len(shape) == 2 else sent["y"] == values.tolist()
+
+
+WALK = """
+import sys
+import numpy as np
+import plotly.basedatatypes as base
+import streamlit as st
+from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap, key_bars
+
+fig = key_bars([0.5, 0.5], ["a", "b"], title="b") if st.query_params.get("kind") == "bars" else heatmap(
+    np.eye(3) / 3, list("abc"), list("abc"), title="w")
+tracked, held, walk = {id(fig)}, set(), []
+
+
+def reach(value):  # the figure, its JSON and every dict or list in it (not its numbers or strings)
+    if isinstance(value, (base.BaseFigure, dict, list, tuple)):
+        tracked.add(id(value))
+        for item in value.values() if isinstance(value, dict) else () if isinstance(value, base.BaseFigure) else value:
+            reach(item)
+
+
+def follow(frame, event, arg):
+    if walk and walk[-1] == "st.plotly_chart":
+        return
+    code = frame.f_code
+    if event == "call":
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        if any(id(frame.f_locals.get(name)) in tracked for name in names):  # a call handed the figure, or a part
+            held.add(id(frame))
+            module = frame.f_globals.get("__name__", "")
+            if module.startswith("streamlit.elements.plotly_chart"):
+                walk.append("st.plotly_chart")
+            elif module.startswith("attention_ui.") and (not walk or walk[-1] != module[13:]):
+                walk.append(module[13:])
+    elif event == "return" and id(frame) in held:  # what it gives back is the figure too
+        held.discard(id(frame))
+        reach(arg)
+
+
+sys.setprofile(follow)
+try:
+    show_figure(fig, "fig_walk")
+finally:
+    sys.setprofile(None)
+st.caption(" → ".join(walk))
+"""
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "bars"])
+@pytest.mark.parametrize("present", ["false", "true"])
+def test_a_figure_passes_each_module_once_on_its_way_to_the_page(kind, present):
+    """A walk of a built figure from ``exports.show_figure`` to ``st.plotly_chart``: the modules
+    whose functions are handed the figure, its JSON or a part of it (a dict, a list), in the order
+    they are called, each named when the figure enters it. Each module is entered once, in the
+    pipeline's order (``attention_ui/charts.py``)."""
+    walk = _run(WALK, kind=kind, present=present).caption[-1].value.split(" → ")
+    steps = ["presentation"] if present == "true" else []
+    assert walk == ["exports", "charts", *steps, "margins", "chart_theme", "internals", "st.plotly_chart"]

@@ -176,9 +176,10 @@ def _fitted_cases():
 def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
     """The numbers, labels and colours a chart shows stay as they were; the margins only grow;
     the JSON it is given is not changed."""
+    from attention_ui.charts import figure_json
     from attention_ui.margins import COLORBAR_X, fit_margins
 
-    before = _fitted_cases()[case].to_dict()
+    before = figure_json(_fitted_cases()[case])
     given = json.dumps(before, sort_keys=True)
     after = fit_margins(before)
     assert json.dumps(before, sort_keys=True) == given  # a new dict, the old one as it was
