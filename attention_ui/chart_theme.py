@@ -36,6 +36,12 @@ from plotly.io.json import to_json_plotly
 
 from .internals import AXES, COLORAXIS, LAYOUT
 
+BLUE, ORANGE = "#1f77b4", "#ff7f0e"
+"""Plotly's first two colours (D3's): plain bars, and the one highlighted (a key, a head's frame;
+the style sheet colours the heads grid's chosen frame with it)."""
+PHONE_TITLE_PX = 14
+"""The font of chart titles on a phone (the style sheet sets it; ``figures.wrap_title`` measures in it)."""
+
 ORIENTED = {"bar", "histogram", "box", "violin", "funnel", "waterfall"}
 """Traces that stand on one axis (x, or y when horizontal); Plotly gives that axis no grid."""
 _SUBPLOT = re.compile(r"^(xaxis|yaxis|coloraxis)(\d*)$")

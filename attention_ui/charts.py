@@ -17,9 +17,10 @@ module once (``tests/test_charts.py`` walks it). What the page lays around the c
 the figure's builder, as explicit attributes of the figure (``figures.Chart``: ``numbers_px``,
 ``phone_ticks``, ``phone_step``, ``min_width``), never through ``layout.meta``.
 
-``draw`` puts a prepared chart on the page: in a container whose key tells the style sheet how
-wide the chart must be for its cell numbers (``style.cell_rules``) and whether a phone keeps its
-column labels, with the note "hover for the values" under a chart whose numbers may be hidden.
+``draw`` puts a prepared chart on the page: in keyed containers and with the chart's own style
+rules (``style.chart_box_css``) that say how wide it must be for its cell numbers, how wide it
+stays at least (scrolling sideways) and whether a phone keeps its column labels, with the note
+"hover for the values" under a chart whose numbers may be hidden.
 A ``figures.Matrix`` it draws as an HTML table (no Plotly figure is built) in presentation mode or
 where the page asks. ``exports.show_figure`` is ``draw`` with the download menu under the chart.
 """
@@ -39,7 +40,6 @@ from .internals import SentAsIs
 from .margins import fit_margins
 from .presentation import FONT_SCALE, is_presenting, projector
 from .style import (
-    CELL_WIDTHS,
     CELLS_KEY,
     HOVER_NOTE_KEY,
     MATRIX_KEY,
@@ -48,6 +48,8 @@ from .style import (
     NOTE_KEY,
     THIN_PHONE_TICKS_KEY,
     TWIN_KEY,
+    WIDE_KEY,
+    chart_box_css,
 )
 from .tables import matrix_html, show_matrix
 from .text_width import plain
@@ -195,17 +197,6 @@ def alt_text(spec: dict) -> str:
     return plain(title) or "chart"
 
 
-def cells_key(width: int, key: str) -> str:
-    """The key of the container around a chart whose cell numbers need ``width`` px: the
-    width rounded up to one of ``style.CELL_WIDTHS``, for which a container query exists.
-
-    >>> cells_key(595, "fig_weights"), cells_key(9000, "fig_w")
-    ('cells600_fig_weights', 'cells2000_fig_w')
-    """
-    bucket = next((w for w in CELL_WIDTHS if w >= width), CELL_WIDTHS[-1])
-    return CELLS_KEY.format(width=bucket, key=key)
-
-
 def drawn_as_table(fig, table: bool = False) -> bool:
     """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: it is a
     ``figures.Matrix`` with a table (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``)
@@ -292,17 +283,22 @@ def draw(
     if numbers and presenting:  # larger numbers need wider cells
         numbers = round(numbers * FONT_SCALE)
     phone_ticks, phone_step = getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
+    min_width = getattr(fig, "min_width", None)
     spec, described = prepare(fig, presenting=presenting)
+    rules = chart_box_css(key, numbers_px=numbers, min_width=min_width)
+    if rules:
+        st.html(rules)  # only <style>: no space taken
     outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin
+    outer = outer.container(key=WIDE_KEY.format(key=key)) if min_width else outer  # scrolls sideways
     if not phone_ticks or phone_step > 1:  # too many column labels for a phone: none, or some
         box = outer.container(
             key=NO_PHONE_TICKS_KEY.format(key=key)
             if not phone_ticks
             else THIN_PHONE_TICKS_KEY.format(step=min(phone_step, MAX_PHONE_STEP), key=key)
         )
-        box = box.container(key=cells_key(numbers, key)) if numbers else box
+        box = box.container(key=CELLS_KEY.format(key=key)) if numbers else box
     else:
-        box = outer.container(key=cells_key(numbers, key)) if numbers else outer.container()
+        box = outer.container(key=CELLS_KEY.format(key=key)) if numbers else outer.container()
     chart_key = key + ("_present" if presenting else "") + fresh
     selecting = {}
     if on_click is not None:

@@ -37,6 +37,7 @@ import plotly.graph_objects as go
 
 from attention_core import MAX_TOKENS
 
+from .chart_theme import BLUE, ORANGE, PHONE_TITLE_PX
 from .i18n import DEFAULT_LANG, translate
 from .internals import TICK_FONT_PX
 from .notation import component_labels, shown
@@ -81,8 +82,6 @@ OKABE_ITO = {
 }
 """Okabe and Ito's palette, safe for colour-blind readers: the colours of lines and bars that
 stand for a named thing across a page (similarity measures, scaled or not, query and key)."""
-BLUE, ORANGE = "#1f77b4", "#ff7f0e"
-"""Plotly's first two colours (D3's): plain bars, and the one highlighted (a key, a head's frame)."""
 BOUNDARY = "#ffffff"
 """The line between blocks of columns (heads) drawn over a heatmap."""
 
@@ -92,8 +91,6 @@ MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 TITLE_PX = 300
 """Titles wider than this (px, in ``PHONE_TITLE_PX``) are broken into lines: on a 390 px phone
 the chart is ~358 px wide, and the camera of the toolbar sits at its top right."""
-PHONE_TITLE_PX = 14
-"""The font of chart titles on a phone (``style``); ``TITLE_PX`` is measured in it."""
 PANEL_TITLE_PX = 265
 """Panel titles (``panel_axes``) wider than this (px, in their own font) are broken into lines,
 or a share of it for panels side by side: a panel's title is centred on its plot, which a

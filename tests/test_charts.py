@@ -8,6 +8,7 @@ import ast
 import json
 import re
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -55,24 +56,45 @@ def _run(script: str = SCRIPT, **params) -> AppTest:
     return at
 
 
+def _needed(at, key: str) -> int | None:
+    """The width (px) below which the chart keyed ``key`` hides its cell numbers, as its own style
+    rule says (``style.chart_box_css``); None without such a rule."""
+    for element in at.get("html"):
+        found = re.search(rf"max-width: ([\d.]+)px\) \{{ \.st-key-cells_{key} ", element.proto.body)
+        if found:
+            return round(float(found[1]))
+    return None
+
+
 def test_the_containers_follow_what_the_builder_said():
-    blocks = _blocks(_run())
-    small = next(key for key in blocks if key.endswith("_fig_small"))
-    assert re.fullmatch(r"cells\d+_fig_small", small) and "plotly_chart" in blocks[small]
-    assert blocks["cellnote_fig_small"] == ["caption"]  # hidden by the style sheet unless too narrow
-    assert not any(key.startswith("cells") and key.endswith("fig_large") for key in blocks)  # no numbers...
+    from attention_ui.figures import heatmap
+
+    at = _run()
+    blocks = _blocks(at)
+    assert "plotly_chart" in blocks["cells_fig_small"] and blocks["cellnote_fig_small"] == ["caption"]
+    small = heatmap(np.eye(3), list("012"), list("012"), title="small").numbers_px
+    assert _needed(at, "fig_small") == small > 0  # the note hidden by the chart's own rule unless too narrow
+    assert "cells_fig_large" not in blocks and _needed(at, "fig_large") is None  # no numbers...
     assert "cellnote_fig_large" not in blocks  # ... and the note in a plain container, always shown
     assert any(key.startswith("noticks_fig_row") for key in blocks)  # 24 column labels: none on a phone
     assert not any(key.endswith("fig_bars") for key in blocks)  # no cells: no note
 
 
+def test_a_chart_that_stays_wide_says_its_least_width():
+    script = """
+import numpy as np
+from attention_ui.exports import show_figure
+from attention_ui.model_figures import heads_grid
+show_figure(heads_grid(np.full((2, 12, 3, 3), 1 / 3), title="grid"), "fig_grid")
+"""
+    at = _run(script)
+    assert "plotly_chart" in _blocks(at)["wide_fig_grid"]
+    (rule,) = [html.proto.body for html in at.get("html") if "st-key-wide_fig_grid" in html.proto.body]
+    assert "min-width: 860px" in rule and "(max-width: 859.98px)" in rule  # 12 heads of 60 px and the margins
+
+
 def test_presentation_mode_widens_the_cells_and_draws_afresh():
-    plain, big = _blocks(_run()), _blocks(_run(present="true"))
-
-    def width(blocks) -> int:
-        return int(next(re.match(r"cells(\d+)_fig_small", k)[1] for k in blocks if k.endswith("_fig_small")))
-
-    assert width(big) > width(plain)
+    assert _needed(_run(present="true"), "fig_small") > _needed(_run(), "fig_small")
     at = _run(present="true")
     keys = [chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")]
     assert "fig_small_present" in keys
@@ -241,3 +263,15 @@ def test_a_figure_passes_each_module_once_on_its_way_to_the_page(kind, present):
     walk = _run(WALK, kind=kind, present=present).caption[-1].value.split(" → ")
     steps = ["presentation"] if present == "true" else []
     assert walk == ["exports", "charts", *steps, "margins", "chart_theme", "internals", "st.plotly_chart"]
+
+
+def test_the_style_sheet_reads_no_chart_builder_and_holds_no_rule_per_width():
+    """The widths a chart needs come with the chart (``style.chart_box_css``), not as generated
+    buckets of the page's one style sheet, which imports no figure builder."""
+    from attention_ui.style import APP_CSS
+
+    tree = ast.parse((ROOT / "attention_ui" / "style.py").read_text(encoding="utf-8"))
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not [name for name in imported if name.split(".")[-1].endswith("figures")], imported
+    assert "@container cells" not in APP_CSS and "@container wide" not in APP_CSS
+    assert not re.search(r"st-key-(cells|wide)\d", APP_CSS)
