@@ -430,6 +430,7 @@ def heatmap(
     digits: int = 2,
     height: int | None = None,
     max_ticked: int = MAX_TICKED_COLS,
+    labels_room: float | None = None,
     overlay=(),
     **layout,
 ) -> go.Figure:
@@ -440,15 +441,17 @@ def heatmap(
     it must be for them to fit (0: none printed), and the page hides them, with a note, in a
     narrower chart (``charts.draw``). -inf (masked)
     cells show "−∞" and are left blank in colour.
-    ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
-    instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
+    ``stack_cjk``: long rows of Chinese column labels become "index over token" (see
+    ``tick_labels``) instead of tilted; ``token_matrix`` turns it on. ``labels_room``: the px the
+    column labels may fill lying flat (``tick_labels``; by default a heatmap's in a narrow
+    column, ``FLAT_LABELS_PX``). More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
     ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
     layout settings, in the same single call.
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
-    xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk)
+    xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk, room=labels_room)
     return figure(
         [trace, *overlay],
         title=title,
@@ -726,15 +729,19 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     return trace, cell_numbers_width(n_cols, [cell for row in text for cell in row], size)
 
 
-def _x_axis(col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False) -> dict:
+def _x_axis(
+    col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False, room: float | None = None
+) -> dict:
     """The column axis of a heatmap: every column labelled, or beyond ``max_ticked`` the first
-    and every 8th/16th/… (a label on each of 384 columns is a grey smear)."""
+    and every 8th/16th/… (a label on each of 384 columns is a grey smear), flat or tilted by
+    ``tick_labels`` in ``room`` px."""
     n_cols = len(col_labels)
     columns = positions(n_cols)
     if n_cols > max_ticked:
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
         columns = ticked(n_cols, step)
-    ticks, angle = _x_ticks([escape_label(col_labels[c - shown(0)]) for c in columns], stack_cjk=stack_cjk)
+    labels = [escape_label(col_labels[c - shown(0)]) for c in columns]
+    ticks, angle = tick_labels(labels, room or FLAT_LABELS_PX, stack_cjk=stack_cjk)
     return {"tickvals": columns, "ticktext": ticks, "title": {"text": x_title}, "side": "bottom", "tickangle": angle}
 
 
@@ -749,32 +756,42 @@ def _y_axis(row_labels, y_title: str) -> dict:
 
 
 FLAT_LABELS_PX = 285
-"""Column labels (``TICK_LABEL_GAP_PX`` apart) that lie flat under a heatmap in a narrow column."""
+"""The room (px) for column labels lying flat (``TICK_LABEL_GAP_PX`` apart) under a heatmap in a
+narrow column (``tick_labels``)."""
 FULL_WIDTH_LABELS_PX = 620
-"""... and under a full-width bar chart (``key_bars``)."""
+"""... under a full-width bar chart (``key_bars``)."""
+HALF_WIDTH_LABELS_PX = 170
+"""... under a half-width (or narrower) heatmap (``multihead_figures.attention_map``)."""
+FEW_LABELS = 8
+"""Up to this many column labels Plotly decides alone: flat where they fit, tilted by itself where not."""
 TICK_LABEL_GAP_PX = 6
 """The space counted between two flat column labels (half of it between stacked ones)."""
 STACKED_ROOM = 1.5
 """Labels stacked as index over token may fill this many times the room of flat ones."""
 
 
-def _x_ticks(labels: list[str], budget: float = FLAT_LABELS_PX, stack_cjk: bool = True) -> tuple[list[str], int | None]:
-    """Tick labels for a row of columns and their angle. None (Plotly's "auto") when they fit:
-    flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else labels with CJK
-    characters become two lines ("i: token" -> index over token), which keeps Chinese
-    characters and words horizontal and readable; other long labels are tilted.
+def tick_labels(labels: list[str], room: float, stack_cjk: bool = True) -> tuple[list[str], int | None]:
+    """The app's one rule for column labels: their texts and angle, decided when the figure is
+    built from the ``room`` (px) its builder gives them (``FLAT_LABELS_PX``, ``HALF_WIDTH_LABELS_PX``,
+    ``FULL_WIDTH_LABELS_PX``). None (Plotly's "auto") when they are few (``FEW_LABELS``) or fit
+    side by side: flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else
+    labels with CJK characters become two lines ("i: token" -> index over token), which keeps
+    Chinese characters and words horizontal and readable (``stack_cjk``); other long labels are
+    tilted by 45°.
 
-    >>> _x_ticks(["0: 我", "1: 爱"])
+    >>> tick_labels(["0: 我", "1: 爱"], FLAT_LABELS_PX)
     (['0: 我', '1: 爱'], None)
-    >>> _x_ticks([f"{i}: 字" for i in range(14)])[0][10], _x_ticks([f"{i}: 字" for i in range(14)])[1]
-    ('10<br>字', None)
+    >>> tick_labels([f"{i}: 字" for i in range(14)], FLAT_LABELS_PX)[0][10]
+    '10<br>字'
+    >>> [tick_labels([f"{i}: because" for i in range(10)], room)[1] for room in (170, 620)]
+    [-45, None]
     """
-    if len(labels) <= 8 or row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= budget:
+    if len(labels) <= FEW_LABELS or row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= room:
         return labels, None
     if not stack_cjk or not any(has_wide(label) for label in labels):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
-    if row_px(stacked, TICK_FONT_PX, TICK_LABEL_GAP_PX / 2) <= budget * STACKED_ROOM:
+    if row_px(stacked, TICK_FONT_PX, TICK_LABEL_GAP_PX / 2) <= room * STACKED_ROOM:
         return stacked, None
     return labels, -45
 
@@ -909,7 +926,7 @@ def key_bars(
         if percent
         else {"title": {"text": tr("figures.score_axis")}}
     )
-    ticks, angle = _x_ticks(token_labels(tokens), budget=FULL_WIDTH_LABELS_PX)
+    ticks, angle = tick_labels(token_labels(tokens), FULL_WIDTH_LABELS_PX)
     return figure(
         [bar],
         title=title,
