@@ -49,11 +49,11 @@ def _title_text(axis: dict):
     return title.get("text") if isinstance(title, dict) else title
 
 
-def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[str] | None:
+def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
     """The axis' tick labels: the ones the figure names, or for a linear axis, the widest
     number Plotly may pick between the data's ends (``extent``), as a percentage where its
     ``tickformat`` says so (".0%"); [] where it shows none; None where they are unknown (a log
-    or category axis, text data) or the axis is not drawn.
+    or category axis, text data: no chart of the app has any) or the axis is not drawn.
 
     >>> _labels({"range": [0, 1.05], "tickformat": ".0%"}, None), _labels({"visible": False}, None)
     (['100%'], None)
@@ -68,8 +68,6 @@ def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[
             f"{label:g}" if isinstance(label, (int, float)) else str(label)
             for label in (text if text is not None else values)
         ]
-    if isinstance(extent, list):  # the categories of text data
-        return extent
     low, high = axis.get("range") or extent or (None, None)
     if axis.get("type") in ("log", "category", "date") or low is None or isinstance(low, str):
         return None
@@ -81,12 +79,10 @@ def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[
     return [_widest_number(float(low), float(high))]
 
 
-def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
-    """Each axis' data range, ``{"x": (low, high), "y2": …}``, as Plotly's autorange would
-    cover it: bars and filled areas from 0, 5 % more on each side that is not 0; or, for
-    text data, its categories (a list)."""
+def _extents(data: list[dict]) -> dict[str, tuple[float, float]]:
+    """Each axis' numeric data range, ``{"x": (low, high), "y2": …}``, as Plotly's autorange
+    would cover it: bars and filled areas from 0, 5 % more on each side that is not 0."""
     ends: dict[str, list[float]] = {}
-    categories: dict[str, list[str]] = {}
     for trace in data:
         if trace.get("type") not in ("bar", "scatter"):
             continue
@@ -96,11 +92,8 @@ def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
                 continue
             axis_id = trace.get(f"{letter}axis") or letter
             v = _numbers(values)
-            if v is None:  # text: categories
-                categories.setdefault(axis_id, []).extend(str(value) for value in values)
-                continue
-            v = v[np.isfinite(v)]
-            if v.size == 0:
+            v = v[np.isfinite(v)] if v is not None else v  # None: text
+            if v is None or v.size == 0:
                 continue
             found = ends.setdefault(axis_id, [])
             found += [float(v.min()), float(v.max())]
@@ -111,15 +104,7 @@ def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
         low, high = min(values), max(values)
         span = (high - low) or 1.0
         out[axis_id] = (low - 0.05 * span if low else low, high + 0.05 * span if high else high)
-    return {**out, **categories}
-
-
-def _at_edge(axis: dict, layout: dict, other: str) -> bool:
-    """Whether the axis' panel starts at the paper's left (or bottom) edge, where its labels
-    push the margin; ``other`` is the letter of the axis it is anchored to."""
-    anchor = axis.get("anchor") or other
-    partner = layout.get(f"{anchor[0]}axis{anchor[1:]}", {}) if anchor != "free" else {}
-    return (partner.get("domain") or [0.0, 1.0])[0] == 0.0
+    return out
 
 
 FLAT_PX = 700
@@ -263,14 +248,14 @@ def needed_margins(spec: dict) -> dict[str, float]:
 
     for axis_id, axis in _axes(layout, "y").items():
         labels = _labels(axis, extents.get(axis_id))
-        if axis.get("side") == "right" or not _at_edge(axis, layout, "x") or labels is None:
+        if axis.get("side") == "right" or labels is None:  # (inner panels' labels counted as if at the edge)
             continue
         size = (axis.get("tickfont") or {}).get("size", tick_px)
         room = grow * LEFT_PX[any(y == axis_id for _, y in heatmaps), _title_text(axis) is not None]
         more("l", max((text_px(label, size) for label in labels), default=0.0) + room)
     for axis_id, axis in _axes(layout, "x").items():
         labels = _labels(axis, extents.get(axis_id))
-        if axis.get("side") == "top" or not _at_edge(axis, layout, "y") or not labels:
+        if axis.get("side") == "top" or not labels:
             continue
         size = (axis.get("tickfont") or {}).get("size", tick_px)
         high = line_px(size) * max(lines(label) for label in labels)
@@ -293,7 +278,8 @@ def fit_margins(spec: dict) -> dict:
     margins at least as large as ``needed_margins`` (rounded up): a new dict, ``spec`` is not
     changed.
 
-    >>> spec = {"data": [{"type": "bar", "x": ["a", "b"], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}}}
+    >>> axis = {"tickvals": [1, 2], "ticktext": ["a", "b"]}
+    >>> spec = {"data": [{"type": "bar", "x": [1, 2], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}, "xaxis": axis}}
     >>> fitted = fit_margins(spec)
     >>> fitted["layout"]["margin"]["l"] > 10, fitted["layout"]["margin"]["b"] > 0, spec["layout"]["margin"]
     (True, True, {'l': 10})
