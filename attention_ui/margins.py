@@ -136,18 +136,9 @@ def _nice_step(span: float, n: int = 6) -> float:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
-def number_labels_px(low: float, high: float, size: float = TICK_FONT_PX) -> float:
-    """How wide the widest label of an axis from ``low`` to ``high`` may be (Plotly picks the
-    ticks; the estimate takes the longest candidate, so it can only be too wide).
-
-    >>> round(number_labels_px(0, 1), 1), round(number_labels_px(-1, 1), 1)
-    (15.1, 21.1)
-    """
-    return text_px(_widest_number(low, high), size)
-
-
 def _widest_number(low: float, high: float) -> str:
-    """The widest tick label Plotly may write between ``low`` and ``high``.
+    """The widest tick label Plotly may write between ``low`` and ``high`` (Plotly picks the
+    ticks; the estimate takes the longest candidate, so it can only be too wide).
 
     >>> _widest_number(0, 1), _widest_number(-1, 1), _widest_number(0, 6000)
     ('0.1', '−0.2', '1000')
@@ -167,7 +158,7 @@ def _colorbar_px(bar: dict, low: float, high: float, xpad: float, font_px: float
     sides, the bar, the labels, or its title if wider; ``font_px``: the chart's tick font."""
     grow = font_px / TICK_FONT_PX
     pad = bar.get("xpad", xpad)
-    labels = number_labels_px(low, high, (bar.get("tickfont") or {}).get("size", font_px))
+    labels = text_px(_widest_number(low, high), (bar.get("tickfont") or {}).get("size", font_px))
     title = _title_text(bar) or ""
     title_px = text_px(title, TITLE_FONT_PX * grow) + 6 if title else 0.0
     bigger = (grow - 1) * COLORBAR_GROW_PX
