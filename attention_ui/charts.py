@@ -272,11 +272,11 @@ def draw(
     heatmap whose cells print the same numbers as SVG text (docs/benchmarks.md, bench_app).
     Elsewhere it is its Plotly chart, with the table beside it for print only.
     """
-    presenting = is_presenting()
-    cells = fig.cells if isinstance(fig, Matrix) else None
-    if cells is not None and (table or presenting):
-        draw_table(cells, key)  # no Plotly figure is built
+    if drawn_as_table(fig, table):
+        draw_table(fig.cells, key)  # no Plotly figure is built
         return
+    presenting = is_presenting()
+    cells = fig.cells if isinstance(fig, Matrix) else None  # the chart's print twin
     if isinstance(fig, Matrix):
         fig = fig.chart()
     numbers = getattr(fig, "numbers_px", None)

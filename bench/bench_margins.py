@@ -13,6 +13,9 @@ app runs it (``chart_theme.themed``, ``theme=None``):
 
 * ``fitted``: as the app sends them, margins from ``margins.fit_margins`` (Plotly's automargin
   stays on, so a margin estimated too small still grows: with a second drawing pass);
+* ``fitted, off``: the same margins with automargin off: what Plotly's measuring of every label
+  for automargin costs, even where it widens nothing (the app keeps it on: on a phone, where
+  Plotly tilts labels the estimate took as flat, they would be cut instead of drawn again);
 * ``automargin``: the builders' margins (``figures.MARGIN``: room for the title only), Plotly's
   automargin widens them as it needs (``doAutoMargin``: draw, measure, draw again);
 * ``bare``: no pipeline at all: the builders' figure and margins sent with Streamlit's own chart
@@ -38,7 +41,7 @@ import os
 import sys
 from pathlib import Path
 
-FORMS = ["empty", "fitted", "automargin", "fixed", "bare"]
+FORMS = ["empty", "fitted", "fitted, off", "automargin", "fixed", "bare"]
 SPECS_ENV = "BENCH_MARGINS_SPECS"
 EXTRA_VIEWS = [
     *(f"step_by_step?step={n}" for n in (2, 3, 4, 5, 6, 7)),
@@ -110,7 +113,11 @@ def in_form(spec: dict, form: str, fixed: dict[str, dict]) -> dict:
         return fit_margins(spec)
     if form == "automargin":
         return spec
-    layout = {**spec["layout"], "margin": {**spec["layout"].get("margin", {}), **fixed[kind(spec)]}}
+    if form == "fitted, off":
+        spec = fit_margins(spec)
+        layout = dict(spec["layout"])
+    else:
+        layout = {**spec["layout"], "margin": {**spec["layout"].get("margin", {}), **fixed[kind(spec)]}}
     for name, axis in list(layout.items()):
         if name[1:5] == "axis" and isinstance(axis, dict):
             layout[name] = {**axis, "automargin": False}
@@ -172,6 +179,7 @@ def drive() -> int:
     import statistics
     import tempfile
     import time
+    from urllib.parse import urlencode
 
     from bench.core import chromium, machine, on_sigterm_exit, table, wait_idle
     from bench.pageclock import App, timed_server
@@ -207,7 +215,7 @@ def drive() -> int:
                 page.set_default_timeout(300_000)
                 passes = Passes(page)
                 for form in FORMS[1:]:
-                    page.goto(server.url + f"?form={form}")
+                    page.goto(server.url + "?" + urlencode({"form": form}))
                     page.wait_for_function(f"() => document.querySelectorAll('.js-plotly-plot').length >= {len(specs)}")
                     wait_idle(page, timeout=300.0, settle=1.5)
                     drawn = page.evaluate(READ_JS)
