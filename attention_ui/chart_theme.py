@@ -9,8 +9,8 @@ the whole chart a second time; a ``layout.meta`` object does the same, and so do
 What. ``themed`` is the last step of the chart pipeline (``attention_ui.charts``): it takes
 a figure's JSON (a dict) and returns a new one with the theme's values in its own layout (the
 figure's values win), without a template or ``meta``, the title wrapped in ``<b>`` as Streamlit
-does, 1-D typed arrays as lists (a typed array came back from Streamlit's copy as another kind
-of value) and a ``datarevision`` (a digest of the traces). Sent with ``theme=None``, the second
+does, and a ``datarevision`` (a digest of the traces; their 1-D arrays are lists already,
+``charts.figure_json``). Sent with ``theme=None``, the second
 Plotly.react finds nothing changed (``tests/browser/test_drawn_once.py``; the measurements are
 in docs/benchmarks.md, "Figures that were in docstrings").
 
@@ -34,7 +34,13 @@ import re
 
 from plotly.io.json import to_json_plotly
 
-from .internals import AXES, COLORAXIS, LAYOUT, typed_array
+from .internals import AXES, COLORAXIS, LAYOUT
+
+BLUE, ORANGE = "#1f77b4", "#ff7f0e"
+"""Plotly's first two colours (D3's): plain bars, and the one highlighted (a key, a head's frame;
+the style sheet colours the heads grid's chosen frame with it)."""
+PHONE_TITLE_PX = 14
+"""The font of chart titles on a phone (the style sheet sets it; ``figures.wrap_title`` measures in it)."""
 
 ORIENTED = {"bar", "histogram", "box", "violin", "funnel", "waterfall"}
 """Traces that stand on one axis (x, or y when horizontal); Plotly gives that axis no grid."""
@@ -74,42 +80,16 @@ def digest(traces: list[dict]) -> str:
     return hashlib.blake2b(to_json_plotly(traces).encode(), digest_size=8).hexdigest()
 
 
-def vectors_as_lists(props: dict) -> dict:
-    """``props`` (a trace, or a part of one) with its 1-D typed arrays, nested too, as lists;
-    a new dict where anything changed, ``props`` itself where nothing did.
-
-    ``Figure.to_dict`` writes a NumPy array as a typed array; Plotly.js turns a 1-D one into a
-    Float64Array, which Streamlit's copy of the figure (JSON) makes a plain object, and Plotly
-    draws the chart again for that "new" data. A 2-D array (with a ``shape``) stays as it is.
-
-    >>> trace = {"type": "bar", "y": {"dtype": "f8", "bdata": "AAAAAAAA8D8="}, "marker": {"color": "red"}}
-    >>> vectors_as_lists(trace)["y"], trace["y"]["dtype"]
-    ([1.0], 'f8')
-    """
-    changed = {}
-    for name, value in props.items():
-        if not isinstance(value, dict):
-            continue
-        array = typed_array(value)
-        if array is None:
-            inner = vectors_as_lists(value)
-            if inner is not value:
-                changed[name] = inner
-        elif "shape" not in value:
-            changed[name] = array.tolist()
-    return {**props, **changed} if changed else props
-
-
 def themed(spec: dict) -> dict:
     """``spec`` (a figure's JSON) with Streamlit's chart theme written into its layout, no
-    template, no ``meta``, 1-D arrays as lists and a ``datarevision``: a new dict, ``spec`` is
+    template, no ``meta`` and a ``datarevision``: a new dict, ``spec`` is
     not changed. Draw it with ``st.plotly_chart(internals.SentAsIs(...), theme=None)``.
 
     Every axis and colour axis the layout or a trace names gets the theme's values for its
     kind; a title is wrapped in ``<b>`` once.
     """
     layout = {name: value for name, value in spec.get("layout", {}).items() if name not in ("template", "meta")}
-    data = [vectors_as_lists(trace) for trace in spec.get("data", [])]
+    data = spec.get("data", [])
     names = set(layout) | {"xaxis", "yaxis"}
     gridless = set()  # where bars stand: Plotly draws no grid or zero line there unless asked
     for trace in data:

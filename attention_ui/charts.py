@@ -1,37 +1,45 @@
-"""The chart pipeline: every chart of the app goes from its Plotly figure to the page here, so
-that Chromium draws it once.
+"""The chart pipeline: every chart of the app goes from its builder to the page here, so that
+Chromium draws it once.
 
-    figure ──to_dict()──▶ JSON ──projector──▶ ──fit_margins──▶ ──themed──▶ st.plotly_chart(theme=None)
-            (once)        (presentation mode)  (margins)       (chart_theme)
+    figure ─▶ JSON ─▶ projector ─▶ fit_margins ─▶ themed ─▶ st.plotly_chart(SentAsIs(JSON), theme=None)
+    charts    charts   presentation   margins       chart_theme   internals
+              (once)   (presenting)
 
-``prepare`` turns the figure into its JSON once; each step after that takes a figure's JSON (a
-dict) and returns a new one, changing nothing it was given: ``presentation.projector`` (larger
-type on a projector), ``margins.fit_margins`` (margins that already hold the labels and colour
-bars, so Plotly does not widen them and draw again) and ``chart_theme.themed`` (Streamlit's look
-written into the layout, so Streamlit's own theme does not make Plotly draw again). What the
-page lays around the chart comes from the figure's builder, as explicit attributes of the
-figure (``figures.Chart``: ``numbers_px``, ``phone_ticks``), never through ``layout.meta``.
+``prepare`` turns the figure into its JSON once (``figure_json``: ``to_dict()``, 1-D arrays as
+lists) and reads what it says in words (``describe``); then three steps, called once each in this
+order, each take the JSON (a dict) and return a new one, changing nothing they are given:
+``presentation.projector`` (larger type, in presentation mode only), ``margins.fit_margins``
+(margins that already hold the labels and colour bars, so Plotly does not widen them and draw
+again) and ``chart_theme.themed`` (Streamlit's look written into the layout, so Streamlit's own
+theme does not make Plotly draw again). No step calls into another step's module, and the
+pipeline reads all it needs from the figure before the first step: the figure passes through each
+module once (``tests/test_charts.py`` walks it). What the page lays around the chart comes from
+the figure's builder, as explicit attributes of the figure (``figures.Chart``: ``numbers_px``,
+``phone_ticks``, ``phone_step``, ``min_width``), never through ``layout.meta``.
 
-``draw`` puts a prepared chart on the page: in a container whose key tells the style sheet how
-wide the chart must be for its cell numbers (``style.cell_rules``) and whether a phone keeps its
-column labels, with the note "hover for the values" under a chart whose numbers may be hidden.
-``exports.show_figure`` is ``draw`` with the download menu under the chart.
+``draw`` puts a prepared chart on the page: in keyed containers and with the chart's own style
+rules (``style.chart_box_css``) that say how wide it must be for its cell numbers, how wide it
+stays at least (scrolling sideways) and whether a phone keeps its column labels, with the note
+"hover for the values" under a chart whose numbers may be hidden.
+A ``figures.Matrix`` it draws as an HTML table (no Plotly figure is built) in presentation mode or
+where the page asks. ``exports.show_figure`` is ``draw`` with the download menu under the chart.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from .chart_theme import themed
+from .figures import Matrix
 from .i18n import t
 from .internals import SentAsIs
 from .margins import fit_margins
 from .presentation import FONT_SCALE, is_presenting, projector
 from .style import (
-    CELL_WIDTHS,
     CELLS_KEY,
     HOVER_NOTE_KEY,
     MATRIX_KEY,
@@ -40,6 +48,8 @@ from .style import (
     NOTE_KEY,
     THIN_PHONE_TICKS_KEY,
     TWIN_KEY,
+    WIDE_KEY,
+    chart_box_css,
 )
 from .tables import matrix_html, show_matrix
 from .text_width import plain
@@ -59,7 +69,7 @@ def describe(spec: dict, *, tr=t) -> str:
     >>> from attention_ui.figures import token_matrix
     >>> from attention_ui.i18n import translate
     >>> from functools import partial
-    >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").to_dict()
+    >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").chart().to_dict()
     >>> print(describe(spec, tr=partial(translate, "en")))  # doctest: +NORMALIZE_WHITESPACE
     A heatmap of 2 rows (query token i (row)) by 2 columns (key token j (column)); colour shows each value.
     Each cell prints its number. Hover over (or tap) a point for its exact value; the Download menu under the
@@ -101,40 +111,80 @@ def describe(spec: dict, *, tr=t) -> str:
     return " ".join(parts)
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """A chart ready to send: ``spec``, the JSON ``st.plotly_chart`` sends as it is, and what
-    the page lays around it (see ``figures.Chart``), for the mode it is drawn in."""
+def typed_array(value) -> np.ndarray | None:
+    """The NumPy array a Plotly typed array in a figure's JSON holds (``{"dtype": "f8",
+    "bdata": <base64>, "shape": "2, 3"}``, as ``Figure.to_dict()`` writes a NumPy array: Plotly's
+    documented typed-array form), little-endian as Plotly.js reads it; None for any other value.
 
-    spec: dict
-    numbers_px: int | None = None
-    phone_ticks: bool = True
-    phone_step: int = 1
+    >>> typed_array({"dtype": "i1", "bdata": "AQI="}).tolist(), typed_array({"dtype": "f8", "bdata": ""}).shape
+    ([1, 2], (0,))
+    >>> typed_array({"dtype": "u1", "bdata": "AQIDBA==", "shape": "2, 2"}).tolist(), typed_array([1, 2])
+    ([[1, 2], [3, 4]], None)
+    """
+    if not (isinstance(value, dict) and isinstance(value.get("bdata"), str) and "dtype" in value):
+        return None
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
+    shape = value.get("shape")
+    if shape is not None:
+        dims = shape if isinstance(shape, list | tuple) else str(shape).split(",")
+        array = array.reshape([int(dim) for dim in dims])
+    return array
 
-    @property
-    def alt(self) -> str:
-        """The chart's accessible name and description: its title without markup (else
-        "chart"), then what it shows and where its numbers are (``describe``)."""
-        return f"{alt_text(self.spec)}. {describe(self.spec)}"
+
+def vectors_as_lists(props: dict) -> dict:
+    """``props`` (a trace, a layout, or a part of one) with its 1-D typed arrays, nested too, as
+    lists; a new dict where anything changed, ``props`` itself where nothing did.
+
+    ``Figure.to_dict`` writes a NumPy array as a typed array; Plotly.js turns a 1-D one into a
+    Float64Array, which Streamlit's copy of the figure (JSON) makes a plain object, and Plotly
+    draws the chart again for that "new" data. A 2-D array (with a ``shape``) stays as it is.
+
+    >>> trace = {"type": "bar", "y": {"dtype": "f8", "bdata": "AAAAAAAA8D8="}, "marker": {"color": "red"}}
+    >>> vectors_as_lists(trace)["y"], trace["y"]["dtype"]
+    ([1.0], 'f8')
+    """
+    changed = {}
+    for name, value in props.items():
+        if not isinstance(value, dict):
+            continue
+        array = typed_array(value)
+        if array is None:
+            inner = vectors_as_lists(value)
+            if inner is not value:
+                changed[name] = inner
+        elif "shape" not in value:
+            changed[name] = array.tolist()
+    return {**props, **changed} if changed else props
 
 
-def prepare(fig, *, presenting: bool = False) -> Prepared:
-    """``fig`` through every step of the pipeline; ``fig`` is not changed.
+def figure_json(fig) -> dict:
+    """``fig``'s JSON, made once (``to_dict()``: a deep copy, as plain dicts and lists), with its
+    1-D arrays as lists (``vectors_as_lists``): what every step of the pipeline reads.
+
+    >>> import plotly.graph_objects as go
+    >>> figure_json(go.Figure(go.Bar(y=np.array([0.5, 1.0]))))["data"][0]["y"]
+    [0.5, 1.0]
+    """
+    spec = fig.to_dict()
+    data = [vectors_as_lists(trace) for trace in spec["data"]]
+    return {**spec, "data": data, "layout": vectors_as_lists(spec["layout"])}
+
+
+def prepare(fig, *, presenting: bool = False) -> tuple[dict, str]:
+    """``fig`` through every step of the pipeline, once each, in order: the JSON to send, and its
+    accessible name and description (``alt_text``, ``describe``), read before the first step.
+    ``fig`` is not changed.
 
     >>> from attention_ui.figures import heatmap
-    >>> chart = prepare(heatmap([[0.5, 0.25]], ["a"], ["b", "c"], title="w"), presenting=True)
-    >>> chart.spec["layout"]["title"]["text"], chart.spec["layout"]["font"]["size"], chart.numbers_px > 0
-    ('<b>w</b>', 18, True)
+    >>> spec, alt = prepare(heatmap([[0.5, 0.25]], ["a"], ["b", "c"], title="w"), presenting=True)
+    >>> spec["layout"]["title"]["text"], spec["layout"]["font"]["size"], alt[:17]
+    ('<b>w</b>', 18, 'w. A heatmap of 1')
     """
-    spec = fig.to_dict()  # the one conversion: a deep copy, as plain dicts and lists
+    spec = figure_json(fig)
+    alt = f"{alt_text(spec)}. {describe(spec)}"
     if presenting:
         spec = projector(spec)
-    numbers = getattr(fig, "numbers_px", None)
-    if numbers and presenting:  # larger numbers need wider cells
-        numbers = round(numbers * FONT_SCALE)
-    return Prepared(
-        themed(fit_margins(spec)), numbers, getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
-    )
+    return themed(fit_margins(spec)), alt
 
 
 def alt_text(spec: dict) -> str:
@@ -147,28 +197,17 @@ def alt_text(spec: dict) -> str:
     return plain(title) or "chart"
 
 
-def cells_key(width: int, key: str) -> str:
-    """The key of the container around a chart whose cell numbers need ``width`` px: the
-    width rounded up to one of ``style.CELL_WIDTHS``, for which a container query exists.
-
-    >>> cells_key(595, "fig_weights"), cells_key(9000, "fig_w")
-    ('cells600_fig_weights', 'cells2000_fig_w')
-    """
-    bucket = next((w for w in CELL_WIDTHS if w >= width), CELL_WIDTHS[-1])
-    return CELLS_KEY.format(width=bucket, key=key)
-
-
 def drawn_as_table(fig, table: bool = False) -> bool:
-    """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: the figure
-    carries its matrix as ``Cells`` (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``) and either
-    presentation mode is on or the page asks for the table (``table``).
+    """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: it is a
+    ``figures.Matrix`` with a table (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``)
+    and either presentation mode is on or the page asks for the table (``table``).
 
     >>> from attention_ui.figures import heatmap, token_matrix
     >>> drawn_as_table(token_matrix([[1.0]], ["a"], ["a"], title="w"), table=True), drawn_as_table(
     ...     heatmap([[1.0]], ["a"], ["a"], title="w"), table=True)
     (True, False)
     """
-    return getattr(fig, "cells", None) is not None and (table or is_presenting())
+    return isinstance(fig, Matrix) and fig.cells is not None and (table or is_presenting())
 
 
 CHART_KEY = "chart"
@@ -202,7 +241,8 @@ def draw(
 
     Parameters
     ----------
-    fig : plotly.graph_objects.Figure (a ``figures.Chart`` says what its cells need)
+    fig : plotly.graph_objects.Figure (a ``figures.Chart`` says what its cells need), or a
+        ``figures.Matrix`` (a table or a chart, built only as the one drawn)
     key : str
         Names the chart's containers; the chart's own key is ``key`` + ``_present`` in
         presentation mode + ``fresh``. The browser merges a new figure into the one it shows, so
@@ -218,37 +258,47 @@ def draw(
     fresh : str
         Added to the chart's key (see ``key``).
     table : bool
-        Draw a figure that carries its matrix as ``Cells`` as an HTML table outside
-        presentation mode too (``drawn_as_table``).
+        Draw a ``figures.Matrix`` as an HTML table outside presentation mode too
+        (``drawn_as_table``).
 
     A heatmap whose cells print numbers sits in a container that hides them, with the note
     "hover for the values", where the chart is too narrow for them (``attention_ui.style``);
     one that prints none always has the note.
 
-    A figure that carries its matrix as ``Cells`` (``figures.token_matrix``) is drawn as an
-    HTML table in presentation mode or when the page asks (``table``): every number printed,
+    A ``figures.Matrix`` (``figures.token_matrix``) is drawn as an HTML table, and its Plotly
+    figure never built, in presentation mode or when the page asks (``table``): every number printed,
     in type that grows with the screen (a teacher cannot hover for a room), with the choice to
     spotlight one query row. Chromium draws the table in about half the time of the Plotly
     heatmap whose cells print the same numbers as SVG text (docs/benchmarks.md, bench_app).
     Elsewhere it is its Plotly chart, with the table beside it for print only.
     """
-    presenting = is_presenting()
-    cells = getattr(fig, "cells", None)
     if drawn_as_table(fig, table):
-        draw_table(cells, key)
+        draw_table(fig.cells, key)  # no Plotly figure is built
         return
-    chart = prepare(fig, presenting=presenting)
-    numbers = chart.numbers_px
+    presenting = is_presenting()
+    cells = fig.cells if isinstance(fig, Matrix) else None  # the chart's print twin
+    if isinstance(fig, Matrix):
+        fig = fig.chart()
+    numbers = getattr(fig, "numbers_px", None)
+    if numbers and presenting:  # larger numbers need wider cells
+        numbers = round(numbers * FONT_SCALE)
+    phone_ticks, phone_step = getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
+    min_width = getattr(fig, "min_width", None)
+    spec, described = prepare(fig, presenting=presenting)
+    rules = chart_box_css(key, numbers_px=numbers, min_width=min_width)
+    if rules:
+        st.html(rules)  # only <style>: no space taken
     outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin
-    if not chart.phone_ticks or chart.phone_step > 1:  # too many column labels for a phone: none, or some
+    outer = outer.container(key=WIDE_KEY.format(key=key)) if min_width else outer  # scrolls sideways
+    if not phone_ticks or phone_step > 1:  # too many column labels for a phone: none, or some
         box = outer.container(
             key=NO_PHONE_TICKS_KEY.format(key=key)
-            if not chart.phone_ticks
-            else THIN_PHONE_TICKS_KEY.format(step=min(chart.phone_step, MAX_PHONE_STEP), key=key)
+            if not phone_ticks
+            else THIN_PHONE_TICKS_KEY.format(step=min(phone_step, MAX_PHONE_STEP), key=key)
         )
-        box = box.container(key=cells_key(numbers, key)) if numbers else box
+        box = box.container(key=CELLS_KEY.format(key=key)) if numbers else box
     else:
-        box = outer.container(key=cells_key(numbers, key)) if numbers else outer.container()
+        box = outer.container(key=CELLS_KEY.format(key=key)) if numbers else outer.container()
     chart_key = key + ("_present" if presenting else "") + fresh
     selecting = {}
     if on_click is not None:
@@ -261,11 +311,11 @@ def draw(
         selecting = {"on_select": clicked, "selection_mode": "points"}
     with box:
         st.plotly_chart(
-            SentAsIs(chart.spec),
+            SentAsIs(spec),
             key=chart_key,
             theme=None,  # the theme is in the figure (chart_theme)
             config=config or {},
-            alt=alt or chart.alt,
+            alt=alt or described,
             **selecting,
         )
         if numbers is not None:

@@ -37,6 +37,7 @@ import plotly.graph_objects as go
 
 from attention_core import MAX_TOKENS
 
+from .chart_theme import BLUE, ORANGE, PHONE_TITLE_PX
 from .i18n import DEFAULT_LANG, translate
 from .internals import TICK_FONT_PX
 from .notation import component_labels, shown
@@ -81,8 +82,6 @@ OKABE_ITO = {
 }
 """Okabe and Ito's palette, safe for colour-blind readers: the colours of lines and bars that
 stand for a named thing across a page (similarity measures, scaled or not, query and key)."""
-BLUE, ORANGE = "#1f77b4", "#ff7f0e"
-"""Plotly's first two colours (D3's): plain bars, and the one highlighted (a key, a head's frame)."""
 BOUNDARY = "#ffffff"
 """The line between blocks of columns (heads) drawn over a heatmap."""
 
@@ -92,8 +91,6 @@ MARGIN = {"l": 10, "r": 10, "t": 50, "b": 10}
 TITLE_PX = 300
 """Titles wider than this (px, in ``PHONE_TITLE_PX``) are broken into lines: on a 390 px phone
 the chart is ~358 px wide, and the camera of the toolbar sits at its top right."""
-PHONE_TITLE_PX = 14
-"""The font of chart titles on a phone (``style``); ``TITLE_PX`` is measured in it."""
 PANEL_TITLE_PX = 265
 """Panel titles (``panel_axes``) wider than this (px, in their own font) are broken into lines,
 or a share of it for panels side by side: a panel's title is centred on its plot, which a
@@ -174,10 +171,9 @@ def phone_step_for(n_labels: int, angle) -> int:
 
 @dataclass(frozen=True)
 class Cells:
-    """A matrix as the page can also draw it without Plotly: one HTML table cell per number,
-    coloured as the heatmap colours it (``tables.matrix_html``). ``token_matrix`` gives one
-    with its figure (``Chart.cells``); the chart pipeline draws it in presentation mode and in
-    print, where every number must be read without a hover.
+    """A matrix as the page draws it without Plotly: one HTML table cell per number, coloured as
+    the heatmap colours it (``tables.matrix_html``), every number printed, where a hover cannot
+    help (presentation mode, print, the pages that ask). ``matrix_cells`` makes one.
 
     ``z`` (rows, cols): the numbers, as given (read-only); ``texts``: each cell's text, exactly
     as the heatmap prints it; labels are raw text (the table escapes them); ``colorscale``,
@@ -207,8 +203,8 @@ def plain_title(title: str | None) -> str:
 
 class Chart(go.Figure):
     """A ``go.Figure`` that also says what the page needs to lay it out, which Plotly has no
-    property for: given by its builder (``figure(numbers_px=, phone_ticks=, cells=)``), read by the
-    chart pipeline (``attention_ui.charts``), never sent to the browser.
+    property for: given by its builder (``figure(numbers_px=, phone_ticks=, phone_step=,
+    min_width=)``), read by the chart pipeline (``attention_ui.charts``), never sent to the browser.
 
     ``numbers_px``: how wide (px) the chart must be drawn for the numbers in its cells (the
     page hides them, and says "hover for the values", where it is narrower); 0: its cells print
@@ -216,12 +212,18 @@ class Chart(go.Figure):
     ``phone_ticks``: False when a phone should not show its column labels (too many for its
     narrow panels; the hover names every cell). ``phone_step``: a phone shows every ``phone_step``-th
     column label only (1: all; tilted labels too close together on its narrow plot, ``phone_step_for``).
-    ``cells``: the matrix as an HTML table can draw it (``Cells``), or None.
+    ``min_width``: the narrowest (px) the chart is drawn; a narrower page scrolls it sideways
+    (the heads grid: ``model_figures.grid_min_width``), or None.
 
     >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
-    >>> chart.numbers_px, chart.phone_ticks, "meta" in chart.to_dict()["layout"]
-    (595, True, False)
+    >>> chart.numbers_px, chart.phone_ticks, chart.min_width, "meta" in chart.to_dict()["layout"]
+    (595, True, None, False)
     """
+
+    numbers_px: int | None = None
+    phone_ticks: bool = True
+    phone_step: int = 1
+    min_width: int | None = None
 
     def __init__(
         self,
@@ -231,29 +233,28 @@ class Chart(go.Figure):
         numbers_px: int | None = None,
         phone_ticks: bool = True,
         phone_step: int = 1,
-        cells: Cells | None = None,
+        min_width: int | None = None,
     ):
         super().__init__(data=data, layout=layout)
-        self._numbers_px = numbers_px
-        self._phone_ticks = phone_ticks
-        self._phone_step = phone_step
-        self._cells = cells
+        # plain attributes (Plotly lets through the names the class has): the pipeline reads them without a call
+        self.numbers_px, self.phone_ticks, self.phone_step = numbers_px, phone_ticks, phone_step
+        self.min_width = min_width
 
-    @property
-    def numbers_px(self) -> int | None:
-        return self._numbers_px
 
-    @property
-    def phone_ticks(self) -> bool:
-        return self._phone_ticks
+@dataclass(frozen=True)
+class Matrix:
+    """A matrix the page draws one of two ways, built only as the one it draws: ``cells``, an HTML
+    table that prints every number (``Cells``; None for a matrix larger than ``MAX_TABLE_ROWS``),
+    or ``chart()``, its Plotly heatmap. A table builds no Plotly figure. ``token_matrix`` gives one;
+    the chart pipeline (``charts.draw``) chooses.
 
-    @property
-    def phone_step(self) -> int:
-        return self._phone_step
+    >>> matrix = token_matrix([[0.25, 0.75], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w")
+    >>> matrix.cells.texts, type(matrix.chart()).__name__
+    ((('0.25', '0.75'), ('1.00', '0.00')), 'Chart')
+    """
 
-    @property
-    def cells(self) -> Cells | None:
-        return self._cells
+    cells: Cells | None
+    chart: Callable[[], Chart]
 
 
 def figure(
@@ -266,7 +267,7 @@ def figure(
     numbers_px: int | None = None,
     phone_ticks: bool = True,
     phone_step: int = 1,
-    cells: Cells | None = None,
+    min_width: int | None = None,
     **layout,
 ) -> Chart:
     """One figure from its traces and a nested ``layout``, built in a single call.
@@ -278,7 +279,7 @@ def figure(
     (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
     sits that many px above the plot area (over the panels' own titles, ``heatmap_row``)
     instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_step``,
-    ``cells``: see ``Chart``.
+    ``min_width``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -293,7 +294,9 @@ def figure(
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
     layout = {"height": height, "margin": margin, **layout}
-    return Chart(data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, cells=cells)
+    return Chart(
+        data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, min_width=min_width
+    )
 
 
 def domains(n: int, gap: float) -> list[tuple[float, float]]:
@@ -427,8 +430,8 @@ def heatmap(
     digits: int = 2,
     height: int | None = None,
     max_ticked: int = MAX_TICKED_COLS,
+    labels_room: float | None = None,
     overlay=(),
-    table: bool = False,
     **layout,
 ) -> go.Figure:
     """A labelled heatmap of the 2-D array ``z`` (rows top to bottom).
@@ -438,44 +441,23 @@ def heatmap(
     it must be for them to fit (0: none printed), and the page hides them, with a note, in a
     narrower chart (``charts.draw``). -inf (masked)
     cells show "−∞" and are left blank in colour.
-    ``stack_cjk``: long rows of Chinese column labels become "index over token" (see _x_ticks)
-    instead of tilted; ``token_matrix`` turns it on. More than ``max_ticked`` columns: only
+    ``stack_cjk``: long rows of Chinese column labels become "index over token" (see
+    ``tick_labels``) instead of tilted; ``token_matrix`` turns it on. ``labels_room``: the px the
+    column labels may fill lying flat (``tick_labels``; by default a heatmap's in a narrow
+    column, ``FLAT_LABELS_PX``). More than ``max_ticked`` columns: only
     the first and every 8th/16th/… column is labelled (the hover names each).
     ``overlay``: more traces drawn over the heatmap (e.g. ``click_targets``); ``layout``: more
-    layout settings, in the same single call. ``table``: the chart also carries its numbers as
-    ``Cells`` (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads), for the
-    page to draw as an HTML table where a hover cannot help (presentation mode, print, the pages
-    that ask).
+    layout settings, in the same single call.
     """
     trace, width = _heatmap_trace(z, tr=tr, diverging=diverging, zmin=zmin, zmax=zmax, digits=digits)
     n_rows = len(trace["y"])
-    cells = None
-    if table and max(len(row_labels), len(col_labels)) <= MAX_TABLE_ROWS:
-        low, high = trace["zmin"], trace["zmax"]
-        if low is None or high is None:  # Plotly's own range: the finite cells'
-            finite = trace["z"][np.isfinite(trace["z"])]
-            low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        values = np.asarray(z, dtype=np.float64)  # (rows, cols)
-        cells = Cells(
-            z=values,
-            texts=tuple(tuple(row) for row in trace.get("text") or _finite_text(values, digits)),
-            row_labels=tuple(str(r) for r in row_labels),
-            col_labels=tuple(str(c) for c in col_labels),
-            colorscale=trace["colorscale"],
-            zmin=float(low),
-            zmax=float(high),
-            title=plain_title(title),
-            row_title=plain_title(y_title),
-            col_title=plain_title(x_title),
-        )
-    xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk)
+    xaxis = _x_axis(col_labels, x_title, max_ticked=max_ticked, stack_cjk=stack_cjk, room=labels_room)
     return figure(
         [trace, *overlay],
         title=title,
         height=height or max(260, 48 + 34 * n_rows),
         numbers_px=width,
         phone_step=phone_step_for(len(xaxis["tickvals"]), xaxis["tickangle"]),
-        cells=cells,
         xaxis=xaxis,
         yaxis=_y_axis(row_labels, y_title),
         **layout,
@@ -724,9 +706,12 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     z = np.asarray(z, dtype=np.float64)  # (rows, cols)
     n_rows, n_cols = z.shape
     drawn = np.where(np.isfinite(z), z, np.nan)  # (rows, cols)  -inf drawn as empty
-    if diverging and zmin is None and zmax is None and np.isfinite(drawn).any():
-        bound = _bound(drawn)
+    finite = drawn[np.isfinite(drawn)]  # (n,)
+    if diverging and zmin is None and zmax is None and finite.size:
+        bound = _bound(finite)
         zmin, zmax = -bound, bound
+    elif (zmin is None or zmax is None) and finite.size:  # Plotly's own range, said: margins.fit_margins reads it
+        zmin, zmax = float(finite.min()) if zmin is None else zmin, float(finite.max()) if zmax is None else zmax
     trace = {  # a dict, not go.Heatmap: the Figure validates each trace once, not twice
         "type": "heatmap",
         "z": drawn,
@@ -744,15 +729,19 @@ def _heatmap_trace(z, *, tr: Translate, diverging: bool, zmin=None, zmax=None, d
     return trace, cell_numbers_width(n_cols, [cell for row in text for cell in row], size)
 
 
-def _x_axis(col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False) -> dict:
+def _x_axis(
+    col_labels, x_title: str, *, max_ticked: int = MAX_TICKED_COLS, stack_cjk: bool = False, room: float | None = None
+) -> dict:
     """The column axis of a heatmap: every column labelled, or beyond ``max_ticked`` the first
-    and every 8th/16th/… (a label on each of 384 columns is a grey smear)."""
+    and every 8th/16th/… (a label on each of 384 columns is a grey smear), flat or tilted by
+    ``tick_labels`` in ``room`` px."""
     n_cols = len(col_labels)
     columns = positions(n_cols)
     if n_cols > max_ticked:
         step = next(s for s in (8, 16, 32, 64, 128, 256, 512) if n_cols / s <= 12 or s == 512)
         columns = ticked(n_cols, step)
-    ticks, angle = _x_ticks([escape_label(col_labels[c - shown(0)]) for c in columns], stack_cjk=stack_cjk)
+    labels = [escape_label(col_labels[c - shown(0)]) for c in columns]
+    ticks, angle = tick_labels(labels, room or FLAT_LABELS_PX, stack_cjk=stack_cjk)
     return {"tickvals": columns, "ticktext": ticks, "title": {"text": x_title}, "side": "bottom", "tickangle": angle}
 
 
@@ -767,49 +756,100 @@ def _y_axis(row_labels, y_title: str) -> dict:
 
 
 FLAT_LABELS_PX = 285
-"""Column labels (``TICK_LABEL_GAP_PX`` apart) that lie flat under a heatmap in a narrow column."""
+"""The room (px) for column labels lying flat (``TICK_LABEL_GAP_PX`` apart) under a heatmap in a
+narrow column (``tick_labels``)."""
 FULL_WIDTH_LABELS_PX = 620
-"""... and under a full-width bar chart (``key_bars``)."""
+"""... under a full-width bar chart (``key_bars``)."""
+HALF_WIDTH_LABELS_PX = 170
+"""... under a half-width (or narrower) heatmap (``multihead_figures.attention_map``)."""
+FEW_LABELS = 8
+"""Up to this many column labels Plotly decides alone: flat where they fit, tilted by itself where not."""
 TICK_LABEL_GAP_PX = 6
 """The space counted between two flat column labels (half of it between stacked ones)."""
 STACKED_ROOM = 1.5
 """Labels stacked as index over token may fill this many times the room of flat ones."""
 
 
-def _x_ticks(labels: list[str], budget: float = FLAT_LABELS_PX, stack_cjk: bool = True) -> tuple[list[str], int | None]:
-    """Tick labels for a row of columns and their angle. None (Plotly's "auto") when they fit:
-    flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else labels with CJK
-    characters become two lines ("i: token" -> index over token), which keeps Chinese
-    characters and words horizontal and readable; other long labels are tilted.
+def tick_labels(labels: list[str], room: float, stack_cjk: bool = True) -> tuple[list[str], int | None]:
+    """The app's one rule for column labels: their texts and angle, decided when the figure is
+    built from the ``room`` (px) its builder gives them (``FLAT_LABELS_PX``, ``HALF_WIDTH_LABELS_PX``,
+    ``FULL_WIDTH_LABELS_PX``). None (Plotly's "auto") when they are few (``FEW_LABELS``) or fit
+    side by side: flat, and tilted by Plotly in a chart too narrow for that, as on a phone. Else
+    labels with CJK characters become two lines ("i: token" -> index over token), which keeps
+    Chinese characters and words horizontal and readable (``stack_cjk``); other long labels are
+    tilted by 45°.
 
-    >>> _x_ticks(["0: 我", "1: 爱"])
+    >>> tick_labels(["0: 我", "1: 爱"], FLAT_LABELS_PX)
     (['0: 我', '1: 爱'], None)
-    >>> _x_ticks([f"{i}: 字" for i in range(14)])[0][10], _x_ticks([f"{i}: 字" for i in range(14)])[1]
-    ('10<br>字', None)
+    >>> tick_labels([f"{i}: 字" for i in range(14)], FLAT_LABELS_PX)[0][10]
+    '10<br>字'
+    >>> [tick_labels([f"{i}: because" for i in range(10)], room)[1] for room in (170, 620)]
+    [-45, None]
     """
-    if len(labels) <= 8 or row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= budget:
+    if len(labels) <= FEW_LABELS or row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= room:
         return labels, None
     if not stack_cjk or not any(has_wide(label) for label in labels):
         return labels, -45  # Latin labels read well tilted; CJK tilted is hard to read
     stacked = [label.replace(": ", "<br>", 1) for label in labels]
-    if row_px(stacked, TICK_FONT_PX, TICK_LABEL_GAP_PX / 2) <= budget * STACKED_ROOM:
+    if row_px(stacked, TICK_FONT_PX, TICK_LABEL_GAP_PX / 2) <= room * STACKED_ROOM:
         return stacked, None
     return labels, -45
 
 
-def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
-    """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j."""
-    return heatmap(
-        z,
-        numbered_labels(tokens_q),
-        numbered_labels(tokens_k),
-        title=title,
-        tr=tr,
-        y_title=tr("figures.query_axis"),
-        x_title=tr("figures.key_axis"),
-        stack_cjk=True,
-        table=True,
-        **kw,
+def matrix_cells(
+    z,
+    row_labels,
+    col_labels,
+    *,
+    title: str,
+    x_title: str = "",
+    y_title: str = "",
+    diverging: bool = False,
+    zmin=None,
+    zmax=None,
+    digits: int = 2,
+    **_chart_only,
+) -> Cells:
+    """``z`` as the HTML table draws it (``Cells``), with the colours and texts ``heatmap`` gives
+    the same arguments, and no Plotly figure; what only a chart uses (``height``, ``layout``) is
+    ignored. The colour scale spans ``zmin`` to ``zmax``, or as ``heatmap`` does without them:
+    symmetric about 0 when ``diverging``, else the finite numbers' range.
+
+    >>> cells = matrix_cells([[-2.0, float("-inf")]], ["a"], ["b", "c"], title="<b>s</b>", diverging=True)
+    >>> cells.texts, (cells.zmin, cells.zmax), cells.colorscale, cells.title
+    ((('-2.00', '−∞'),), (-2.0, 2.0), 'RdBu_r', 's')
+    """
+    values = np.asarray(z, dtype=np.float64)  # (rows, cols)
+    finite = values[np.isfinite(values)]  # (n,)
+    if diverging and zmin is None and zmax is None and finite.size:
+        zmax = _bound(finite)
+        zmin = -zmax
+    if zmin is None or zmax is None:  # Plotly's own range: the finite cells'
+        zmin, zmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    return Cells(
+        z=values,
+        texts=tuple(tuple(row) for row in _finite_text(values, digits)),
+        row_labels=tuple(str(r) for r in row_labels),
+        col_labels=tuple(str(c) for c in col_labels),
+        colorscale=DIVERGING if diverging else COLORSCALE,
+        zmin=float(zmin),
+        zmax=float(zmax),
+        title=plain_title(title),
+        row_title=plain_title(y_title),
+        col_title=plain_title(x_title),
+    )
+
+
+def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, **kw) -> Matrix:
+    """A (T_q, T_k) attention matrix: rows = query token i, columns = key token j, as a ``Matrix``:
+    its table (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads) and its
+    heatmap (``heatmap``), built only when the page draws it. ``kw`` goes to both."""
+    rows, columns = numbered_labels(tokens_q), numbered_labels(tokens_k)
+    axes = {"y_title": tr("figures.query_axis"), "x_title": tr("figures.key_axis")}
+    small = max(len(rows), len(columns)) <= MAX_TABLE_ROWS
+    return Matrix(
+        matrix_cells(z, rows, columns, title=title, **axes, **kw) if small else None,
+        partial(heatmap, z, rows, columns, title=title, tr=tr, stack_cjk=True, **axes, **kw),
     )
 
 
@@ -886,7 +926,7 @@ def key_bars(
         if percent
         else {"title": {"text": tr("figures.score_axis")}}
     )
-    ticks, angle = _x_ticks(token_labels(tokens), budget=FULL_WIDTH_LABELS_PX)
+    ticks, angle = tick_labels(token_labels(tokens), FULL_WIDTH_LABELS_PX)
     return figure(
         [bar],
         title=title,

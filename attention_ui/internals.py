@@ -18,10 +18,8 @@ run both canary files, fix what they name, and update it.
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
-import numpy as np
 import plotly.graph_objects as go
 import streamlit
 
@@ -301,26 +299,6 @@ class SentAsIs(go.Figure):
 
 
 # --------------------------------------------------------------------------- Plotly's JSON and drawing
-
-
-def typed_array(value) -> np.ndarray | None:
-    """The NumPy array a Plotly typed array in a figure's JSON holds (``{"dtype": "f8",
-    "bdata": <base64>, "shape": "2, 3"}``, as ``Figure.to_dict()`` writes a NumPy array),
-    little-endian as Plotly.js reads it; None for any other value.
-
-    >>> typed_array({"dtype": "i1", "bdata": "AQI="}).tolist(), typed_array({"dtype": "f8", "bdata": ""}).shape
-    ([1, 2], (0,))
-    >>> typed_array({"dtype": "u1", "bdata": "AQIDBA==", "shape": "2, 2"}).tolist(), typed_array([1, 2])
-    ([[1, 2], [3, 4]], None)
-    """
-    if not (isinstance(value, dict) and isinstance(value.get("bdata"), str) and "dtype" in value):
-        return None
-    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]).newbyteorder("<"))
-    shape = value.get("shape")
-    if shape is not None:
-        dims = shape if isinstance(shape, list | tuple) else str(shape).split(",")
-        array = array.reshape([int(dim) for dim in dims])
-    return array
 
 
 PLOT = ".js-plotly-plot"

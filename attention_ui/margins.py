@@ -31,7 +31,6 @@ from .internals import (
     PAD_PX,
     TICK_FONT_PX,
     TITLE_FONT_PX,
-    typed_array,
 )
 from .text_width import line_px, lines, text_px
 
@@ -50,17 +49,11 @@ def _title_text(axis: dict):
     return title.get("text") if isinstance(title, dict) else title
 
 
-def _listed(values):
-    """``values`` as a list where the JSON holds them as a typed array."""
-    array = typed_array(values)
-    return array.tolist() if array is not None else values
-
-
-def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[str] | None:
+def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
     """The axis' tick labels: the ones the figure names, or for a linear axis, the widest
     number Plotly may pick between the data's ends (``extent``), as a percentage where its
     ``tickformat`` says so (".0%"); [] where it shows none; None where they are unknown (a log
-    or category axis, text data) or the axis is not drawn.
+    or category axis, text data: no chart of the app has any) or the axis is not drawn.
 
     >>> _labels({"range": [0, 1.05], "tickformat": ".0%"}, None), _labels({"visible": False}, None)
     (['100%'], None)
@@ -69,14 +62,12 @@ def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[
         return None
     if axis.get("showticklabels") is False:
         return []
-    text, values = _listed(axis.get("ticktext")), _listed(axis.get("tickvals"))
+    text, values = axis.get("ticktext"), axis.get("tickvals")
     if values is not None:
         return [
             f"{label:g}" if isinstance(label, (int, float)) else str(label)
             for label in (text if text is not None else values)
         ]
-    if isinstance(extent, list):  # the categories of text data
-        return extent
     low, high = axis.get("range") or extent or (None, None)
     if axis.get("type") in ("log", "category", "date") or low is None or isinstance(low, str):
         return None
@@ -88,12 +79,10 @@ def _labels(axis: dict, extent: tuple[float, float] | list[str] | None) -> list[
     return [_widest_number(float(low), float(high))]
 
 
-def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
-    """Each axis' data range, ``{"x": (low, high), "y2": …}``, as Plotly's autorange would
-    cover it: bars and filled areas from 0, 5 % more on each side that is not 0; or, for
-    text data, its categories (a list)."""
+def _extents(data: list[dict]) -> dict[str, tuple[float, float]]:
+    """Each axis' numeric data range, ``{"x": (low, high), "y2": …}``, as Plotly's autorange
+    would cover it: bars and filled areas from 0, 5 % more on each side that is not 0."""
     ends: dict[str, list[float]] = {}
-    categories: dict[str, list[str]] = {}
     for trace in data:
         if trace.get("type") not in ("bar", "scatter"):
             continue
@@ -103,11 +92,8 @@ def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
                 continue
             axis_id = trace.get(f"{letter}axis") or letter
             v = _numbers(values)
-            if v is None:  # text: categories
-                categories.setdefault(axis_id, []).extend(str(value) for value in values)
-                continue
-            v = v[np.isfinite(v)]
-            if v.size == 0:
+            v = v[np.isfinite(v)] if v is not None else v  # None: text
+            if v is None or v.size == 0:
                 continue
             found = ends.setdefault(axis_id, [])
             found += [float(v.min()), float(v.max())]
@@ -118,15 +104,7 @@ def _extents(data: list[dict]) -> dict[str, tuple[float, float] | list[str]]:
         low, high = min(values), max(values)
         span = (high - low) or 1.0
         out[axis_id] = (low - 0.05 * span if low else low, high + 0.05 * span if high else high)
-    return {**out, **categories}
-
-
-def _at_edge(axis: dict, layout: dict, other: str) -> bool:
-    """Whether the axis' panel starts at the paper's left (or bottom) edge, where its labels
-    push the margin; ``other`` is the letter of the axis it is anchored to."""
-    anchor = axis.get("anchor") or other
-    partner = layout.get(f"{anchor[0]}axis{anchor[1:]}", {}) if anchor != "free" else {}
-    return (partner.get("domain") or [0.0, 1.0])[0] == 0.0
+    return out
 
 
 FLAT_PX = 700
@@ -158,18 +136,9 @@ def _nice_step(span: float, n: int = 6) -> float:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
-def number_labels_px(low: float, high: float, size: float = TICK_FONT_PX) -> float:
-    """How wide the widest label of an axis from ``low`` to ``high`` may be (Plotly picks the
-    ticks; the estimate takes the longest candidate, so it can only be too wide).
-
-    >>> round(number_labels_px(0, 1), 1), round(number_labels_px(-1, 1), 1)
-    (15.1, 21.1)
-    """
-    return text_px(_widest_number(low, high), size)
-
-
 def _widest_number(low: float, high: float) -> str:
-    """The widest tick label Plotly may write between ``low`` and ``high``.
+    """The widest tick label Plotly may write between ``low`` and ``high`` (Plotly picks the
+    ticks; the estimate takes the longest candidate, so it can only be too wide).
 
     >>> _widest_number(0, 1), _widest_number(-1, 1), _widest_number(0, 6000)
     ('0.1', '−0.2', '1000')
@@ -189,7 +158,7 @@ def _colorbar_px(bar: dict, low: float, high: float, xpad: float, font_px: float
     sides, the bar, the labels, or its title if wider; ``font_px``: the chart's tick font."""
     grow = font_px / TICK_FONT_PX
     pad = bar.get("xpad", xpad)
-    labels = number_labels_px(low, high, (bar.get("tickfont") or {}).get("size", font_px))
+    labels = text_px(_widest_number(low, high), (bar.get("tickfont") or {}).get("size", font_px))
     title = _title_text(bar) or ""
     title_px = text_px(title, TITLE_FONT_PX * grow) + 6 if title else 0.0
     bigger = (grow - 1) * COLORBAR_GROW_PX
@@ -198,14 +167,12 @@ def _colorbar_px(bar: dict, low: float, high: float, xpad: float, font_px: float
 
 
 def _numbers(values):
-    """``values`` as a float array, also when the JSON holds them as a typed array; None for text.
+    """``values`` (a list: ``charts.figure_json`` made 1-D arrays lists) as a float array; None
+    for text or a 2-D typed array.
 
-    >>> _numbers([1, 2]).tolist(), _numbers({"dtype": "i1", "bdata": "AQI="}).tolist(), _numbers(["a"])
-    ([1.0, 2.0], [1.0, 2.0], None)
+    >>> _numbers([1, 2]).tolist(), _numbers(["a"]), _numbers({"dtype": "i1", "bdata": "AQI=", "shape": "1, 2"})
+    ([1.0, 2.0], None, None)
     """
-    array = typed_array(values)
-    if array is not None:
-        return array.astype(float)
     try:
         return np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -272,14 +239,14 @@ def needed_margins(spec: dict) -> dict[str, float]:
 
     for axis_id, axis in _axes(layout, "y").items():
         labels = _labels(axis, extents.get(axis_id))
-        if axis.get("side") == "right" or not _at_edge(axis, layout, "x") or labels is None:
+        if axis.get("side") == "right" or labels is None:  # (inner panels' labels counted as if at the edge)
             continue
         size = (axis.get("tickfont") or {}).get("size", tick_px)
         room = grow * LEFT_PX[any(y == axis_id for _, y in heatmaps), _title_text(axis) is not None]
         more("l", max((text_px(label, size) for label in labels), default=0.0) + room)
     for axis_id, axis in _axes(layout, "x").items():
         labels = _labels(axis, extents.get(axis_id))
-        if axis.get("side") == "top" or not _at_edge(axis, layout, "y") or not labels:
+        if axis.get("side") == "top" or not labels:
             continue
         size = (axis.get("tickfont") or {}).get("size", tick_px)
         high = line_px(size) * max(lines(label) for label in labels)
@@ -302,7 +269,8 @@ def fit_margins(spec: dict) -> dict:
     margins at least as large as ``needed_margins`` (rounded up): a new dict, ``spec`` is not
     changed.
 
-    >>> spec = {"data": [{"type": "bar", "x": ["a", "b"], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}}}
+    >>> axis = {"tickvals": [1, 2], "ticktext": ["a", "b"]}
+    >>> spec = {"data": [{"type": "bar", "x": [1, 2], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}, "xaxis": axis}}
     >>> fitted = fit_margins(spec)
     >>> fitted["layout"]["margin"]["l"] > 10, fitted["layout"]["margin"]["b"] > 0, spec["layout"]["margin"]
     (True, True, {'l': 10})

@@ -20,7 +20,7 @@ WRAPPED_THUMB_PX = 150
 about 130 px wide; the head numbers take the rest."""
 HEAD_MIN_PX = 60
 """The narrowest a thumbnail is drawn (px): a 15-word sentence's weights still show their pattern.
-Where the page is narrower than ``grid_min_width`` the grid scrolls sideways (``style.WIDE_KEY``):
+Where the page is narrower than ``grid_min_width`` the grid scrolls sideways (its ``min_width``):
 at 1400 px with the sidebar open twelve heads had about 50 px each, on a phone slivers."""
 GRID_MARGIN_PX = 140
 """The grid's margins left and right once drawn: the layer names, and the colour bar that
@@ -38,15 +38,14 @@ def frame_index(layer: int, head: int, n_heads: int, first_layer: int = 0) -> in
     return (layer - first_layer) * n_heads + head
 
 
-def grid_min_width(n_heads: int, step: int = 50) -> int:
+def grid_min_width(n_heads: int) -> int:
     """The width (px) below which ``heads_grid``'s ``n_heads`` columns scroll sideways rather than
-    shrink: ``HEAD_MIN_PX`` per thumbnail and the margins, rounded up to a multiple of ``step``
-    (the style sheet has a rule per multiple, ``style.WIDE_WIDTHS``).
+    shrink: ``HEAD_MIN_PX`` per thumbnail and the margins (the chart's ``min_width``).
 
     >>> grid_min_width(12), grid_min_width(3)
-    (900, 350)
+    (860, 320)
     """
-    return -(-(n_heads * HEAD_MIN_PX + GRID_MARGIN_PX) // step) * step
+    return n_heads * HEAD_MIN_PX + GRID_MARGIN_PX
 
 
 def grid_gap(t: int) -> int:
@@ -222,5 +221,6 @@ def heads_grid(
         dragmode=False,
         hovermode="closest",
         margin={"l": 60, "r": 40, "t": 80, "b": 10},
+        min_width=grid_min_width(per_row),  # narrower, it scrolls sideways
         **layout,
     )

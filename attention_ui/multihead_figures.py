@@ -15,12 +15,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import BOUNDARY, TICK_LABEL_GAP_PX, Translate, heatmap
+from .figures import BOUNDARY, HALF_WIDTH_LABELS_PX, Translate, heatmap
 from .i18n import translate as _translate
-from .internals import TICK_FONT_PX
 from .notation import FIRST, component_labels, shown
 from .safe import escape_label, numbered_labels
-from .text_width import row_px
 
 
 def _en(key: str, **fields) -> str:  # for the doctests
@@ -28,21 +26,6 @@ def _en(key: str, **fields) -> str:  # for the doctests
 
 
 MASK_COLORS = [[0.0, "#e6e6e6"], [1.0, "#2a6fb0"]]  # 0 = blocked (light grey), 1 = allowed (blue)
-FLAT_LABELS_PX = 170
-"""Column labels (``figures.TICK_LABEL_GAP_PX`` apart) that fit flat under a half-width (or narrower) chart."""
-
-
-def _tilt(fig: go.Figure, labels, budget: float = FLAT_LABELS_PX) -> go.Figure:
-    """Tilt the column labels by 45° when they would run into each other lying flat (else
-    unset, Plotly's "auto": flat, unless the chart is drawn too narrow for that, as on a phone).
-
-    >>> _tilt(go.Figure(), ["1: a", "2: b"]).layout.xaxis.tickangle is None
-    True
-    >>> _tilt(go.Figure(), [f"{i}: because" for i in range(10)]).layout.xaxis.tickangle
-    -45
-    """
-    fig.layout.xaxis.tickangle = None if row_px(labels, TICK_FONT_PX, TICK_LABEL_GAP_PX) <= budget else -45
-    return fig
 
 
 def attention_map(z, tokens_q, tokens_k, *, title: str, y_title: str, x_title: str, tr: Translate, **kw) -> go.Figure:
@@ -57,10 +40,16 @@ def attention_map(z, tokens_q, tokens_k, *, title: str, y_title: str, x_title: s
     z = np.asarray(z, dtype=np.float64)  # (T_q, T_k)
     if z.shape != (len(tokens_q), len(tokens_k)):
         raise ValueError(f"matrix of shape {z.shape} for {len(tokens_q)} query and {len(tokens_k)} key tokens")
-    columns = numbered_labels(tokens_k)
-    return _tilt(
-        heatmap(z, numbered_labels(tokens_q), columns, title=title, y_title=y_title, x_title=x_title, tr=tr, **kw),
-        columns,
+    return heatmap(
+        z,
+        numbered_labels(tokens_q),
+        numbered_labels(tokens_k),
+        title=title,
+        y_title=y_title,
+        x_title=x_title,
+        tr=tr,
+        labels_room=HALF_WIDTH_LABELS_PX,  # a half-width column
+        **kw,
     )
 
 

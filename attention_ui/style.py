@@ -9,8 +9,10 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
 * **Cell numbers follow the chart's width.** ``figures.heatmap`` prints numbers in cells up
   to 24 rows and columns and says how wide the chart must be for them to fit
   (``figures.cell_numbers_width``); the chart pipeline (``charts.draw``) puts the chart in a
-  container named ``cells<width>_<key>``, and a container query here hides the numbers and
-  shows "hover for the values" when the container is narrower (``cell_rules``).
+  container keyed ``cells_<key>`` and adds that chart's own rule (``chart_box_css``): a
+  container query that hides the numbers and shows "hover for the values" while the container
+  is narrower than that width. A chart that must stay wide (the heads grid) gets its least width
+  the same way, and scrolls sideways in a narrower page.
 * **Formulas wrap** at their relations and operators (KaTeX draws each ``=``/``+``-separated
   part as an inline block; display mode only forbids the wrap) and scroll rather than
   overflow when a single part is still too wide.
@@ -31,8 +33,8 @@ each selector): no learner text ever goes into the CSS. ``apply_style()`` adds i
 picked on a phone goes in the sidebar (``sidebar_script``), because a script element takes a
 line of the page.
 
->>> "@container" in APP_CSS and "st-key-cells600_" in APP_CSS
-True
+>>> "container-name: cells" in APP_CSS, "@container cells" in chart_box_css("fig_w", numbers_px=600)
+(True, True)
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import re
 
 import streamlit as st
 
-from .figures import PHONE_TITLE_PX
+from .chart_theme import ORANGE, PHONE_TITLE_PX
 from .internals import (
     CELL_NUMBERS,
     CHART_TITLE,
@@ -67,15 +69,13 @@ from .internals import (
     styled,
     testid,
 )
-from .model_figures import SELECTED
 from .tables import MATRIX_CLASS, TABLE_CLASS
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
-CELL_WIDTHS = range(250, 2001, 50)
-"""The container widths (px) the cell-number rules exist for; ``figures`` rounds up to one."""
-CELLS_KEY = "cells{width}_{key}"
-"""Key of the container around a chart with cell numbers (Streamlit adds class st-key-<key>)."""
+CELLS_KEY = "cells_{key}"
+"""Key of the container around a chart with cell numbers (Streamlit adds class st-key-<key>); the
+width they need comes with the chart (``chart_box_css``)."""
 NOTE_KEY = "cellnote_{key}"
 """Key of the "hover for the values" note under such a chart."""
 HOVER_NOTE_KEY = "hovernote_{key}"
@@ -101,11 +101,10 @@ MATRIX_KEY = "matrix_{key}"
 TWIN_KEY = "twin_{key}"
 """Key of the container of a chart that has an HTML table twin for print (``charts.draw``): in
 print the table shows and the chart does not."""
-WIDE_KEY = "wide{width}_{key}"
-"""Key of a container whose chart is drawn at least ``width`` px wide and scrolls sideways in a
-narrower page, with a cue (the heads grid: ``model_figures.grid_min_width``)."""
-WIDE_WIDTHS = range(300, 2001, 50)
-"""The widths (px) the ``WIDE_KEY`` rules exist for."""
+WIDE_KEY = "wide_{key}"
+"""Key of a container whose chart is drawn at least its ``figures.Chart.min_width`` wide and
+scrolls sideways in a narrower page, with a cue (the heads grid: ``model_figures.grid_min_width``;
+the width comes with the chart, ``chart_box_css``)."""
 FOCUS = "#1c83e1"
 """The ring round the control that has the keyboard's focus (Streamlit's own blue)."""
 SPOT = "#ff4b4b"
@@ -134,41 +133,42 @@ CHART_COLUMNS = (
 """The columns of a row that holds a chart, and those in a ``STACK_KEY`` container."""
 
 
-def cell_rules(widths=CELL_WIDTHS) -> str:
-    """Container queries: in a ``cells<w>_`` container narrower than w px, hide the cell
-    numbers (Plotly's ``.heatmap-label``) and show the note under the chart.
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
-    >>> print(cell_rules([600]))  # doctest: +NORMALIZE_WHITESPACE
-    @container cells (max-width: 599.98px) { [class*="st-key-cells600_"] .heatmap-label { display: none; }
-    [class*="st-key-cells600_"] [class*="st-key-cellnote_"] { display: block; } }
+
+def chart_box_css(key: str, numbers_px: int | None = None, min_width: int | None = None) -> str:
+    """The rules of one chart drawn by ``charts.draw`` with ``key``, from what its builder said
+    (``figures.Chart``): its cell numbers hidden, and the note "hover for the values" shown, while
+    its ``CELLS_KEY`` container is narrower than ``numbers_px``; at least ``min_width`` px wide
+    in its ``WIDE_KEY`` container, whose toolbar (at the chart's far right, out of sight) hides
+    while the container is narrower. "" when neither is given. Built from the key (letters,
+    digits, ``_`` and ``-`` only) and numbers, never from learner text.
+
+    >>> print(chart_box_css("fig_w", numbers_px=594))  # doctest: +NORMALIZE_WHITESPACE
+    <style>@container cells (max-width: 593.98px) { .st-key-cells_fig_w .heatmap-label { display: none; }
+    .st-key-cells_fig_w .st-key-cellnote_fig_w { display: block; } }</style>
+    >>> print(chart_box_css("fig_grid", min_width=860))  # doctest: +NORMALIZE_WHITESPACE
+    <style>.st-key-wide_fig_grid [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"])
+    { min-width: 860px; }
+    @container wide (max-width: 859.98px) { .st-key-wide_fig_grid .modebar-container
+    { display: none !important; } }</style>
     """
-    note = key_prefix(NOTE_KEY.format(key=""))
-    return "\n".join(
-        f"@container cells (max-width: {w - 0.02}px) {{ "
-        f"{key_prefix(CELLS_KEY.format(width=w, key=''))} {CELL_NUMBERS} {{ display: none; }}\n"
-        f"{key_prefix(CELLS_KEY.format(width=w, key=''))} {note} {{ display: block; }} }}"
-        for w in widths
-    )
-
-
-def wide_rules(widths=WIDE_WIDTHS) -> str:
-    """In a ``wide<w>_`` container the chart is at least w px wide, and the container scrolls;
-    while it is narrower than w px the chart's toolbar, at the chart's far right out of sight, is
-    hidden (a container query; the Download menu under the chart stays).
-
-    >>> print(wide_rules([600]))  # doctest: +NORMALIZE_WHITESPACE
-    [class*="st-key-wide600_"] [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"])
-    { min-width: 600px; }
-    @container wide (max-width: 599.98px) { [class*="st-key-wide600_"] .modebar-container
-    { display: none !important; } }
-    """
-    chart = f"{testid('stElementContainer')}:has({testid('stPlotlyChart')})"
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"not a chart key: {key!r}")
     rules = []
-    for w in widths:
-        box = key_prefix(WIDE_KEY.format(width=w, key=""))
-        rules.append(f"{box} {chart} {{ min-width: {w}px; }}")
-        rules.append(f"@container wide (max-width: {w - 0.02}px) {{ {box} {MODEBAR} {{ display: none !important; }} }}")
-    return "\n".join(rules)
+    if numbers_px:
+        box, note = key_class(CELLS_KEY.format(key=key)), key_class(NOTE_KEY.format(key=key))
+        rules.append(
+            f"@container cells (max-width: {int(numbers_px) - 0.02}px) {{ .{box} {CELL_NUMBERS} {{ display: none; }}\n"
+            f".{box} .{note} {{ display: block; }} }}"
+        )
+    if min_width:
+        box = key_class(WIDE_KEY.format(key=key))
+        chart = f"{testid('stElementContainer')}:has({testid('stPlotlyChart')})"
+        rules.append(f".{box} {chart} {{ min-width: {int(min_width)}px; }}")
+        hidden = f".{box} {MODEBAR} {{ display: none !important; }}"
+        rules.append(f"@container wide (max-width: {int(min_width) - 0.02}px) {{ {hidden} }}")
+    return f"<style>{chr(10).join(rules)}</style>" if rules else ""
 
 
 def chart_dark_rules() -> str:
@@ -224,9 +224,8 @@ APP_CSS = f"""<style>
   .katex-display > .katex {{ font-size: 1.05em; }}
 }}
 /* 3 · Cell numbers only where the cells can hold them; else "hover for the values" */
-{key_prefix("cells")} {{ container-name: cells; container-type: inline-size; }}
+{key_prefix(CELLS_KEY.format(key=""))} {{ container-name: cells; container-type: inline-size; }}
 {key_prefix(NOTE_KEY.format(key=""))} {{ display: none; }}
-{cell_rules()}
 /* 3b · A row of narrow panels with many column labels: none on a phone, the hover names each cell */
 @media (max-width: {PHONE_PX - 0.02}px) {{
   {key_prefix(NO_PHONE_TICKS_KEY.format(key=""))} {X_AXIS_LAYER} text {{ display: none; }}
@@ -287,17 +286,16 @@ APP_CSS = f"""<style>
 /* 6c · A chart too wide to shrink (the heads grid: a head stays large enough to read) scrolls
    sideways: a scroll bar that stays visible, and the right edge fades while more lies beyond it (a
    scroll-driven animation: no fade where nothing scrolls) */
-{key_prefix(WIDE_KEY.split("{")[0])} {{
+{key_prefix(WIDE_KEY.format(key=""))} {{
   container-name: wide; container-type: inline-size; overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;
   scrollbar-width: auto; scrollbar-color: rgba(128, 132, 149, 0.8) transparent;
 }}
-{key_prefix(WIDE_KEY.split("{")[0])}:has({testid("stPlotlyChart")}) {{
+{key_prefix(WIDE_KEY.format(key=""))}:has({testid("stPlotlyChart")}) {{
   animation: wide-end linear both; animation-timeline: scroll(self inline);
 }}
 @keyframes wide-end {{ 0%, 97% {{ -webkit-mask-image: linear-gradient(to right, #000 calc(100% - 3rem),
   rgba(0, 0, 0, 0.15)); mask-image: linear-gradient(to right, #000 calc(100% - 3rem), rgba(0, 0, 0, 0.15)); }}
   100% {{ -webkit-mask-image: none; mask-image: none; }} }}
-{wide_rules()}
 /* 7 · A matrix drawn cell by cell (tables.matrix_html): its type as large as its columns fit the
    frame's width (a container query), every number printed, white on dark cells */
 .{MATRIX_CLASS}-box {{ display: flex; flex-direction: column; gap: 1rem; }}
@@ -374,8 +372,8 @@ label:has(input:focus-visible),
     print-color-adjust: exact; -webkit-print-color-adjust: exact;
   }}
   .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
-  {key_prefix(WIDE_KEY.split("{")[0])} {{ overflow: visible; animation: none; }}
-  {key_prefix(WIDE_KEY.split("{")[0])} {testid("stElementContainer")} {{ min-width: 0 !important; }}
+  {key_prefix(WIDE_KEY.format(key=""))} {{ overflow: visible; animation: none; }}
+  {key_prefix(WIDE_KEY.format(key=""))} {testid("stElementContainer")} {{ min-width: 0 !important; }}
   {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg:first-child {{ position: relative !important; }}
@@ -443,11 +441,11 @@ def selected_frame_css(key: str, index: int) -> str:
     <style>[class*="st-key-fig_grid"] .shape-group[data-index="71"] path
     { stroke: #ff7f0e !important; stroke-opacity: 1 !important; }</style>
     """
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", key) or int(index) < 0:
+    if not _KEY.fullmatch(key) or int(index) < 0:
         raise ValueError(f"not a chart key and frame: {key!r}, {index!r}")
     return (
         f"<style>{key_prefix(key)} {SHAPE.format(index=int(index))}\n"
-        f"{{ stroke: {SELECTED} !important; stroke-opacity: 1 !important; }}</style>"
+        f"{{ stroke: {ORANGE} !important; stroke-opacity: 1 !important; }}</style>"
     )
 
 

@@ -122,7 +122,7 @@ def app() -> None:
             apply_style()  # the container queries that show or hide the cell numbers
 
         w = rng.dirichlet(np.ones(len(TOKENS)), size=len(TOKENS))  # (T, T)
-        fig = token_matrix(w, TOKENS, TOKENS, title="weights")
+        fig = token_matrix(w, TOKENS, TOKENS, title="weights").chart()
         if variant.endswith("plain"):  # the same figure without numbers in its cells
             fig.update_traces(text=None, texttemplate=None)
             fig.update_layout(meta={"cell_numbers_width": 0})

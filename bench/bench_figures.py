@@ -43,7 +43,7 @@ def builders() -> dict:
     raw, scaled = rng.normal(scale=8.0, size=2000), rng.normal(size=2000)  # (2000,) each
     grid = rng.dirichlet(np.ones(t), size=(6, 12, t))  # (layers, heads, T, T)
     return {
-        "figures.token_matrix": lambda: figures.token_matrix(w, tokens, tokens, title="α̂", tr=en),
+        "figures.token_matrix": lambda: figures.token_matrix(w, tokens, tokens, title="α̂", tr=en).chart(),
         "figures.vectors_matrix": lambda: figures.vectors_matrix(z, tokens, title="Q", symbol="q", tr=en),
         "figures.key_bars": lambda: figures.key_bars(w[2], tokens, title="row 2", highlight=1, tr=en),
         "figures.contributions_bar": lambda: figures.contributions_bar(

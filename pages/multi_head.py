@@ -18,13 +18,13 @@ from attention_ui.formulas import (
 )
 from attention_ui.head_claims import jobs_fields, measured_census
 from attention_ui.i18n import t
-from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
+from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import HEADS_PER_ROW, handout, is_presenting
 from attention_ui.safe import numbered_labels
 from attention_ui.shell import choose_head, honesty_banner, model_name, page_start
-from attention_ui.style import WIDE_KEY, show_selected_frame
+from attention_ui.style import show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]
 DEFAULT_HEADS = 2
@@ -56,18 +56,17 @@ if lesson.trained and lesson.encoded is not None:  # every head of the chosen la
         t("multi_head.trained_heads_text", layer=shown(settings.layer), n_heads=n_heads, d_k=d_k, d_model=d_model)
     )
     per_row = HEADS_PER_ROW if is_presenting() else None  # a projector: two rows of six, each head twice as wide
-    with st.container(key=WIDE_KEY.format(width=grid_min_width(per_row or n_heads), key="trained_heads")):  # scrolls
-        show_figure(
-            heads_grid(
-                heads.weights[None],
-                first_layer=settings.layer,
-                per_row=per_row,
-                title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
-                tr=t,
-            ),
-            "fig_trained_heads",
-            on_click=lambda point: choose_head(*clicked_data(point)),
-        )
+    show_figure(  # narrower than it needs, it scrolls sideways
+        heads_grid(
+            heads.weights[None],
+            first_layer=settings.layer,
+            per_row=per_row,
+            title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
+            tr=t,
+        ),
+        "fig_trained_heads",
+        on_click=lambda point: choose_head(*clicked_data(point)),
+    )
     show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
     st.subheader(t("multi_head.step2"))
     width = layer_trace.concat.shape[1]

@@ -16,7 +16,7 @@ from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_m
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import t
-from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
+from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.safe import escape_markdown
 from attention_ui.shell import (
@@ -27,7 +27,7 @@ from attention_ui.shell import (
     page_start,
     unknown_tokens_help,
 )
-from attention_ui.style import WIDE_KEY, show_selected_frame
+from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -108,10 +108,9 @@ else:
     st.caption(t("shell.checks_off"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
-with st.container(key=WIDE_KEY.format(width=grid_min_width(weights.shape[1]), key="grid")):  # scrolls sideways
-    show_figure(  # the same figure for every pick
-        heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid", on_click=click_head
-    )
+show_figure(  # the same figure for every pick; narrower than it needs, it scrolls sideways
+    heads_grid(weights, title=t("real_model.grid_title"), tr=t), "fig_grid", on_click=click_head
+)
 st.caption(t("real_model.grid_caption"))
 
 st.subheader(t("real_model.h_head"))

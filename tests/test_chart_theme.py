@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from attention_ui.chart_theme import digest, themed, under
-from attention_ui.charts import prepare
+from attention_ui.charts import figure_json, prepare
 from attention_ui.figures import key_bars, token_matrix
 from attention_ui.internals import AXES, COLORAXIS, DARK, LAYOUT, LEGEND, LINE, PAPER, TEXT, TITLE, SentAsIs
 
@@ -25,11 +25,11 @@ def sent(spec: dict) -> dict:
 
 
 def spec_of(fig) -> dict:
-    return themed(fig.to_dict())
+    return themed(figure_json(fig))
 
 
 def test_no_template_no_meta_and_the_theme_in_the_layout():
-    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="weights")
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="weights").chart()
     layout = sent(spec_of(fig))["layout"]
     assert "template" not in layout and "meta" not in layout
     assert layout["font"]["color"] == TEXT and layout["paper_bgcolor"] == LAYOUT["paper_bgcolor"]
@@ -82,7 +82,7 @@ def test_datarevision_follows_the_traces():
 
 
 def test_the_json_given_is_not_changed_and_a_bold_title_is_not_bolded_again():
-    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w")
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w").chart()
     fig.layout.meta = {"a hint": 1}  # a figure made elsewhere may carry one: it is not sent
     given = fig.to_dict()
     before = json.dumps(given, sort_keys=True)
@@ -93,7 +93,7 @@ def test_the_json_given_is_not_changed_and_a_bold_title_is_not_bolded_again():
 
 
 def test_every_step_of_the_pipeline_leaves_the_figure_as_it_was():
-    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w")
+    fig = token_matrix(np.eye(3), TOKENS, TOKENS, title="w").chart()
     before = fig.to_dict()
     for presenting in (False, True):
         prepare(fig, presenting=presenting)

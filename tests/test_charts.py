@@ -8,6 +8,7 @@ import ast
 import json
 import re
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -55,24 +56,45 @@ def _run(script: str = SCRIPT, **params) -> AppTest:
     return at
 
 
+def _needed(at, key: str) -> int | None:
+    """The width (px) below which the chart keyed ``key`` hides its cell numbers, as its own style
+    rule says (``style.chart_box_css``); None without such a rule."""
+    for element in at.get("html"):
+        found = re.search(rf"max-width: ([\d.]+)px\) \{{ \.st-key-cells_{key} ", element.proto.body)
+        if found:
+            return round(float(found[1]))
+    return None
+
+
 def test_the_containers_follow_what_the_builder_said():
-    blocks = _blocks(_run())
-    small = next(key for key in blocks if key.endswith("_fig_small"))
-    assert re.fullmatch(r"cells\d+_fig_small", small) and "plotly_chart" in blocks[small]
-    assert blocks["cellnote_fig_small"] == ["caption"]  # hidden by the style sheet unless too narrow
-    assert not any(key.startswith("cells") and key.endswith("fig_large") for key in blocks)  # no numbers...
+    from attention_ui.figures import heatmap
+
+    at = _run()
+    blocks = _blocks(at)
+    assert "plotly_chart" in blocks["cells_fig_small"] and blocks["cellnote_fig_small"] == ["caption"]
+    small = heatmap(np.eye(3), list("012"), list("012"), title="small").numbers_px
+    assert _needed(at, "fig_small") == small > 0  # the note hidden by the chart's own rule unless too narrow
+    assert "cells_fig_large" not in blocks and _needed(at, "fig_large") is None  # no numbers...
     assert "cellnote_fig_large" not in blocks  # ... and the note in a plain container, always shown
     assert any(key.startswith("noticks_fig_row") for key in blocks)  # 24 column labels: none on a phone
     assert not any(key.endswith("fig_bars") for key in blocks)  # no cells: no note
 
 
+def test_a_chart_that_stays_wide_says_its_least_width():
+    script = """
+import numpy as np
+from attention_ui.exports import show_figure
+from attention_ui.model_figures import heads_grid
+show_figure(heads_grid(np.full((2, 12, 3, 3), 1 / 3), title="grid"), "fig_grid")
+"""
+    at = _run(script)
+    assert "plotly_chart" in _blocks(at)["wide_fig_grid"]
+    (rule,) = [html.proto.body for html in at.get("html") if "st-key-wide_fig_grid" in html.proto.body]
+    assert "min-width: 860px" in rule and "(max-width: 859.98px)" in rule  # 12 heads of 60 px and the margins
+
+
 def test_presentation_mode_widens_the_cells_and_draws_afresh():
-    plain, big = _blocks(_run()), _blocks(_run(present="true"))
-
-    def width(blocks) -> int:
-        return int(next(re.match(r"cells(\d+)_fig_small", k)[1] for k in blocks if k.endswith("_fig_small")))
-
-    assert width(big) > width(plain)
+    assert _needed(_run(present="true"), "fig_small") > _needed(_run(), "fig_small")
     at = _run(present="true")
     keys = [chart.proto.id.rsplit("-", 1)[-1] for chart in at.get("plotly_chart")]
     assert "fig_small_present" in keys
@@ -133,3 +155,123 @@ def test_a_phone_thins_tilted_labels_through_a_keyed_container():
     assert not any(key.endswith("ticks_fig_two") for key in blocks)
     assert "plotly_chart" in blocks["twin_fig_w"] and "html" in blocks["twin_fig_w"]
     assert f'[class*="st-key-thin3ticks_"] {X_AXIS_LAYER} > g:not(:nth-of-type(3n+1)) text' in APP_CSS
+
+
+COUNTED = """
+import numpy as np
+import plotly.basedatatypes as base
+import streamlit as st
+from attention_ui.exports import show_figure
+from attention_ui.figures import token_matrix
+built, init = [], base.BaseFigure.__init__
+def counted(self, *args, **kwargs):
+    built.append(type(self).__name__)
+    init(self, *args, **kwargs)
+base.BaseFigure.__init__ = counted
+try:
+    words = ["the", "cat", "sat"]
+    show_figure(token_matrix(np.eye(3) / 3, words, words, title="w"), "fig_w", table=st.query_params.get("t") == "1")
+finally:
+    base.BaseFigure.__init__ = init
+st.caption(f"built {len(built)}")
+"""
+
+
+@pytest.mark.parametrize("table", [True, False])
+def test_a_matrix_drawn_as_a_table_builds_no_plotly_figure(table):
+    at = _run(COUNTED, t="1" if table else "0")
+    assert at.caption[-1].value == ("built 0" if table else "built 1")
+    assert len(at.get("plotly_chart")) == (0 if table else 1)
+    assert any("cell-matrix" in html.proto.body for html in at.get("html"))  # the table, or the chart's print twin
+
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i1", "u1", "i2", "u2", "i4", "u4"])
+@pytest.mark.parametrize("shape", [(5,), (2, 3)])
+def test_typed_array_reads_what_plotly_writes(dtype, shape):
+    """Plotly's typed arrays (its documented JSON form of a NumPy array), as ``charts.figure_json``
+    reads them: a 1-D one becomes a list, a 2-D one stays as Plotly wrote it."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from attention_ui.charts import figure_json, typed_array
+
+    values = (np.arange(np.prod(shape)) * 3).astype(dtype).reshape(shape)
+    fig = go.Figure(go.Heatmap(z=values) if len(shape) == 2 else go.Bar(y=values))
+    written = fig.to_dict()["data"][0]["z" if len(shape) == 2 else "y"]
+    decoded = typed_array(written)
+    assert decoded is not None, f"Plotly writes a {dtype} array as {written!r}: teach charts.typed_array"
+    np.testing.assert_array_equal(decoded, values)
+    assert decoded.dtype == values.dtype
+    sent = figure_json(fig)["data"][0]
+    assert sent["z"] == written if len(shape) == 2 else sent["y"] == values.tolist()
+
+
+WALK = """
+import sys
+import numpy as np
+import plotly.basedatatypes as base
+import streamlit as st
+from attention_ui.exports import show_figure
+from attention_ui.figures import heatmap, key_bars
+
+fig = key_bars([0.5, 0.5], ["a", "b"], title="b") if st.query_params.get("kind") == "bars" else heatmap(
+    np.eye(3) / 3, list("abc"), list("abc"), title="w")
+tracked, held, walk = {id(fig)}, set(), []
+
+
+def reach(value):  # the figure, its JSON and every dict or list in it (not its numbers or strings)
+    if isinstance(value, (base.BaseFigure, dict, list, tuple)):
+        tracked.add(id(value))
+        for item in value.values() if isinstance(value, dict) else () if isinstance(value, base.BaseFigure) else value:
+            reach(item)
+
+
+def follow(frame, event, arg):
+    if walk and walk[-1] == "st.plotly_chart":
+        return
+    code = frame.f_code
+    if event == "call":
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        if any(id(frame.f_locals.get(name)) in tracked for name in names):  # a call handed the figure, or a part
+            held.add(id(frame))
+            module = frame.f_globals.get("__name__", "")
+            if module.startswith("streamlit.elements.plotly_chart"):
+                walk.append("st.plotly_chart")
+            elif module.startswith("attention_ui.") and (not walk or walk[-1] != module[13:]):
+                walk.append(module[13:])
+    elif event == "return" and id(frame) in held:  # what it gives back is the figure too
+        held.discard(id(frame))
+        reach(arg)
+
+
+sys.setprofile(follow)
+try:
+    show_figure(fig, "fig_walk")
+finally:
+    sys.setprofile(None)
+st.caption(" → ".join(walk))
+"""
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "bars"])
+@pytest.mark.parametrize("present", ["false", "true"])
+def test_a_figure_passes_each_module_once_on_its_way_to_the_page(kind, present):
+    """A walk of a built figure from ``exports.show_figure`` to ``st.plotly_chart``: the modules
+    whose functions are handed the figure, its JSON or a part of it (a dict, a list), in the order
+    they are called, each named when the figure enters it. Each module is entered once, in the
+    pipeline's order (``attention_ui/charts.py``)."""
+    walk = _run(WALK, kind=kind, present=present).caption[-1].value.split(" → ")
+    steps = ["presentation"] if present == "true" else []
+    assert walk == ["exports", "charts", *steps, "margins", "chart_theme", "internals", "st.plotly_chart"]
+
+
+def test_the_style_sheet_reads_no_chart_builder_and_holds_no_rule_per_width():
+    """The widths a chart needs come with the chart (``style.chart_box_css``), not as generated
+    buckets of the page's one style sheet, which imports no figure builder."""
+    from attention_ui.style import APP_CSS
+
+    tree = ast.parse((ROOT / "attention_ui" / "style.py").read_text(encoding="utf-8"))
+    imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not [name for name in imported if name.split(".")[-1].endswith("figures")], imported
+    assert "@container cells" not in APP_CSS and "@container wide" not in APP_CSS
+    assert not re.search(r"st-key-(cells|wide)\d", APP_CSS)

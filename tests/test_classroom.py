@@ -62,9 +62,9 @@ def test_every_window_a_lesson_reads_has_a_table_and_a_longer_matrix_none():
     """26 tokens (24 word pieces and the two markers) print every number in a table, though a
     chart of them prints none; a 27th row (no lesson shows one) gives no table."""
     tokens = [f"w{j}" for j in range(MAX_TOKENS + 2)]
-    fig = token_matrix(np.full((26, 26), 1 / 26), tokens, tokens, title="α̂")
-    assert fig.numbers_px == 0 and fig.cells is not None  # the chart: no numbers; the table: all of them
-    (table,) = read(matrix_html(fig.cells))
+    matrix = token_matrix(np.full((26, 26), 1 / 26), tokens, tokens, title="α̂")
+    assert matrix.chart().numbers_px == 0 and matrix.cells is not None  # the chart: no numbers; the table: all
+    (table,) = read(matrix_html(matrix.cells))
     assert len(table["cells"]) == 26 and {text for row in table["cells"] for text, _, _ in row} == {"0.04"}
     more = [*tokens, "w26"]
     assert token_matrix(np.full((27, 27), 1 / 27), more, more, title="α̂").cells is None
@@ -150,13 +150,13 @@ def test_bars_hide_a_value_rather_than_shrink_it_and_a_phone_thins_tilted_labels
     assert fig.layout.xaxis.tickangle == -45 and fig.phone_step == 3
     assert key_bars([0.5, 0.5], ["a", "b"], title="α̂").phone_step == 1
     tokens = SENTENCE.split()  # 15 tilted key labels under a weights matrix: a phone shows 1, 3, 5, …
-    assert token_matrix(np.eye(15), tokens, tokens, title="α̂").phone_step == 2
+    assert token_matrix(np.eye(15), tokens, tokens, title="α̂").chart().phone_step == 2
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_chart_says_what_it_shows(lang):
     tr = partial(translate, lang)
-    matrix = describe(token_matrix(np.eye(3) / 3, list("abc"), list("abc"), title="w", tr=tr).to_dict(), tr=tr)
+    matrix = describe(token_matrix(np.eye(3) / 3, list("abc"), list("abc"), title="w", tr=tr).chart().to_dict(), tr=tr)
     assert tr("charts.heatmap", rows=3, cols=3, row_axis=tr("figures.query_axis"), col_axis=tr("figures.key_axis"))
     assert matrix.startswith(tr("charts.heatmap", rows=3, cols=3, row_axis="", col_axis="")[:6])
     assert tr("charts.numbers_in_cells") in matrix and tr("charts.numbers_hover") in matrix

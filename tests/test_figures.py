@@ -163,8 +163,8 @@ def _fitted_cases():
     tokens = ["[CLS]", "the", "cat", "because", "中文", "[SEP]"]
     w = rng.dirichlet(np.ones(6), size=6)  # (T, T)
     return {
-        "token_matrix": token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0),
-        "diverging": token_matrix(rng.normal(size=(6, 6)) * 9, tokens, tokens, title="scores", diverging=True),
+        "token_matrix": token_matrix(w, tokens, tokens, title="weights", zmin=0.0, zmax=1.0).chart(),
+        "diverging": token_matrix(rng.normal(size=(6, 6)) * 9, tokens, tokens, title="scores", diverging=True).chart(),
         "vectors": vectors_matrix(rng.normal(size=(6, 64)), tokens, title="q", symbol="q"),
         "row": heatmap_row([("q", w), ("k", w), ("v", w)], tokens, title="q | k | v"),
         "bars": key_bars(w[2], tokens, highlight=1, title="row 3"),
@@ -176,9 +176,10 @@ def _fitted_cases():
 def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
     """The numbers, labels and colours a chart shows stay as they were; the margins only grow;
     the JSON it is given is not changed."""
+    from attention_ui.charts import figure_json
     from attention_ui.margins import COLORBAR_X, fit_margins
 
-    before = _fitted_cases()[case].to_dict()
+    before = figure_json(_fitted_cases()[case])
     given = json.dumps(before, sort_keys=True)
     after = fit_margins(before)
     assert json.dumps(before, sort_keys=True) == given  # a new dict, the old one as it was

@@ -15,8 +15,6 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-import numpy as np
-import plotly.graph_objects as go
 import pytest
 import streamlit
 from streamlit.testing.v1 import AppTest
@@ -183,18 +181,6 @@ def test_the_drawing_pass_mark_is_one_small_function():
         "tests/browser/test_drawn_once.py counts Plotly's drawing passes by it. Find what _doPlot calls once "
         "per pass in the new bundle."
     )
-
-
-@pytest.mark.parametrize("dtype", ["f8", "f4", "i1", "u1", "i2", "u2", "i4", "u4"])
-@pytest.mark.parametrize("shape", [(5,), (2, 3)])
-def test_typed_array_reads_what_plotly_writes(dtype, shape):
-    values = (np.arange(np.prod(shape)) * 3).astype(dtype).reshape(shape)
-    z = go.Figure(go.Heatmap(z=values) if len(shape) == 2 else go.Bar(y=values)).to_dict()["data"][0]
-    written = z["z" if len(shape) == 2 else "y"]
-    decoded = internals.typed_array(written)
-    assert decoded is not None, _upgrade() + f"Plotly writes a {dtype} array as {written!r}: teach typed_array"
-    np.testing.assert_array_equal(decoded, values)
-    assert decoded.dtype == values.dtype
 
 
 SENT_SCRIPT = """
