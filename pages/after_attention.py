@@ -49,17 +49,13 @@ from attention_ui.formulas import (
     sentence_cosine,
 )
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import unknown_tokens_help
+from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.notation import component_labels, hidden, shown
+from attention_ui.route import page_start
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import (
-    DEFAULTS,
-    lesson_encoding,
-    model_label_now,
-    model_name,
-    page_start,
-    pickers_in_sidebar,
-    unknown_tokens_help,
-)
+from attention_ui.settings import DEFAULTS
+from attention_ui.sidebar import pickers_in_sidebar
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -239,7 +235,7 @@ def show_table(d_model: int, limit: int) -> None:
 
 
 # ---------------------------------------------------------------- the model on the sidebar's sentence
-lesson, _ = page_start(PAGE, needs_model=True)  # without the model: says why, links to the toy pages, stops
+lesson, _ = page_start(PAGE)  # without the model: says why, links to the toy pages, stops
 if lesson is None:
     st.stop()
 try:

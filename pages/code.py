@@ -19,10 +19,11 @@ from attention_core.isolated import checks_enabled
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.formulas import attention_times, kept_terms
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
+from attention_ui.route import page_start
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start
 from attention_ui.style import STACK_KEY
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker

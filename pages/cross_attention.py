@@ -16,10 +16,12 @@ from attention_ui.exports import panels_csv, show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import cross_attention_shapes, cross_projections
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import MAX_LISTED, honesty_banner
+from attention_ui.model_access import get_embedder
 from attention_ui.multihead_figures import attention_map, vectors_map
 from attention_ui.notation import component_labels, shown
+from attention_ui.route import page_start
 from attention_ui.safe import escape_markdown, numbered_labels
-from attention_ui.shell import MAX_LISTED, get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
 # Sentence B's default: the French translation of the sidebar's default sentence. (Comments, not

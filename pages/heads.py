@@ -19,6 +19,7 @@ from attention_ui.head_claims import head_summary, measured_census
 from attention_ui.heads_figures import census_grid
 from attention_ui.i18n import t
 from attention_ui.notation import shown
+from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import choose_head, lesson_encoding, link_params, model_name, model_unavailable, page_start
 from attention_ui.tables import number_table
@@ -44,9 +45,7 @@ def head_links(layer: int, head: int) -> None:
     params = link_params(w="trained", layer=layer, head=head)
     with st.container(horizontal=True):
         for page in ("step_by_step", "matrices", "real_model"):
-            st.page_link(
-                f"pages/{page}.py", label=t(f"heads.open_{page}"), icon=":material/arrow_forward:", query_params=params
-            )
+            page_link(page, params, label=t(f"heads.open_{page}"), icon=":material/arrow_forward:")
 
 
 lesson, _ = page_start("heads", needs_model=True)  # without the model: says why, links to the toy pages, stops

@@ -3,11 +3,13 @@
 import streamlit as st
 
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import OUTPUT, SCORE, WEIGHT, attention_formula
 from attention_ui.presentation import handout
-from attention_ui.shell import NAV, honesty_banner, page_start
+from attention_ui.registry import PAGES, page_link
+from attention_ui.route import page_start
 
-LESSONS = [(page_id, icon) for page_id, icon in NAV if page_id != "home"]
+LESSONS = [entry.id for entry in PAGES[1:]]  # every page after Home, in menu order
 
 lesson, _ = page_start("home")
 st.markdown(t("home.intro"))
@@ -18,9 +20,9 @@ with st.expander(t("home.mistakes")):
     st.markdown(t("home.mistakes_list"))
 st.subheader(t("home.path"))
 for row in range(0, len(LESSONS), 3):  # the lesson path, in menu order, three cards a row
-    for column, (page_id, icon) in zip(st.columns(3), LESSONS[row : row + 3]):
+    for column, page_id in zip(st.columns(3), LESSONS[row : row + 3]):
         with column.container(border=True):
-            st.page_link(f"pages/{page_id}.py", label=t(f"shell.nav_{page_id}"), icon=icon)
+            page_link(page_id)
             st.caption(t(f"home.about_{page_id}"))
 if lesson is not None:
     handout(lesson, "home")  # the sentence and settings on top of a printed page

@@ -8,7 +8,8 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.intuition_figures import HEIGHT, WIDTH, allocation_bars, focus_picture, foveated_scene, reading_html
 from attention_ui.notation import SOFTMAX, alpha_hat
-from attention_ui.shell import page_start
+from attention_ui.registry import page_link
+from attention_ui.route import page_start
 
 page_start("intuition")
 st.markdown(t("intuition.intro"))
@@ -111,4 +112,4 @@ st.latex(
     rf"{alpha_hat('j')} = {SOFTMAX}_j(\beta\, r_j) = \frac{{e^{{\beta r_j}}}}{{\sum_{{j'}} e^{{\beta r_{{j'}}}}}}"
 )
 st.success(t("intuition.budget_softmax"))
-st.page_link("pages/tailor_shop.py", label=t("intuition.next_tailor"), icon=":material/checkroom:")
+page_link("tailor_shop", label=t("intuition.next_tailor"))

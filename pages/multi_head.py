@@ -18,12 +18,15 @@ from attention_ui.formulas import (
 )
 from attention_ui.head_claims import jobs_fields, measured_census
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
+from attention_ui.model_access import model_name
 from attention_ui.model_figures import frame_index, grid_min_width, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import HEADS_PER_ROW, handout, is_presenting
+from attention_ui.route import page_start
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import choose_head, honesty_banner, model_name, page_start
+from attention_ui.sidebar import choose_head
 from attention_ui.style import WIDE_KEY, show_selected_frame
 
 HEAD_CHOICES = [1, 2, 3, 4]

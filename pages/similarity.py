@@ -8,10 +8,11 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import dot_product_2d, similarity_measures
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import shown
 from attention_ui.presentation import handout
+from attention_ui.route import page_start
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, page_start
 from attention_ui.similarity_figures import grouped_bars, row_bars, vectors_2d
 from attention_ui.url_state import token_picker, url_choice
 

@@ -17,10 +17,11 @@ from attention_ui.figures import (
     qkv_row,
 )
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around, handout, is_presenting
+from attention_ui.route import page_start
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int

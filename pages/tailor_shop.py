@@ -21,7 +21,8 @@ from attention_ui.exports import show_figure
 from attention_ui.formulas import blend_terms, kept_terms, sharpened_softmax, tailor_mapping_symbols, tailor_score
 from attention_ui.i18n import t
 from attention_ui.notation import shown
-from attention_ui.shell import page_start
+from attention_ui.registry import page_link
+from attention_ui.route import page_start
 from attention_ui.style import PAIRS_KEY, SAMPLES_KEY
 from attention_ui.tables import number_table
 from attention_ui.tailor_figures import horizontal_bars, shirt_svg
@@ -31,7 +32,7 @@ DEFAULT_WISH = {"cut": "mens", "pattern": "plaid", "fabric": "cotton", "style": 
 DEFAULT_IMPORTANCE = {"cut": 2.0, "pattern": 3.0, "fabric": 2.0, "style": 1.0}
 ANY = "any"
 
-page_start("tailor_shop", catalog="tailor")
+page_start("tailor_shop")
 st.markdown(t("tailor.intro"))
 
 
@@ -204,4 +205,4 @@ st.markdown(
 )
 st.markdown(t("tailor.mapping_note", d_k=len(FEATURES), d_v=len(ATTRIBUTES)))  # d_v ≠ d_k; cross, not self
 st.caption(t("tailor.honest"))
-st.page_link("pages/step_by_step.py", label=t("tailor.link_step"), icon=":material/stairs:")
+page_link("step_by_step", label=t("tailor.link_step"))

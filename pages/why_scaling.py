@@ -11,7 +11,10 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import scaled_score_variance, score_variance
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
+from attention_ui.model_access import get_embedder
 from attention_ui.presentation import handout
+from attention_ui.route import page_start
 from attention_ui.safe import numbered_labels
 from attention_ui.scaling_figures import (
     entropy_sweep,
@@ -21,7 +24,6 @@ from attention_ui.scaling_figures import (
     score_histograms,
     variance_sweep,
 )
-from attention_ui.shell import get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
 SWEEPS = ("variance", "max_weight", "entropy", "jacobian")  # the tabs of section 3, one sweep each

@@ -36,9 +36,9 @@ LONG = " ".join(["the quick brown fox jumps over the lazy dog"] * 8)
 
 def states() -> list[tuple[str, dict[str, str]]]:
     """(page id, URL parameters) for every state captured."""
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES
 
-    out = [(page, {"lang": lang}) for lang in ("en", "zh") for page, _ in NAV]
+    out = [(page, {"lang": lang}) for lang in ("en", "zh") for page in [entry.id for entry in PAGES]]
     for step in range(7):
         out.append(("step_by_step", {"step": str(step)}))
         out.append(("step_by_step", {"step": str(step), "toy": "true", "w": "random", "token": "2"}))

@@ -1,7 +1,7 @@
 """Readable for every learner: colour-blind-safe colour scales, values printed as numbers,
 and an accessible name on every chart.
 
-The page sweep walks every page of attention_ui.shell.NAV (toy embedder, English) and, where
+The page sweep walks every page of attention_ui.registry.PAGES (toy embedder, English) and, where
 a page has a Next button, every step; so pages added later are checked without a change here.
 Keyboard reachability is checked in a real browser: tests/browser/test_reliability.py.
 """
@@ -15,7 +15,8 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_ui import figures, shell
+from attention_ui import figures
+from attention_ui.registry import PAGES
 from tests.helpers import APP, _decode
 
 # The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
@@ -98,7 +99,7 @@ def page_charts(page: str, sentence: str = "the dog chased the cat") -> list[tup
 @pytest.fixture(scope="module")
 def all_charts():
     charts = []
-    for page, _ in shell.NAV:
+    for page in [entry.id for entry in PAGES]:
         charts += page_charts(page)
     assert charts, "no page draws a chart?"
     return charts

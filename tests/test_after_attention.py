@@ -27,8 +27,9 @@ from attention_core import MAX_TOKENS
 from attention_core import after_attention as aa
 from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
-from attention_ui import shell
 from attention_ui.i18n import LANGS, LOCALES, translate
+from attention_ui.registry import PAGES
+from attention_ui.settings import DEFAULTS
 from tests.helpers import APP, ROOT, _decode, english_prose, figures_by_key, page_texts, z_of
 from tests.helpers import tables as page_tables
 
@@ -202,7 +203,7 @@ def latex(at) -> str:
 
 
 def test_page_is_registered_right_after_the_matrices():
-    pages = [page for page, _ in shell.NAV]
+    pages = [entry.id for entry in PAGES]
     assert pages[pages.index("matrices") + 1] == "after_attention"
     assert (ROOT / PAGE).is_file()
 
@@ -321,9 +322,9 @@ def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
     assert_strip(figures_by_key(at)["fig_concat"], trace.layer(4).concat)
     assert at.query_params["layer"] == "5"  # index 4 is layer 5 on the page and in the link
     assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=5)
-    picker.set_value(shell.DEFAULTS["layer"]).run()  # the default layer (2): left out of the link
+    picker.set_value(DEFAULTS["layer"]).run()  # the default layer (2): left out of the link
     assert not at.exception and "layer" not in at.query_params
-    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(shell.DEFAULTS["layer"]).concat)
+    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(DEFAULTS["layer"]).concat)
 
 
 def test_the_second_sentence_and_the_table_come_from_the_url(st_model):

@@ -28,8 +28,8 @@ from attention_core import (
 )
 from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
-from attention_ui import shell
 from attention_ui.i18n import translate
+from attention_ui.registry import PAGES
 from tests.helpers import ROOT, run_page
 from tests.helpers import tables as page_tables
 
@@ -119,7 +119,7 @@ def reference_attention(sentence: str, settings: LessonSettings = LessonSettings
 
 
 def test_page_is_registered_last():
-    assert shell.NAV[-1][0] == "code"
+    assert PAGES[-1].id == "code"
     assert (ROOT / PAGE).is_file()
     for lang in ("en", "zh"):
         assert translate(lang, "shell.nav_code").strip()

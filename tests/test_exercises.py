@@ -22,7 +22,7 @@ from attention_core.model import ModelEmbedder
 from attention_core.scaling import scaling_experiment
 from attention_ui.i18n import translate
 from attention_ui.notation import shown
-from attention_ui.shell import DEFAULT_SENTENCE
+from attention_ui.settings import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -580,15 +580,6 @@ def test_generated_words_exist_in_every_language():
 # --------------------------------------------------------------------------- the page
 
 
-@pytest.fixture
-def existing_pages(monkeypatch):
-    """Keep NAV to the page files that exist, so this page's tests do not depend on pages
-    other work is still adding (a no-op once every page is in place)."""
-    import attention_ui.shell as shell
-
-    monkeypatch.setattr(shell, "NAV", [(p, i) for p, i in shell.NAV if (ROOT / "pages" / f"{p}.py").exists()])
-
-
 def open_page(lang="en", **params):
     from streamlit.testing.v1 import AppTest
 
@@ -622,7 +613,7 @@ def texts(at) -> str:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_attend_right_then_wrong(existing_pages, lang):
+def test_page_attend_right_then_wrong(lang):
     seed = 7
     at = open_page(lang, ex_seed=str(seed))
     assert at.title[0].value == translate(lang, "exercises.title")
@@ -654,7 +645,7 @@ def test_page_attend_right_then_wrong(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_by_hand_wrong_then_right(existing_pages, lang):
+def test_page_by_hand_wrong_then_right(lang):
     seed = 3
     at = open_page(lang, ex_seed=str(seed), ex_kind="by_hand")
     e = ex.by_hand_exercise(seed)
@@ -674,7 +665,7 @@ def test_page_by_hand_wrong_then_right(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_by_hand_multiplied_by_sqrt_d_k(existing_pages, lang):
+def test_page_by_hand_multiplied_by_sqrt_d_k(lang):
     seed = 1
     at = open_page(lang, ex_seed=str(seed), ex_kind="by_hand")
     for j, w in enumerate([0.013, 0.055, 0.932]):  # softmax(q·k · √2), written out above
@@ -687,7 +678,7 @@ def test_page_by_hand_multiplied_by_sqrt_d_k(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_attend_on_the_trained_model(existing_pages, lang):
+def test_page_attend_on_the_trained_model(lang):
     """The default: the learner's sentence through the model. The page names the drawn head
     (counted from 1), shows that head's scores and, once answered, its weights."""
     from tests.helpers import _decode, figures_by_key, run_page
@@ -710,7 +701,7 @@ def test_page_attend_on_the_trained_model(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_order_and_no_scaling(existing_pages, lang):
+def test_page_order_and_no_scaling(lang):
     seed = 11
     at = open_page(lang, ex_seed=str(seed), ex_kind="order")
     swapped = list(ex.STEPS)
@@ -730,7 +721,7 @@ def test_page_order_and_no_scaling(existing_pages, lang):
     assert at.get("download_button"), "the experiment's weights can be downloaded as CSV"
 
 
-def test_page_lesson_source_and_bad_url(existing_pages):
+def test_page_lesson_source_and_bad_url():
     at = open_page("en", ex_seed="abc", ex_kind="<script>", ex_source="lesson")
     assert at.title and not at.exception
     at = open_page("en", ex_seed="99999999999", ex_source="lesson")

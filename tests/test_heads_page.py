@@ -13,9 +13,9 @@ from attention_core.attribution import rollout, row_shares, share_on, value_norm
 from attention_core.encoder import encode
 from attention_core.heads import TRAP, best_heads, census, contrast, measure_scores, quiet_keys
 from attention_core.lesson import TRAINED_HEAD
-from attention_ui import shell
 from attention_ui.head_claims import head_summary
 from attention_ui.i18n import LANGS, translate
+from attention_ui.registry import PAGES
 from tests.helpers import ROOT, _decode, figures_by_key, open_link, page_texts, tables, z_of
 
 PAGE = "pages/heads.py"
@@ -23,7 +23,7 @@ SENTENCE = "The boy thanked the girl because she had helped him"
 
 
 def test_page_is_registered():
-    assert "heads" in [page for page, _ in shell.NAV]
+    assert "heads" in [entry.id for entry in PAGES]
     assert (ROOT / PAGE).is_file()
 
 

@@ -17,10 +17,10 @@ from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
-from attention_ui import shell
 from attention_ui.figures import COLORSCALE
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
+from attention_ui.registry import PAGES
 from attention_ui.style import selected_frame_css
 from tests.helpers import (
     APP,
@@ -65,7 +65,7 @@ def title(lang: str, name: str, layer: int, head: int, **fields) -> str:
 
 
 def test_page_is_registered_in_app_and_sidebar():
-    assert "real_model" in [page for page, _ in shell.NAV], "add the page to attention_ui.shell.NAV"
+    assert "real_model" in [entry.id for entry in PAGES], "add the page to attention_ui.registry.PAGES"
     assert (ROOT / PAGE).is_file()
 
 

@@ -14,7 +14,8 @@ import textwrap
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_ui import shell
+from attention_ui import route
+from attention_ui.settings import DEFAULT_SENTENCE
 from tests.helpers import APP, matrix_tables, open_link
 
 
@@ -46,8 +47,8 @@ def test_streamlit_still_runs_a_page_file_alone_when_a_pages_folder_exists(tmp_p
 def test_every_run_of_a_page_draws_the_sidebar_of_the_one_route(monkeypatch):
     """A page opened from a link and every later run: app.py's sidebar, once per run."""
     drawn = []
-    sidebar = shell.sidebar
-    monkeypatch.setattr(shell, "sidebar", lambda page: drawn.append(page) or sidebar(page))
+    sidebar = route.sidebar
+    monkeypatch.setattr(route, "sidebar", lambda page: drawn.append(page) or sidebar(page))
     at = open_link("pages/matrices.py", sentence="the cat sat")
     assert drawn == ["matrices"]
     at.toggle(key="scaled").set_value(False).run()
@@ -65,7 +66,7 @@ def test_the_entry_point_is_the_one_route():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value  # Home, with the sidebar
-    assert at.text_area(key="sentence").value == shell.DEFAULT_SENTENCE
+    assert at.text_area(key="sentence").value == DEFAULT_SENTENCE
 
 
 @pytest.mark.legacy_router
@@ -73,8 +74,8 @@ def test_a_page_run_by_the_legacy_router_takes_the_one_route_in_place(monkeypatc
     """A fresh server's first request for an inner page: the page file runs alone, and
     page_start runs app.py's route around it in the same run (no rerun that could drop a click)."""
     drawn = []
-    sidebar = shell.sidebar
-    monkeypatch.setattr(shell, "sidebar", lambda page: drawn.append(page) or sidebar(page))
+    sidebar = route.sidebar
+    monkeypatch.setattr(route, "sidebar", lambda page: drawn.append(page) or sidebar(page))
     at = open_link("pages/matrices.py", sentence="the cat sat")
     assert drawn == ["matrices"]  # the sidebar, once, from the one route
     assert at.title[0].value.endswith("Attention matrices") and len(at.title) == 1  # the page, once

@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, softmax
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep, softmax_jacobian
-from attention_ui import shell
 from attention_ui.i18n import translate
+from attention_ui.settings import DEFAULT_SENTENCE
 from tests.helpers import APP, _decode, charts, run_page
 
 
@@ -273,7 +273,7 @@ def test_the_slider_help_names_section_4s_own_d_k_and_a_trained_head_its_score_r
 
     at = open_page(lang=lang)
     assert not at.exception, at.exception
-    lesson = build_lesson(shell.DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    lesson = build_lesson(DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
     assert lesson.trace.d_k == 32
     source = translate(lang, "why_scaling.own_d_k_model")
     assert at.select_slider(key="exp_d_k").help == (

@@ -6,7 +6,7 @@ learner's first visit about half a second (``bench_fresh --trace``)."""
 
 from __future__ import annotations
 
-from attention_ui.shell import SHARE_KEY
+from attention_ui.route import SHARE_KEY
 from tests.helpers import run_page
 
 

@@ -16,8 +16,8 @@ from scipy.spatial import distance
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.similarity import compare_similarities, polar_vector
-from attention_ui import shell
 from attention_ui.i18n import translate
+from attention_ui.registry import PAGES
 from tests.helpers import ROOT, _decode, run_page, title_text
 
 PAGE = "pages/similarity.py"
@@ -69,7 +69,7 @@ def references(a, b) -> dict[str, np.ndarray]:
 
 
 def test_page_is_registered_after_why_scaling():
-    pages = [page for page, _ in shell.NAV]
+    pages = [entry.id for entry in PAGES]
     assert pages[pages.index("why_scaling") + 1] == "similarity"
     assert (ROOT / PAGE).is_file()
     for lang in ("en", "zh"):

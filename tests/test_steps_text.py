@@ -8,8 +8,8 @@ import pytest
 
 from attention_core import LessonSettings, build_lesson
 from attention_core.model import ModelEmbedder
-from attention_ui import shell
 from attention_ui.i18n import translate
+from attention_ui.settings import DEFAULT_SENTENCE
 from tests.helpers import run_page
 
 PAGE = "pages/step_by_step.py"
@@ -17,7 +17,7 @@ PAGE = "pages/step_by_step.py"
 
 def trained_lesson():
     """The app's default: the default sentence on the default trained head (layer 2, head 4)."""
-    return build_lesson(shell.DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    return build_lesson(DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -14,7 +14,7 @@ import pytest
 
 from attention_core.after_attention import compare_sentences, sentence_table, sentence_vector
 from attention_core.lesson import TRAINED_HEAD
-from attention_ui.shell import DEFAULT_SENTENCE
+from attention_ui.settings import DEFAULT_SENTENCE
 from tests.browser.harness import download_first_csv, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]

@@ -1,5 +1,5 @@
 """Reliability in a real browser: keyboard-only use, hand-typed URLs and markup in the sentence
-on every page of attention_ui.shell.NAV (new pages are covered without a change here)."""
+on every page of attention_ui.registry.PAGES (new pages are covered without a change here)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from attention_ui.shell import NAV
+from attention_ui.registry import PAGES as REGISTERED
 from tests.browser.harness import TOY, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-PAGES = [page for page, _ in NAV]
+PAGES = [entry.id for entry in REGISTERED]
 BAD_PARAMS = "token=999&d_k=-3&lang=xx&seed=abc&step=-1&layer=99&head=x&toy=maybe"
 URL_INDICES = {"step_by_step": ("token", "step"), "real_model": ("layer", "head")}
 """The index parameters a page reads (through url_state.url_int): each must come back clamped."""
@@ -102,7 +102,7 @@ def test_keyboard_reaches_the_token_picker(open_app):
 
 @pytest.mark.parametrize("page_id", PAGES)
 def test_hand_typed_url_and_markup_sentence_are_safe_on_every_page(open_app, page_id):
-    path = "" if page_id == NAV[0][0] else page_id  # the default page lives at "/" (st.navigation)
+    path = "" if page_id == PAGES[0] else page_id  # the default page lives at "/" (st.navigation)
     page = open_app(f"{path}?{BAD_PARAMS}&sentence={quote(MARKUP)}")
     no_exception(page)
     assert page.get_by_text("Page not found").count() == 0

@@ -36,7 +36,7 @@ import pytest
 from attention_core.lesson import STEPS
 from attention_ui import internals
 from attention_ui.model_figures import grid_min_width
-from attention_ui.shell import NAV
+from attention_ui.registry import PAGES
 from attention_ui.tables import MATRIX_CLASS
 from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
 
@@ -109,12 +109,12 @@ GRID = """(key) => {
 
 
 def page_urls(lang: str, extra_views: bool = True) -> list[str]:
-    """Every page of NAV (and, with ``extra_views``, the extra views of some; the views of
+    """Every page of ``registry.PAGES`` (and, with ``extra_views``, the extra views of some; the views of
     ``EXTRA_EVERYWHERE`` always) with the 15-word sentence."""
     common = f"sentence={SENTENCE.replace(' ', '+')}&lang={lang}"
     urls = []
-    for page, _ in NAV:
-        path = "" if page == NAV[0][0] else page
+    for page in [entry.id for entry in PAGES]:
+        path = "" if page == PAGES[0].id else page
         extras = EXTRA_EVERYWHERE.get(page, []) + (EXTRA.get(page, []) if extra_views else [])
         for extra in [""] + extras:
             urls.append(f"{path}?{common}" + (f"&{extra}" if extra else ""))

@@ -1,5 +1,5 @@
 """The sidebar's link to this view in the browser: no code block until the learner opens it;
-then the link to this very view, with the page's own parameters (attention_ui/shell.share_link)."""
+then the link to this very view, with the page's own parameters (attention_ui/route.share_link)."""
 
 from __future__ import annotations
 
