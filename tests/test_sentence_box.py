@@ -57,7 +57,6 @@ def test_the_sentence_box_is_a_text_area_bound_to_the_link(lang):
 def test_a_new_line_in_the_sentence_is_a_space():
     """Shift+Enter still makes a new line in the box (tests/browser): the lesson reads it as a space."""
     at = open_link("pages/step_by_step.py", sentence="the dog\nsat")
-    assert not at.exception
     labels = [o for o in at.button_group(key="token_picker").options]
     assert len(labels) == 3, labels
 
@@ -92,7 +91,6 @@ def test_presentation_mode_shows_the_sentence_large_under_the_title(lang):
 def test_pages_that_do_not_teach_on_the_sentence_do_not_show_it(page):
     sentence = "a sentence nobody else writes"
     at = open_link(f"pages/{page}.py", sentence=sentence, present="true")
-    assert not at.exception
     assert escape_markdown(sentence) not in [m.value for m in at.markdown]
 
 
