@@ -69,21 +69,21 @@ class Page:
 
 
 PAGES = (
-    Page("home", ":material/home:", NOTHING, script=True),
-    Page("intuition", ":material/visibility:", NOTHING, script=True),
-    Page("tailor_shop", ":material/checkroom:", NOTHING, catalog="tailor", script=True),
-    Page("step_by_step", ":material/stairs:", LESSON, instead_of_model=True, script=True),
+    Page("home", ":material/home:", NOTHING),
+    Page("intuition", ":material/visibility:", NOTHING),
+    Page("tailor_shop", ":material/checkroom:", NOTHING, catalog="tailor"),
+    Page("step_by_step", ":material/stairs:", LESSON, instead_of_model=True),
     Page("matrices", ":material/grid_on:", LESSON, instead_of_model=True, script=True),
-    Page("after_attention", ":material/layers:", MODEL, script=True),
-    Page("why_scaling", ":material/straighten:", LESSON, instead_of_model=True, script=True),
-    Page("similarity", ":material/compare_arrows:", LESSON, instead_of_model=True, script=True),
-    Page("cross_attention", ":material/swap_horiz:", LESSON, instead_of_model=True, script=True),
-    Page("multi_head", ":material/hub:", LESSON, instead_of_model=True, script=True),
+    Page("after_attention", ":material/layers:", MODEL),
+    Page("why_scaling", ":material/straighten:", LESSON, instead_of_model=True),
+    Page("similarity", ":material/compare_arrows:", LESSON, instead_of_model=True),
+    Page("cross_attention", ":material/swap_horiz:", LESSON, instead_of_model=True),
+    Page("multi_head", ":material/hub:", LESSON, instead_of_model=True),
     Page("learn", ":material/school:", NOTHING, script=True),
     Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True, script=True),
     Page("heads", ":material/biotech:", MODEL, head_pickers=True, script=True),
     Page("exercises", ":material/quiz:", LESSON, instead_of_model=True, script=True),
-    Page("code", ":material/code:", LESSON, script=True),
+    Page("code", ":material/code:", LESSON),
 )
 """Every page of the app, in menu order; the first is the default (``/``)."""
 
