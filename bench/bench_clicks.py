@@ -169,9 +169,9 @@ class Group:
 def _app_constants() -> tuple[list[str], int, int, int]:
     """The sidebar's pages in menu order and the default trained head (layer, head), from the app itself."""
     from attention_core.lesson import STEPS, TRAINED_HEAD
-    from attention_ui.shell import NAV as SHELL_NAV
+    from attention_ui.registry import PAGES
 
-    return [page_id for page_id, _icon in SHELL_NAV], len(STEPS), *TRAINED_HEAD
+    return [entry.id for entry in PAGES], len(STEPS), *TRAINED_HEAD
 
 
 NAV, N_STEPS, LAYER, HEAD = _app_constants()

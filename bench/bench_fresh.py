@@ -18,7 +18,7 @@ Streamlit session, no cookies or cache), 1400×900, locale en-US, closed afterwa
 (0) Server start → first heatmap, ours at /matrices vs bare: ``bench_app.startup`` (imported,
     not copied: the clock starts just before the server is spawned and stops when the first
     heatmap is visible). One sample per app, the browser already running.
-(1) Warm-up, untimed: one session per page of ``attention_ui.shell.NAV`` opens its URL, and on
+(1) Warm-up, untimed: one session per page of ``attention_ui.registry.PAGES`` opens its URL, and on
     Step by step Next is clicked through every step; the bare app is opened once. The server
     has then seen every page, as it has when a class arrives after another.
 (2) ``--reps`` times, in NAV order, each page's first visit in a fresh session: ``page.goto`` of
@@ -111,9 +111,9 @@ RUNS_JS = "() => window.__bench.news.length"
 def _app_pages() -> tuple[list[str], int]:
     """The page ids in menu order and the number of steps, from the app itself."""
     from attention_core.lesson import STEPS
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES as REGISTERED
 
-    return [page_id for page_id, _icon in NAV], len(STEPS)
+    return [entry.id for entry in REGISTERED], len(STEPS)
 
 
 PAGES, N_STEPS = _app_pages()

@@ -19,7 +19,7 @@ One learner's lesson (``walk``), the same in Chromium and over the protocol:
    picker must still list this sentence's tokens).
 
 The expected numbers come from ``build_lesson(sentence, embedder, settings)`` computed here with
-the app's own defaults (``attention_ui.shell.DEFAULTS``: today a trained head, layer 2 head 4;
+the app's own defaults (``attention_ui.settings.DEFAULTS``: today a trained head, layer 2 head 4;
 toy mode falls back to random W as the app does). Every check reads this learner's own answer,
 so a learner shown another learner's numbers fails. An exception element or a page error is an
 error. Any check that fails is reported at once; ``preflight`` walks one learner before a run and
@@ -101,7 +101,7 @@ def sentence_for(k: int, n_words: int = 8) -> str:
 @cache
 def app_defaults() -> tuple[dict, str]:
     """The app's own defaults (the sidebar's settings and the default sentence)."""
-    from attention_ui.shell import DEFAULT_SENTENCE, DEFAULTS
+    from attention_ui.settings import DEFAULT_SENTENCE, DEFAULTS
 
     return dict(DEFAULTS), DEFAULT_SENTENCE
 
@@ -118,7 +118,7 @@ def embedder_for(mode: str):
 
 
 def settings_for(mode: str):
-    """The LessonSettings the app uses by default in ``mode`` (as ``shell.sidebar`` and ``page_start`` build them)."""
+    """The LessonSettings the app uses by default in ``mode`` (as the sidebar and ``page_start`` build them)."""
     from attention_core import LessonSettings
 
     d, _ = app_defaults()

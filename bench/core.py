@@ -10,7 +10,7 @@ before NumPy loads.
   raises with the server's log when it dies or does not answer in time; ``timed=True`` runs it
   through ``bench/st_timed.py`` (a stopwatch on every script run).
 * ``chromium`` / ``chromium_async``: Debian's /usr/bin/chromium through Playwright (never
-  ``playwright install``), with the flags of tests/browser/harness.py.
+  ``playwright install``), with the harness's flags (``harness.CHROMIUM_ARGS``).
 * ``IDLE_JS`` and ``wait_idle`` / ``wait_idle_async``: the one definition of "the app is idle".
 * ``percentile`` / ``p50`` / ``p95``: the one definition of a percentile.
 * ``tree_*``, ``RssSampler``, ``settle_rss``, ``pin``: memory and CPU of a process tree (/proc).
@@ -26,7 +26,6 @@ import math
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,33 +37,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# the harness of the browser tests: its Chromium, window, server and ports; benches import them from here
+from harness import (  # noqa: F401
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVER_ENV,
+    STREAMLIT_FLAGS,
+    VIEWPORT,
+    free_port,
+    stop_group,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
 
 # --------------------------------------------------------------------------- servers
-
-SERVER_ENV = {
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-}
-STREAMLIT_FLAGS = [
-    "--server.headless",
-    "true",
-    "--server.address",
-    "127.0.0.1",
-    "--server.fileWatcherType",
-    "none",
-    "--browser.gatherUsageStats",
-    "false",
-]
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_ok(url: str, timeout: float = 2.0) -> bool:
@@ -74,20 +61,6 @@ def http_ok(url: str, timeout: float = 2.0) -> bool:
             return r.status == 200
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
         return False
-
-
-def stop_group(proc: subprocess.Popen | None, term_wait: float = 10.0) -> None:
-    """Stop ``proc``'s process group (it was started with ``start_new_session``): SIGTERM, then SIGKILL."""
-    if proc is None or proc.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 @dataclass
@@ -200,17 +173,6 @@ def on_sigterm_exit() -> None:
 
 
 # --------------------------------------------------------------------------- Chromium
-
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-VIEWPORT = {"width": 1400, "height": 900}
 
 
 def require_chromium() -> None:

@@ -33,7 +33,7 @@ from attention_core.lesson import STEPS
 from attention_ui import internals
 from attention_ui.internals import KEY_CLASS
 from attention_ui.registry import PAGES
-from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
+from harness import load_side_by_side, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

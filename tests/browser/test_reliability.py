@@ -8,8 +8,9 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
+from attention_ui.internals import testid
 from attention_ui.registry import PAGES as REGISTERED
-from tests.browser.harness import TOY, no_exception, wait_for_app
+from harness import TOY, js, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -19,10 +20,10 @@ URL_INDICES = {"step_by_step": ("token", "step"), "real_model": ("layer", "head"
 """The index parameters a page reads (through url_state.url_int): each must come back clamped."""
 MARKUP = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script><b>bold</b> [x](javascript:alert(1))"
 
-FOCUSED = """() => { const e = document.activeElement; if (!e) return null;
+FOCUSED = js("""() => { const e = document.activeElement; if (!e) return null;
   return {tag: e.tagName, type: e.type || '', text: (e.innerText || '').trim().slice(0, 40),
           label: e.getAttribute('aria-label') || '',
-          sidebar: !!e.closest('[data-testid="stSidebar"]'), main: !!e.closest('[data-testid="stMain"]')}; }"""
+          sidebar: !!e.closest('testid(stSidebar)'), main: !!e.closest('testid(stMain)')}; }""")
 
 
 def tab_until(page, wanted, limit: int = 80) -> list[dict]:
@@ -39,7 +40,7 @@ def tab_until(page, wanted, limit: int = 80) -> list[dict]:
 
 
 def step_number(page) -> int:
-    text = page.locator('[data-testid="stProgress"]').inner_text()
+    text = page.locator(testid("stProgress")).inner_text()
     m = re.search(r"(\d+)\D+(\d+)", text)
     assert m, f"no step indicator in {text!r}"
     return int(m.group(1))
@@ -66,7 +67,7 @@ def test_keyboard_only_reaches_the_sentence_and_operates_next(open_app):
     page.keyboard.press("Enter")
     wait_for_app(page)
     no_exception(page)
-    labels = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').all_inner_texts()
+    labels = page.locator(f"{testid('stMain')} {testid('stButtonGroup')} button").all_inner_texts()
     assert [lab.strip() for lab in labels] == ["1: keys", "2: only", "3: please"], labels
 
     tab_until(page, is_next)
@@ -106,8 +107,8 @@ def test_hand_typed_url_and_markup_sentence_are_safe_on_every_page(open_app, pag
     page = open_app(f"{path}?{BAD_PARAMS}&sentence={quote(MARKUP)}")
     no_exception(page)
     assert page.get_by_text("Page not found").count() == 0
-    assert page.locator('[data-testid="stMain"] h1').count() >= 1, f"{page_id} has no title"
-    box = page.locator('[data-testid="stSidebar"] textarea').first
+    assert page.locator(f"{testid('stMain')} h1").count() >= 1, f"{page_id} has no title"
+    box = page.locator(f"{testid('stSidebar')} textarea").first
     assert box.input_value() == MARKUP, "the markup sentence from the URL is in the box (the test is not vacuous)"
     assert page.evaluate("() => window.__pwned") is None, "input markup ran as script"
     injected = page.evaluate(
