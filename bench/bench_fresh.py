@@ -82,6 +82,7 @@ from bench.core import (
     wait_idle,
 )
 from bench.pageclock import ARM_JS, INIT_JS
+from harness import js, testid
 
 SETTLE_MS = 500  # the idle check must hold this long
 LATE_RUN_S = 1.0  # then, a run started within this long restarts the wait
@@ -89,7 +90,7 @@ TARGET_S = 1.0  # issue 31: no first visit and no Next over 1 s
 
 # Idle since when (the page's clock, ms), once every run has ended and IDLE_JS has held for
 # ``settle`` ms; false until then. Its state lives in window.__fresh (reset with the clock).
-IDLE_SINCE_JS = """(settle) => {
+IDLE_SINCE_JS = js("""(settle) => {
   const B = window.__bench;
   if (!B) return false;
   const F = window.__fresh || (window.__fresh = {since: null});
@@ -101,8 +102,8 @@ IDLE_SINCE_JS = """(settle) => {
   return {idle: Math.max(F.since, lastFin), painted: B.settled ? B.settled[1] : null, lastFin,
           firstNew: B.news.length ? B.news[0] : null, t0: B.t0,
           runs: B.news.length,
-          charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length};
-}""".replace("IDLE", IDLE_JS)
+          charts: document.querySelectorAll('testid(stPlotlyChart)').length};
+}""").replace("IDLE", IDLE_JS)
 
 RESET_JS = "() => { window.__fresh = {since: null}; }"
 RUNS_JS = "() => window.__bench.news.length"
@@ -223,7 +224,7 @@ class Fresh:
 
 
 def next_button(page):
-    return page.locator('[data-testid="stMain"] .st-key-step_next button')
+    return page.locator(f"{testid('stMain')} .st-key-step_next button")
 
 
 def warm(fresh: Fresh, ours_url: str, bare_url: str) -> None:

@@ -11,7 +11,7 @@ before NumPy loads.
   through ``bench/st_timed.py`` (a stopwatch on every script run).
 * ``chromium`` / ``chromium_async``: Debian's /usr/bin/chromium through Playwright (never
   ``playwright install``), with the harness's flags (``harness.CHROMIUM_ARGS``).
-* ``IDLE_JS`` and ``wait_idle`` / ``wait_idle_async``: the one definition of "the app is idle".
+* ``IDLE_JS`` (the harness's) and ``wait_idle`` / ``wait_idle_async``: when the app is idle.
 * ``percentile`` / ``p50`` / ``p95``: the one definition of a percentile.
 * ``tree_*``, ``RssSampler``, ``settle_rss``, ``pin``: memory and CPU of a process tree (/proc).
 * ``table`` and ``machine``: how results are printed.
@@ -36,6 +36,8 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import harness
 
 # the harness of the browser tests: its Chromium, window, server and ports; benches import them from here
 from harness import (  # noqa: F401
@@ -210,24 +212,23 @@ async def chromium_async():
                 await browser.close()
 
 
-# The app is idle when the script is not running, no element is left stale from the last run
-# (or a lazy-loading skeleton), and every Plotly chart container holds a drawn figure.
-IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const plot = c.querySelector('.js-plotly-plot');
-    if (!plot || !plot.data || !plot._fullLayout) return false;
-  }
-  return true;
-}"""
+def idle_js() -> str:
+    """The harness's "the app is idle" (``harness.IDLE_JS``), its selectors written in."""
+    return harness.js(harness.IDLE_JS)
+
+
+def __getattr__(name: str):
+    """``IDLE_JS`` for the benches that import it: made when first asked for, since the
+    selectors come from ``attention_ui.internals``, which loads Streamlit (this module must not)."""
+    if name == "IDLE_JS":
+        return idle_js()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _idle_and(predicate_js: str | None) -> str:
     if predicate_js is None:
-        return IDLE_JS
-    return f"(arg) => ({IDLE_JS})() && ({predicate_js})(arg)"
+        return idle_js()
+    return f"(arg) => ({idle_js()})() && ({predicate_js})(arg)"
 
 
 def wait_idle(page, timeout: float = 120.0, settle: float = 0.0, predicate_js: str | None = None, arg=None) -> None:
@@ -236,7 +237,7 @@ def wait_idle(page, timeout: float = 120.0, settle: float = 0.0, predicate_js: s
     ``settle`` > 0: check again ``settle`` s later, twice, so that a rerun that starts just
     after a click (the attribute may still read "notRunning" for a moment) is waited for too.
     Raises Playwright's TimeoutError after ``timeout`` seconds."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    page.wait_for_selector(harness.testid("stApp"), timeout=timeout * 1000)
     js = _idle_and(predicate_js)
     checks = 3 if settle > 0 else 1
     for n in range(checks):

@@ -212,9 +212,7 @@ COUNT_RUNS_JS = """(() => {
 """An init script: ``window.__runs`` collects the status of every script run the page's
 WebSocket reports finished (the one-run-per-click and learn browser tests)."""
 
-# The app is idle when the script is not running, no element is still stale from the last
-# run or a lazy-loading skeleton, and every Plotly chart container holds a drawn figure.
-_IDLE_JS = """() => {
+IDLE_JS = """() => {
   const app = document.querySelector('testid(stApp)');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-stale="true"], testid(stSkeleton)')) return false;
@@ -225,6 +223,9 @@ _IDLE_JS = """() => {
   }
   return true;
 }"""
+"""The app is idle: its script is not running, no element is still stale from the last run nor a
+lazy-loading skeleton, and every Plotly chart container holds a drawn figure. Its selectors are
+written ``testid(name)``: pass it through ``js``."""
 
 
 EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: another run follows at once
@@ -249,7 +250,7 @@ _SETTLED_JS = (
   const quiet = now - window.__quietSince;
   if (runs.length > acked) return runs[runs.length - 1] !== FOR_RERUN && quiet >= QUIET;
   return runs.length > 0 && quiet >= 2 * settle;
-}""".replace("IDLE", _IDLE_JS)
+}""".replace("IDLE", IDLE_JS)
     .replace("FOR_RERUN", str(EARLY_FOR_RERUN))
     .replace("QUIET", str(QUIET_AFTER_RUN_MS))
 )
@@ -272,9 +273,9 @@ def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
         page.evaluate("() => { window.__acked = window.__runs.length; }")
         return
     for _ in range(2):
-        page.wait_for_function(js(_IDLE_JS), timeout=timeout, polling=100)
+        page.wait_for_function(js(IDLE_JS), timeout=timeout, polling=100)
         page.wait_for_timeout(settle)
-    page.wait_for_function(js(_IDLE_JS), timeout=timeout, polling=100)
+    page.wait_for_function(js(IDLE_JS), timeout=timeout, polling=100)
 
 
 def load_side_by_side(tabs: list, urls: list[str], settle: int = 400) -> Iterator[tuple]:

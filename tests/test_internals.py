@@ -65,6 +65,31 @@ def test_each_data_testid_the_app_names_is_in_streamlit_s_frontend(name):
     )
 
 
+SELECTING = ("tests", "bench", "scripts", "harness")
+"""The folders whose code selects Streamlit's elements in a browser besides the app's own."""
+
+
+def test_tests_benches_and_scripts_name_each_data_testid_through_internals():
+    """Every ``data-testid`` a test, bench or script selects is one of ``TEST_IDS``, whose canary
+    above watches it, and is named only there: Python writes ``testid("stMain")``, JavaScript
+    ``testid(stMain)`` (``harness.js``); no selector spells ``[data-testid="…"]`` out."""
+    root = Path(__file__).resolve().parents[1]
+    spelled, named = [], set()
+    for folder in SELECTING:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".py", ".js") or path == Path(__file__).resolve():
+                continue
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
+            for n, (before, line) in enumerate(zip(["", *lines], lines), start=1):
+                example = ">>>" in before or ">>>" in line  # a doctest shows what testid writes
+                if re.search(r"""data-testid=\\?["'`]""", line) and not example:
+                    spelled.append(f"{path.relative_to(root)}:{n}")
+            named |= set(re.findall(r"""testid\(["']?((?:st|Input)[A-Z]\w*)""", text))
+    assert not spelled, f"spelled out, not through internals.testid: {spelled}"
+    assert named and named <= set(internals.TEST_IDS), sorted(named - set(internals.TEST_IDS))
+
+
 def test_the_app_root_still_says_whether_a_script_runs():
     text = bundle()
     assert re.search(rf"[`\"']{internals.SCRIPT_STATE}[`\"']", text) and "`stApp`" in text, _upgrade() + (
