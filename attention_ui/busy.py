@@ -131,7 +131,7 @@ constant: no learner text in it."""
 def busy_note(words: str) -> None:
     """Add the waiting note's style sheet to this run (early in the sidebar, which every run draws
     first); ``words`` is what it says (``t("shell.busy")``). ``BUSY_SCRIPT`` goes in the sidebar's
-    script element (``shell.sidebar``)."""
+    script element (``sidebar.sidebar``)."""
     st.html(busy_css(words))  # only <style>: Streamlit puts it in the event container, no space taken
 
 

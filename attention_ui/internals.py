@@ -56,9 +56,24 @@ TEST_IDS = (
     "stMetricLabel",
     "stWidgetLabel",
     "stElementContainer",
+    "InputInstructions",
+    # named only by the browser tests, the benches and the scripts:
+    "stAlertContent",
+    "stException",
+    "stExpander",
+    "stMetric",
+    "stMetricValue",
+    "stNumberInputStepDown",
+    "stNumberInputStepUp",
+    "stPopoverBody",
+    "stProgress",
+    "stSidebarContent",
+    "stSkeleton",
+    "stSlider",
 )
-"""The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts
-name (canary: each occurs in the installed frontend bundle)."""
+"""The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts,
+the browser tests, the benches and the scripts name, each through ``testid`` (canary: each
+occurs in the installed frontend bundle)."""
 
 
 def testid(name: str) -> str:
@@ -95,7 +110,7 @@ TABLE_LINE = ("#e8e5e2", "#3a3834")
 
 # --------------------------------------------------------------------------- Streamlit's app root, inputs and buttons
 
-APP_ROOT = '[data-testid="stApp"]'
+APP_ROOT = testid("stApp")
 """The app's root element, on which Streamlit marks whether a script runs (``SCRIPT_STATE``)."""
 SCRIPT_STATE = "data-test-script-state"
 """The attribute of ``APP_ROOT`` that says whether the session's script runs: ``initial``,
@@ -103,14 +118,13 @@ SCRIPT_STATE = "data-test-script-state"
 (Streamlit's ``ScriptRunState``; the browser tests' idle check reads it too)."""
 RUNNING_STATES = ("running", "rerunRequested")
 """The values of ``SCRIPT_STATE`` while a run is under way or asked for."""
-INPUT_INSTRUCTIONS = '[data-testid="InputInstructions"]'
+INPUT_INSTRUCTIONS = testid("InputInstructions")
 """The "Press Enter to apply" / "Press Ctrl+Enter to apply" line and character count that
 Streamlit lays over the end of a text input's or text area's text while it has the focus."""
-BUTTON = '[data-testid="stButton"] button'
+BUTTON = f"{testid('stButton')} button"
 """An ``st.button`` (a click on it always asks for a run)."""
-ADDED_TEST_IDS = ("stApp", "InputInstructions", "stButton")
-"""The ``data-testid`` values named just above (canary: each occurs in the frontend bundle, as
-``TEST_IDS``)."""
+ERROR_ALERT = '[data-testid="stAlertContentError"]'
+"""The inside of an ``st.error`` box: Streamlit names it ``stAlertContent`` and the kind, capitalised."""
 
 # --------------------------------------------------------------------------- Streamlit's frontend files
 

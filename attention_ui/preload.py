@@ -47,4 +47,4 @@ def preload_script(chunk: str | None) -> str:
 
 
 PRELOAD_SCRIPT = preload_script(plotly_chunk())
-"""The script the sidebar sends (``shell.CLIENT_SCRIPT``). A constant: no learner text in it."""
+"""The script the sidebar sends (``sidebar.CLIENT_SCRIPT``). A constant: no learner text in it."""

@@ -17,8 +17,8 @@ A value equal to its default is left out of the URL, so a link names only what d
 
 Streamlit forgets the value of a widget a page drew when another page opens. ``remember`` keeps
 the last value of a setting in session state under ``_keep_<name>``; ``url_choice`` falls back to
-it when the URL does not say, and ``shell.link_params`` builds links to other pages from it. The
-sidebar's widgets are drawn on every run (``shell.run_app``), so Streamlit keeps them itself.
+it when the URL does not say, and ``settings.link_params`` builds links to other pages from it. The
+sidebar's widgets are drawn on every run (``route.run_app``), so Streamlit keeps them itself.
 
 Example: ``token_picker("Query token", ["the", "cat"])`` shows "1: the" and "2: cat", returns
 the chosen index (1 for "cat") and keeps the number shown in the URL as ``?token=2``.
@@ -73,7 +73,7 @@ SENTENCE_POSITIONS = ("token", "model_token", "after_token", "first")
 The code; Real model heads; After attention) and the first token of the window over a long
 sentence. Each belongs to the link's ``?sentence=``: the browser drops them from the URL when the
 learner applies another sentence (``sentence_box.ENTER_SCRIPT``), and ``token_picker`` and
-``shell.window_start`` go back to their default."""
+``lesson_notes.window_start`` go back to their default."""
 
 
 # --------------------------------------------------------------------------- across pages

@@ -65,6 +65,7 @@ from bench.core import (
     wait_idle,
     word_pool,
 )
+from harness import js
 
 POLL_S = 0.010
 FALLBACK_GRACE_S = 2.0
@@ -119,8 +120,9 @@ TABLES = ".cell-matrix-box:not(.print-only) > .cell-matrix-wrap:not(.cm-spotligh
 
 # State of every matrix (Plotly figure or HTML table): count, whether each has the expected y tick labels and z rows,
 # a signature (to see that it changed), and whether the script is idle.
-_STATE_JS = """(expected) => {
-  const app = document.querySelector('[data-testid="stApp"]');
+_STATE_JS = (
+    js("""(expected) => {
+  const app = document.querySelector('testid(stApp)');
   const state = app ? app.getAttribute('data-test-script-state') : null;  // a diagnostic: when the run ended
   const idle = (IDLE)();
   // z is either nested arrays or Plotly's typed-array spec {dtype, bdata, shape: "20,20"}
@@ -156,7 +158,10 @@ _STATE_JS = """(expected) => {
     };
   });
   return {state, idle, figs: figs.concat(tables)};
-}""".replace("IDLE", IDLE_JS).replace("TABLES", repr(TABLES))
+}""")
+    .replace("IDLE", IDLE_JS)
+    .replace("TABLES", repr(TABLES))
+)
 
 
 def page_state(page, expected=None) -> dict | None:

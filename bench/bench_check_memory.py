@@ -17,8 +17,9 @@ import statistics
 import threading
 import time
 
-from bench.core import status_kb, tree_pids
 from tests.browser.harness import launch_browser, streamlit_server, wait_for_app
+
+from bench.core import status_kb, tree_pids
 
 MB = 1024 * 1024
 

@@ -108,6 +108,7 @@ from bench.core import (
     wait_idle,
 )
 from bench.pageclock import App, Sample, timed_server
+from harness import testid
 
 SLOW_S = 1.0
 
@@ -123,10 +124,10 @@ class Ours:
         self.current = None  # page id
 
     def sidebar(self, key: str):
-        return self.page.locator(f'[data-testid="stSidebar"] .st-key-{key}')
+        return self.page.locator(f"{testid('stSidebar')} .st-key-{key}")
 
     def main(self, key: str):
-        return self.page.locator(f'[data-testid="stMain"] .st-key-{key}')
+        return self.page.locator(f"{testid('stMain')} .st-key-{key}")
 
     def option(self, where, n: int):
         """Option ``n`` of a segmented control (buttons in option order)."""
@@ -134,14 +135,14 @@ class Ours:
 
     def link(self, page_id: str):
         start = "?" if page_id == "home" else f"{page_id}?"
-        return self.page.locator(f'[data-testid="stSidebar"] [data-testid="stPageLink"] a[href^="{start}"]').first
+        return self.page.locator(f'{testid("stSidebar")} {testid("stPageLink")} a[href^="{start}"]').first
 
     def toggle(self, key: str):
         return self.sidebar(key).locator("label").first
 
     def step(self) -> int:
         """The step shown by step by step, 0-based (from "Step n of 7" / "第 n 步 …")."""
-        text = self.page.locator('[data-testid="stProgress"]').inner_text()
+        text = self.page.locator(testid("stProgress")).inner_text()
         return int(re.search(r"\d+", text).group()) - 1
 
     def checked(self, where) -> int:
@@ -169,9 +170,9 @@ class Group:
 def _app_constants() -> tuple[list[str], int, int, int]:
     """The sidebar's pages in menu order and the default trained head (layer, head), from the app itself."""
     from attention_core.lesson import STEPS, TRAINED_HEAD
-    from attention_ui.shell import NAV as SHELL_NAV
+    from attention_ui.registry import PAGES
 
-    return [page_id for page_id, _icon in SHELL_NAV], len(STEPS), *TRAINED_HEAD
+    return [entry.id for entry in PAGES], len(STEPS), *TRAINED_HEAD
 
 
 NAV, N_STEPS, LAYER, HEAD = _app_constants()
@@ -223,8 +224,8 @@ def groups(o: Ours, runner) -> list[Group]:
                 Step(f"W: Trained → Random {at}", w(1)),
                 Step(f"d_k +1 {at}", lambda: slider("d_k").press("ArrowRight")),
                 Step(f"d_k −1 {at}", lambda: slider("d_k").press("ArrowLeft")),
-                Step(f"seed +1 {at}", lambda: sb("seed").locator('[data-testid="stNumberInputStepUp"]').click()),
-                Step(f"seed −1 {at}", lambda: sb("seed").locator('[data-testid="stNumberInputStepDown"]').click()),
+                Step(f"seed +1 {at}", lambda: sb("seed").locator(testid("stNumberInputStepUp")).click()),
+                Step(f"seed −1 {at}", lambda: sb("seed").locator(testid("stNumberInputStepDown")).click()),
                 Step(f"positional off {at}", lambda: o.toggle("positional").click()),
                 Step(f"positional on {at}", lambda: o.toggle("positional").click()),
                 Step(f"W: Random → Trained {at}", w(0)),
@@ -315,7 +316,7 @@ class Runner:
     def prepare(self, what: str | None) -> None:
         o = self.o
         if what == "open_sidebar":
-            button = o.page.locator('[data-testid="stExpandSidebarButton"]')
+            button = o.page.locator(testid("stExpandSidebarButton"))
             if button.count() and button.is_visible():
                 button.click()  # no script run: only the sidebar slides in
                 o.toggle("present").wait_for(state="visible")

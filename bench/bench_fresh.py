@@ -18,7 +18,7 @@ Streamlit session, no cookies or cache), 1400×900, locale en-US, closed afterwa
 (0) Server start → first heatmap, ours at /matrices vs bare: ``bench_app.startup`` (imported,
     not copied: the clock starts just before the server is spawned and stops when the first
     heatmap is visible). One sample per app, the browser already running.
-(1) Warm-up, untimed: one session per page of ``attention_ui.shell.NAV`` opens its URL, and on
+(1) Warm-up, untimed: one session per page of ``attention_ui.registry.PAGES`` opens its URL, and on
     Step by step Next is clicked through every step; the bare app is opened once. The server
     has then seen every page, as it has when a class arrives after another.
 (2) ``--reps`` times, in NAV order, each page's first visit in a fresh session: ``page.goto`` of
@@ -82,6 +82,7 @@ from bench.core import (
     wait_idle,
 )
 from bench.pageclock import ARM_JS, INIT_JS
+from harness import js, testid
 
 SETTLE_MS = 500  # the idle check must hold this long
 LATE_RUN_S = 1.0  # then, a run started within this long restarts the wait
@@ -89,7 +90,7 @@ TARGET_S = 1.0  # issue 31: no first visit and no Next over 1 s
 
 # Idle since when (the page's clock, ms), once every run has ended and IDLE_JS has held for
 # ``settle`` ms; false until then. Its state lives in window.__fresh (reset with the clock).
-IDLE_SINCE_JS = """(settle) => {
+IDLE_SINCE_JS = js("""(settle) => {
   const B = window.__bench;
   if (!B) return false;
   const F = window.__fresh || (window.__fresh = {since: null});
@@ -101,8 +102,8 @@ IDLE_SINCE_JS = """(settle) => {
   return {idle: Math.max(F.since, lastFin), painted: B.settled ? B.settled[1] : null, lastFin,
           firstNew: B.news.length ? B.news[0] : null, t0: B.t0,
           runs: B.news.length,
-          charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length};
-}""".replace("IDLE", IDLE_JS)
+          charts: document.querySelectorAll('testid(stPlotlyChart)').length};
+}""").replace("IDLE", IDLE_JS)
 
 RESET_JS = "() => { window.__fresh = {since: null}; }"
 RUNS_JS = "() => window.__bench.news.length"
@@ -111,9 +112,9 @@ RUNS_JS = "() => window.__bench.news.length"
 def _app_pages() -> tuple[list[str], int]:
     """The page ids in menu order and the number of steps, from the app itself."""
     from attention_core.lesson import STEPS
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES as REGISTERED
 
-    return [page_id for page_id, _icon in NAV], len(STEPS)
+    return [entry.id for entry in REGISTERED], len(STEPS)
 
 
 PAGES, N_STEPS = _app_pages()
@@ -223,7 +224,7 @@ class Fresh:
 
 
 def next_button(page):
-    return page.locator('[data-testid="stMain"] .st-key-step_next button')
+    return page.locator(f"{testid('stMain')} .st-key-step_next button")
 
 
 def warm(fresh: Fresh, ours_url: str, bare_url: str) -> None:

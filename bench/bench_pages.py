@@ -43,6 +43,7 @@ from bench.core import (
     tree_rss_bytes,
     wait_idle,
 )
+from harness import js, testid
 
 SENTENCE = "The animal didn't cross the street because it was too tired"
 
@@ -58,7 +59,7 @@ def torch_mapped(pid: int) -> bool:
 def sidebar_link(page, path: str):
     """The sidebar's link to page ``path`` (hrefs are relative: "matrices?lang=en", "?lang=en" for Home)."""
     start = f"{path}?" if path else "?"
-    return page.locator(f'[data-testid="stSidebar"] [data-testid="stPageLink"] a[href^="{start}"]').first
+    return page.locator(f'{testid("stSidebar")} {testid("stPageLink")} a[href^="{start}"]').first
 
 
 def tour(browser, directory: Path) -> dict:
@@ -77,8 +78,8 @@ def tour(browser, directory: Path) -> dict:
         wait_idle(page, 180, settle=0.3)
         real_model = time.perf_counter() - t0
         hrefs = page.evaluate(
-            """() => [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stPageLink"] a')]
-                      .map(a => a.getAttribute('href'))"""
+            js("""() => [...document.querySelectorAll('testid(stSidebar) testid(stPageLink) a')]
+                      .map(a => a.getAttribute('href'))""")
         )
         for href in hrefs:
             path = urllib.parse.urlparse(href).path.strip("/")

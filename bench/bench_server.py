@@ -56,6 +56,7 @@ from bench.core import (
     p95,
     table,
 )
+from harness import testid
 
 
 def mb(value: float | None) -> str:
@@ -214,7 +215,7 @@ def check_protocol(url: str, timeout: float) -> int:
         page.on("websocket", lambda ws: ws.on("framesent", lambda p: frames.append(p)))
         page.goto(url + "step_by_step?lang=en")
         wait_idle(page, timeout, settle=0.4)
-        main, side = page.locator('[data-testid="stMain"]'), page.locator('[data-testid="stSidebar"]')
+        main, side = page.locator(testid("stMain")), page.locator(testid("stSidebar"))
         box = side.locator(".st-key-sentence textarea").first
         box.fill(CHECK_SENTENCE)
         for act in (
@@ -224,9 +225,9 @@ def check_protocol(url: str, timeout: float) -> int:
             lambda: main.locator(".st-key-step_next button").click(),
             lambda: main.locator(".st-key-step_next button").click(),  # step 4: a selectbox (key_j)
             lambda: main.locator(".st-key-step_next button").click(),
-            lambda: side.locator('[data-testid="stPageLink"] a[href^="matrices?"]').first.click(),
+            lambda: side.locator(f'{testid("stPageLink")} a[href^="matrices?"]').first.click(),
             lambda: main.locator(".st-key-matrix_tab button").nth(0).click(),
-            lambda: side.locator('[data-testid="stPageLink"] a[href^="step_by_step?"]').first.click(),
+            lambda: side.locator(f'{testid("stPageLink")} a[href^="step_by_step?"]').first.click(),
         ):
             act()
             wait_idle(page, timeout, settle=0.4)

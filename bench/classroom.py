@@ -19,7 +19,7 @@ One learner's lesson (``walk``), the same in Chromium and over the protocol:
    picker must still list this sentence's tokens).
 
 The expected numbers come from ``build_lesson(sentence, embedder, settings)`` computed here with
-the app's own defaults (``attention_ui.shell.DEFAULTS``: today a trained head, layer 2 head 4;
+the app's own defaults (``attention_ui.settings.DEFAULTS``: today a trained head, layer 2 head 4;
 toy mode falls back to random W as the app does). Every check reads this learner's own answer,
 so a learner shown another learner's numbers fails. An exception element or a page error is an
 error. Any check that fails is reported at once; ``preflight`` walks one learner before a run and
@@ -61,6 +61,7 @@ from bench.core import (
 )
 from bench.pageclock import INIT_JS, timed_action
 from bench.protocol import Answer, Client, Disconnected, NoAnswer
+from harness import js, testid
 
 MODES = ("model", "toy")
 ACTIONS = ("open", "enter", "token", "next", "switch")
@@ -101,7 +102,7 @@ def sentence_for(k: int, n_words: int = 8) -> str:
 @cache
 def app_defaults() -> tuple[dict, str]:
     """The app's own defaults (the sidebar's settings and the default sentence)."""
-    from attention_ui.shell import DEFAULT_SENTENCE, DEFAULTS
+    from attention_ui.settings import DEFAULT_SENTENCE, DEFAULTS
 
     return dict(DEFAULTS), DEFAULT_SENTENCE
 
@@ -118,7 +119,7 @@ def embedder_for(mode: str):
 
 
 def settings_for(mode: str):
-    """The LessonSettings the app uses by default in ``mode`` (as ``shell.sidebar`` and ``page_start`` build them)."""
+    """The LessonSettings the app uses by default in ``mode`` (as the sidebar and ``page_start`` build them)."""
     from attention_core import LessonSettings
 
     d, _ = app_defaults()
@@ -426,35 +427,35 @@ class ProtocolSeat(Seat):
 
 # --------------------------------------------------------------------------- the Chromium seat
 
-PICKER_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
-  .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true'])"""
+PICKER_JS = js("""() => [...document.querySelectorAll('testid(stMain) .st-key-token_picker button')]
+  .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true'])""")
 
 # What the checks read from the page: the picker, the progress text, exception boxes and the
 # charts by key (typed arrays decoded to plain lists, as tests/browser/harness.py does).
-VIEW_JS = """() => {
+VIEW_JS = js("""() => {
   const clean = v => (v && ArrayBuffer.isView(v)) ? Array.from(v) : Array.isArray(v) ? v.map(clean)
               : (v && typeof v === 'object' && 'bdata' in v) ? clean(v._inputArray) : v;
-  const chart = key => { const el = document.querySelector(`[data-testid="stMain"] .st-key-${key} .js-plotly-plot`);
+  const chart = key => { const el = document.querySelector(`testid(stMain) .st-key-${key} .js-plotly-plot`);
     if (!el || !el.data) return null;
     const y = el.layout && el.layout.yaxis;
     return {traces: el.data.map(t => ({type: t.type, y: clean(t.y), z: clean(t.z)})),
             yticks: y && y.ticktext ? Array.from(y.ticktext) : null}; };
   const table = key => {  // a matrix drawn as an HTML table (tables.matrix_html), not its spotlight row
     const el = document.querySelector(
-      `[data-testid="stMain"] .st-key-${key} .cell-matrix-wrap:not(.cm-spotlight) table`);
+      `testid(stMain) .st-key-${key} .cell-matrix-wrap:not(.cm-spotlight) table`);
     if (!el) return null;
     const rows = [...el.querySelectorAll('tbody tr')];
     return {rows: rows.map(r => r.querySelector('th').textContent),
             z: rows.map(r => [...r.querySelectorAll('td')].map(td => parseFloat(td.dataset.value)))}; };
-  const picker = [...document.querySelectorAll('[data-testid="stMain"] .st-key-token_picker button')]
+  const picker = [...document.querySelectorAll('testid(stMain) .st-key-token_picker button')]
     .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true']);
-  const p = document.querySelector('[data-testid="stMain"] [data-testid="stProgress"]');
+  const p = document.querySelector('testid(stMain) testid(stProgress)');
   return {picker, progress: p ? p.innerText : '',
-          exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+          exceptions: [...document.querySelectorAll('testid(stException)')].map(e => e.innerText.slice(0, 300)),
           weights_row: chart('fig_weights_row'), contributions: chart('fig_contributions'),
           weights: chart('fig_weights'), weights_table: table('matrix_fig_weights'),
           sockets: window.__bench ? window.__bench.sockets : 0};
-}"""
+}""")
 
 
 class ChromiumSeat(Seat):
@@ -479,7 +480,7 @@ class ChromiumSeat(Seat):
         await wait_idle_async(
             self.page,
             self.timeout,
-            "() => document.querySelector('[data-testid=\"stProgress\"]') !== null",
+            f"() => document.querySelector('{testid('stProgress')}') !== null",
             polling=self.poll,
         )
         self.learner.times["open"].append(time.perf_counter() - t0)
@@ -487,7 +488,7 @@ class ChromiumSeat(Seat):
         view = await self._view()
         problems, _ = check(view, "open", default_expected(self.learner.mode), 1, True)
         self.learner.errors += problems
-        box = self.page.locator('[data-testid="stSidebar"] .st-key-sentence textarea').first
+        box = self.page.locator(f"{testid('stSidebar')} .st-key-sentence textarea").first
         await box.fill(self.learner.expected.sentence)  # typed before the class's shared Enter
 
     async def close(self) -> None:
@@ -514,9 +515,9 @@ class ChromiumSeat(Seat):
 
     async def do(self, kind: str, arg=None) -> tuple[float, int, dict]:
         page = self.page
-        main = page.locator('[data-testid="stMain"]')
+        main = page.locator(testid("stMain"))
         if kind == "enter":
-            box = page.locator('[data-testid="stSidebar"] .st-key-sentence textarea').first
+            box = page.locator(f"{testid('stSidebar')} .st-key-sentence textarea").first
             if await box.input_value() != arg:
                 await box.fill(arg)
             action = box.press("Enter")
@@ -525,7 +526,7 @@ class ChromiumSeat(Seat):
         elif kind == "next":
             action = main.locator(".st-key-step_next button").click()
         elif kind == "switch":
-            link = page.locator(f'[data-testid="stSidebar"] [data-testid="stPageLink"] a[href^="{arg}?"]').first
+            link = page.locator(f'{testid("stSidebar")} {testid("stPageLink")} a[href^="{arg}?"]').first
             action = link.click()
         else:
             raise ValueError(kind)

@@ -10,8 +10,8 @@ before NumPy loads.
   raises with the server's log when it dies or does not answer in time; ``timed=True`` runs it
   through ``bench/st_timed.py`` (a stopwatch on every script run).
 * ``chromium`` / ``chromium_async``: Debian's /usr/bin/chromium through Playwright (never
-  ``playwright install``), with the flags of tests/browser/harness.py.
-* ``IDLE_JS`` and ``wait_idle`` / ``wait_idle_async``: the one definition of "the app is idle".
+  ``playwright install``), with the harness's flags (``harness.CHROMIUM_ARGS``).
+* ``IDLE_JS`` (the harness's) and ``wait_idle`` / ``wait_idle_async``: when the app is idle.
 * ``percentile`` / ``p50`` / ``p95``: the one definition of a percentile.
 * ``tree_*``, ``RssSampler``, ``settle_rss``, ``pin``: memory and CPU of a process tree (/proc).
 * ``table`` and ``machine``: how results are printed.
@@ -26,7 +26,6 @@ import math
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,33 +37,23 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import harness
+
+# the harness of the browser tests: its Chromium, window, server and ports; benches import them from here
+from harness import (  # noqa: F401
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVER_ENV,
+    STREAMLIT_FLAGS,
+    VIEWPORT,
+    free_port,
+    stop_group,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
 
 # --------------------------------------------------------------------------- servers
-
-SERVER_ENV = {
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-}
-STREAMLIT_FLAGS = [
-    "--server.headless",
-    "true",
-    "--server.address",
-    "127.0.0.1",
-    "--server.fileWatcherType",
-    "none",
-    "--browser.gatherUsageStats",
-    "false",
-]
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def http_ok(url: str, timeout: float = 2.0) -> bool:
@@ -74,20 +63,6 @@ def http_ok(url: str, timeout: float = 2.0) -> bool:
             return r.status == 200
     except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
         return False
-
-
-def stop_group(proc: subprocess.Popen | None, term_wait: float = 10.0) -> None:
-    """Stop ``proc``'s process group (it was started with ``start_new_session``): SIGTERM, then SIGKILL."""
-    if proc is None or proc.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 @dataclass
@@ -201,17 +176,6 @@ def on_sigterm_exit() -> None:
 
 # --------------------------------------------------------------------------- Chromium
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-VIEWPORT = {"width": 1400, "height": 900}
-
 
 def require_chromium() -> None:
     if not os.access(CHROMIUM, os.X_OK):
@@ -248,24 +212,23 @@ async def chromium_async():
                 await browser.close()
 
 
-# The app is idle when the script is not running, no element is left stale from the last run
-# (or a lazy-loading skeleton), and every Plotly chart container holds a drawn figure.
-IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
-  for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const plot = c.querySelector('.js-plotly-plot');
-    if (!plot || !plot.data || !plot._fullLayout) return false;
-  }
-  return true;
-}"""
+def idle_js() -> str:
+    """The harness's "the app is idle" (``harness.IDLE_JS``), its selectors written in."""
+    return harness.js(harness.IDLE_JS)
+
+
+def __getattr__(name: str):
+    """``IDLE_JS`` for the benches that import it: made when first asked for, since the
+    selectors come from ``attention_ui.internals``, which loads Streamlit (this module must not)."""
+    if name == "IDLE_JS":
+        return idle_js()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _idle_and(predicate_js: str | None) -> str:
     if predicate_js is None:
-        return IDLE_JS
-    return f"(arg) => ({IDLE_JS})() && ({predicate_js})(arg)"
+        return idle_js()
+    return f"(arg) => ({idle_js()})() && ({predicate_js})(arg)"
 
 
 def wait_idle(page, timeout: float = 120.0, settle: float = 0.0, predicate_js: str | None = None, arg=None) -> None:
@@ -274,7 +237,7 @@ def wait_idle(page, timeout: float = 120.0, settle: float = 0.0, predicate_js: s
     ``settle`` > 0: check again ``settle`` s later, twice, so that a rerun that starts just
     after a click (the attribute may still read "notRunning" for a moment) is waited for too.
     Raises Playwright's TimeoutError after ``timeout`` seconds."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    page.wait_for_selector(harness.testid("stApp"), timeout=timeout * 1000)
     js = _idle_and(predicate_js)
     checks = 3 if settle > 0 else 1
     for n in range(checks):

@@ -24,29 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.core import IDLE_JS, VIEWPORT, Server, tree_cpu_s
+from harness import PROTOBUF_FIELDS_JS, SCRIPT_FINISHED
 
 # ForwardMsg's top-level fields (streamlit/proto/ForwardMsg.proto): a run starts with new_session
-# and ends with script_finished (whatever its status, an interrupted run included).
-NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, 6
-
-# A JavaScript function (an expression) that reads the top-level fields of one protobuf message
-# from the wire format alone (no schema): buf -> [[field number, varint value or null], ...].
-PROTOBUF_FIELDS_JS = """(buf => {
-  const b = new Uint8Array(buf), out = [];
-  let i = 0;
-  const varint = () => { let x = 0, m = 1; while (i < b.length) { const c = b[i++]; x += (c & 127) * m;
-                         if (c < 128) break; m *= 128; } return x; };
-  while (i < b.length) {
-    const tag = varint(), wire = tag % 8, field = Math.floor(tag / 8);
-    if (wire === 0) { out.push([field, varint()]); continue; }
-    out.push([field, null]);
-    if (wire === 1) i += 8;
-    else if (wire === 2) { const n = varint(); i += n; }
-    else if (wire === 5) i += 4;
-    else break;
-  }
-  return out;
-})"""
+# and ends with script_finished (whatever its status, an interrupted run included); the harness
+# reads a message's top-level fields from the wire (PROTOBUF_FIELDS_JS).
+NEW_SESSION_FIELD, SCRIPT_FINISHED_FIELD = 4, SCRIPT_FINISHED
 
 INIT_JS = (
     """(() => {

@@ -49,17 +49,13 @@ from attention_ui.formulas import (
     sentence_cosine,
 )
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import unknown_tokens_help
+from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.notation import component_labels, hidden, shown
+from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_markdown
-from attention_ui.shell import (
-    DEFAULTS,
-    lesson_encoding,
-    model_label_now,
-    model_name,
-    page_start,
-    pickers_in_sidebar,
-    unknown_tokens_help,
-)
+from attention_ui.settings import DEFAULTS
+from attention_ui.sidebar import pickers_in_sidebar
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
@@ -238,269 +234,283 @@ def show_table(d_model: int, limit: int) -> None:
     c_read.markdown(t("after_attention.table_read", r=table.lines[r], s=table.lines[s], cosine=best))
 
 
-# ---------------------------------------------------------------- the model on the sidebar's sentence
-lesson, _ = page_start(PAGE, needs_model=True)  # without the model: says why, links to the toy pages, stops
-if lesson is None:
-    st.stop()
-try:
-    with st.spinner(t("shell.loading_model")):
-        config = load_encoder(model_name()).config
-        encoded = lesson_encoding(lesson)  # sections ① and ②: at most 24 pieces
-        vector_a = sentence_vector(lesson.text, name=model_name())  # section ③: every piece the model reads
-except ValueError as exc:
-    st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
-    st.stop()
+def render() -> None:
+    # ---------------------------------------------------------------- the model on the sidebar's sentence
+    lesson, _ = page_start(PAGE)  # without the model: says why, links to the toy pages, stops
+    if lesson is None:
+        st.stop()
+    try:
+        with st.spinner(t("shell.loading_model")):
+            config = load_encoder(model_name()).config
+            encoded = lesson_encoding(lesson)  # sections ① and ②: at most 24 pieces
+            vector_a = sentence_vector(lesson.text, name=model_name())  # section ③: every piece the model reads
+    except ValueError as exc:
+        st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
+        st.stop()
 
-tokens = list(encoded.tokens)
-T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
-n_layers, n_heads, limit = config.n_layers, config.n_heads, config.max_tokens - 2
-st.markdown(t("after_attention.intro", n_heads=n_heads, d_model=d_model, d_ff=d_ff, n_layers=n_layers))
-st.caption(t("after_attention.honest", model=model_label_now()))
-if encoded.truncated and lesson.truncated and lesson.trained:  # the shell has just said how many are shown
-    st.caption(t("after_attention.cut_vector", limit=limit))
-elif encoded.truncated:
-    st.info(t("after_attention.cut", total=encoded.n_pieces, shown=T - 2, limit=limit))
-if encoded.unknown:
-    words = unknown_words(lesson.text, ModelEmbedder(model_name()))
-    unknown_tokens_help(lesson.text, words, len(encoded.unknown), T - 2, offer_toy=False)
+    tokens = list(encoded.tokens)
+    T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
+    n_layers, n_heads, limit = config.n_layers, config.n_heads, config.max_tokens - 2
+    st.markdown(t("after_attention.intro", n_heads=n_heads, d_model=d_model, d_ff=d_ff, n_layers=n_layers))
+    st.caption(t("after_attention.honest", model=model_label_now()))
+    if encoded.truncated and lesson.truncated and lesson.trained:  # the shell has just said how many are shown
+        st.caption(t("after_attention.cut_vector", limit=limit))
+    elif encoded.truncated:
+        st.info(t("after_attention.cut", total=encoded.n_pieces, shown=T - 2, limit=limit))
+    if encoded.unknown:
+        words = unknown_words(lesson.text, ModelEmbedder(model_name()))
+        unknown_tokens_help(lesson.text, words, len(encoded.unknown), T - 2, offer_toy=False)
 
-# ---------------------------------------------------------------- ① one layer
-if pickers_in_sidebar(st.session_state.get("w"), PAGE):
-    layer = lesson.settings.layer  # the sidebar's picker
-    st.subheader(t("after_attention.h_layer", layer=shown(layer)))
-else:  # random or identity W: the sidebar shows no layer picker, so the page does
-    heading = st.empty()
-    layer = url_picker(t("shell.layer"), "layer", n_layers, key="after_layer_picker", default=DEFAULTS["layer"])
-    heading.subheader(t("after_attention.h_layer", layer=shown(layer)))
-url_notes()
-# ``layer`` is the 0-based index; the page shows layer ``number`` (from 1), which reads h^(layer),
-# the output of the layers before it (h^(0): the embeddings), and writes h^(number).
-number = shown(layer)
-last = layer == n_layers - 1
-source = t("after_attention.source_embeddings") if layer == 0 else t("after_attention.source_layer", layer=layer)
-target = t("after_attention.target_pooling") if last else t("after_attention.target_layer", layer=number + 1)
-st.markdown(
-    t(
-        "after_attention.layer_text",
-        layer=number,
-        state=layer,
-        source=source,
-        target=target,
-        T=T,
-        d_model=d_model,
-        d_ff=d_ff,
+    # ---------------------------------------------------------------- ① one layer
+    if pickers_in_sidebar(st.session_state.get("w"), PAGE):
+        layer = lesson.settings.layer  # the sidebar's picker
+        st.subheader(t("after_attention.h_layer", layer=shown(layer)))
+    else:  # random or identity W: the sidebar shows no layer picker, so the page does
+        heading = st.empty()
+        layer = url_picker(t("shell.layer"), "layer", n_layers, key="after_layer_picker", default=DEFAULTS["layer"])
+        heading.subheader(t("after_attention.h_layer", layer=shown(layer)))
+    url_notes()
+    # ``layer`` is the 0-based index; the page shows layer ``number`` (from 1), which reads h^(layer),
+    # the output of the layers before it (h^(0): the embeddings), and writes h^(number).
+    number = shown(layer)
+    last = layer == n_layers - 1
+    source = t("after_attention.source_embeddings") if layer == 0 else t("after_attention.source_layer", layer=layer)
+    target = t("after_attention.target_pooling") if last else t("after_attention.target_layer", layer=number + 1)
+    st.markdown(
+        t(
+            "after_attention.layer_text",
+            layer=number,
+            state=layer,
+            source=source,
+            target=target,
+            T=T,
+            d_model=d_model,
+            d_ff=d_ff,
+        )
     )
-)
-st.caption(t("after_attention.chain"))
-st.latex(layer_equations(layer, n_heads, T, d_model))
-st.caption(t("after_attention.tabs_help"))
-step_tabs = url_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
-trace = encoded.layer(layer)  # every value of the layer, recomputed by the forward pass's own code
-d_v = trace.attention.d_k
-norms = layer_norms(encoded, layer)
+    st.caption(t("after_attention.chain"))
+    st.latex(layer_equations(layer, n_heads, T, d_model))
+    st.caption(t("after_attention.tabs_help"))
+    step_tabs = url_tabs("layer_step", STEPS, lambda s: t(f"after_attention.tab_{s}"))
+    trace = encoded.layer(layer)  # every value of the layer, recomputed by the forward pass's own code
+    d_v = trace.attention.d_k
+    norms = layer_norms(encoded, layer)
 
-if step_tabs["heads"].open:
-    with step_tabs["heads"]:
-        st.latex(output_projection(n_heads, d_v, T, d_model))
-        st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
-        show_figure(
-            token_strips(
-                trace.concat,
-                tokens,
-                title=t("after_attention.concat_title", last=n_heads, layer=number, T=T, d_model=d_model),
-                symbol="C",
-                tr=t,
-                groups=[str(shown(h)) for h in range(n_heads)],  # the title names them: Concat(head 1 … head 12)
-            ),
-            "fig_concat",
-            matrix=trace.concat,
-            row_labels=tokens,
-            col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
-            filename=f"concat_layer{number}",
-            defer_csv=True,
-        )
-        strip(
-            trace.attention_output,
-            tokens,
-            t("after_attention.wo_title", layer=number, T=T, d_model=d_model),
-            "o",
-            "fig_wo",
-            f"w_o_output_layer{number}",
-        )
-
-if step_tabs["norm_1"].open:
-    with step_tabs["norm_1"]:
-        st.latex(first_layer_norm(layer, T, d_model, norms.eps))
-        st.markdown(t("after_attention.norm_1_text", state=layer, n_layers=n_layers, d_model=d_model))
-        strip(
-            trace.inputs,
-            tokens,
-            t("after_attention.input_title", state=layer, T=T, d_model=d_model),
-            "h",
-            "fig_input",
-            f"input_layer{number}",
-        )
-        strip(
-            trace.norm_1.inputs,
-            tokens,
-            t("after_attention.sum_1_title", state=layer, T=T, d_model=d_model),
-            "x",
-            "fig_sum_1",
-            f"residual_1_layer{number}",
-        )
-        stats(trace.norm_1, tokens, t("after_attention.stats_1_title", d_model=d_model), "fig_stats_1", "norm_1_stats")
-        strip(
-            trace.norm_1.outputs,
-            tokens,
-            t("after_attention.norm_1_title", layer=number, T=T, d_model=d_model),
-            "u",
-            "fig_norm_1",
-            f"layernorm_1_layer{number}",
-        )
-        st.markdown(t("after_attention.norm_after"))
-        show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u")
-
-if step_tabs["ffn"].open:
-    with step_tabs["ffn"]:
-        st.latex(feed_forward(T, d_model, d_ff))
-        st.markdown(t("after_attention.ffn_text", d_model=d_model, d_ff=d_ff))
-        effect = gelu_effect(trace)
-        strip(
-            trace.ffn_hidden,
-            tokens,
-            t("after_attention.hidden_title", layer=number, T=T, d_ff=d_ff),
-            "z",
-            "fig_ffn_hidden",
-            f"ffn_hidden_layer{number}",
-        )
-        strip(
-            trace.ffn_activation,
-            tokens,
-            t("after_attention.activation_title", T=T, d_ff=d_ff),
-            "g",
-            "fig_ffn_gelu",
-            f"ffn_gelu_layer{number}",
-        )
-        st.markdown(t("after_attention.gelu_text", share=effect.negative_share, T=T, d_ff=d_ff, lowest=effect.lowest))
-        strip(
-            trace.ffn_output,
-            tokens,
-            t("after_attention.ffn_title", layer=number, T=T, d_model=d_model),
-            "f",
-            "fig_ffn_output",
-            f"ffn_output_layer{number}",
-        )
-
-if step_tabs["norm_2"].open:
-    with step_tabs["norm_2"]:
-        st.latex(second_layer_norm(layer, T, d_model))
-        st.markdown(
-            t("after_attention.norm_2_text", layer=number, T=T, d_model=d_model)
-            + " "
-            + (t("after_attention.next_pooling") if last else t("after_attention.next_layer", next=number + 1))
-        )
-        strip(
-            trace.norm_2.inputs,
-            tokens,
-            t("after_attention.sum_2_title", T=T, d_model=d_model),
-            "y",
-            "fig_sum_2",
-            f"residual_2_layer{number}",
-        )
-        stats(trace.norm_2, tokens, t("after_attention.stats_2_title", d_model=d_model), "fig_stats_2", "norm_2_stats")
-        strip(
-            trace.outputs,
-            tokens,
-            t("after_attention.norm_2_title", layer=number, T=T, d_model=d_model),
-            "h",
-            "fig_output",
-            f"output_layer{number}",
-        )
-        show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", hidden(layer + 1))
-
-# ---------------------------------------------------------------- ② all layers
-st.subheader(t("after_attention.h_layers", n_layers=n_layers))
-st.markdown(t("after_attention.layers_text", n_layers=n_layers))
-view_tabs = url_tabs("layers_view", VIEWS, lambda v: t(f"after_attention.tab_{v}"))
-if view_tabs["change"].open:
-    with view_tabs["change"]:
-        change = layer_change(encoded)  # (L, T)
-        st.markdown(t("after_attention.change_text"))
-        show_figure(
-            layer_change_map(change, tokens, title=t("after_attention.change_title"), tr=t),
-            "fig_change",
-            matrix=change,
-            row_labels=[t("figures.grid_layer", layer=shown(n)) for n in range(n_layers)],
-            col_labels=tokens,
-            filename="layer_change",
-        )
-if view_tabs["cosines"].open:
-    with view_tabs["cosines"]:
-        cosines = token_cosines(encoded)  # (L+1, T, T)
-        means = mean_pair_cosine(cosines)  # (L+1,)
-        falls = [shown(n) for n in range(n_layers) if means[n + 1] < means[n]]  # layers after which it fell
-        st.markdown(
-            t("after_attention.cosines_text", first=means[0], last=means[-1], n_layers=n_layers)
-            + " "
-            + (
-                t("after_attention.cosines_falls", layers=t("shell.list_sep").join(map(str, falls)))
-                if falls
-                else t("after_attention.cosines_rises")
+    if step_tabs["heads"].open:
+        with step_tabs["heads"]:
+            st.latex(output_projection(n_heads, d_v, T, d_model))
+            st.markdown(t("after_attention.heads_text", n_heads=n_heads, d_v=d_v, T=T, d_model=d_model))
+            show_figure(
+                token_strips(
+                    trace.concat,
+                    tokens,
+                    title=t("after_attention.concat_title", last=n_heads, layer=number, T=T, d_model=d_model),
+                    symbol="C",
+                    tr=t,
+                    groups=[str(shown(h)) for h in range(n_heads)],  # the title names them: Concat(head 1 … head 12)
+                ),
+                "fig_concat",
+                matrix=trace.concat,
+                row_labels=tokens,
+                col_labels=[c for h in range(n_heads) for c in component_labels(f"head{shown(h)}", d_v)],
+                filename=f"concat_layer{number}",
+                defer_csv=True,
             )
-        )
-        show_figure(
-            layers_grid(
-                cosines,
+            strip(
+                trace.attention_output,
                 tokens,
-                panel_titles=[
-                    t("after_attention.cosines_panel", layer=superscript(n), mean=means[n]) for n in range(n_layers + 1)
-                ],
-                title=t("after_attention.cosines_title", n_layers=n_layers),
-                tr=t,
-                columns=4,
-            ),
-            "fig_cosines",
-            matrix=cosines.reshape(-1, T),
-            row_labels=[f"h({n}): {tok}" for n in range(n_layers + 1) for tok in tokens],
-            col_labels=tokens,
-            filename="token_cosines_per_layer",
-            defer_csv=True,
-        )
-if view_tabs["attention"].open:
-    with view_tabs["attention"]:
-        averaged = mean_attention(encoded)  # (L, T, T)
-        st.markdown(t("after_attention.attention_text", n_heads=n_heads))
-        show_figure(
-            layers_grid(
-                averaged,
-                tokens,
-                panel_titles=[t("after_attention.attention_panel", layer=shown(n)) for n in range(n_layers)],
-                title=t("after_attention.attention_title"),
-                tr=t,
-                columns=3,
-                zmin=0.0,
-                zmax=1.0,
-            ),
-            "fig_mean_attention",
-            matrix=averaged.reshape(-1, T),
-            row_labels=[f"{t('figures.grid_layer', layer=shown(n))}: {tok}" for n in range(n_layers) for tok in tokens],
-            col_labels=tokens,
-            filename="mean_attention_per_layer",
-            defer_csv=True,
-        )
+                t("after_attention.wo_title", layer=number, T=T, d_model=d_model),
+                "o",
+                "fig_wo",
+                f"w_o_output_layer{number}",
+            )
 
-# ---------------------------------------------------------------- ③ the sentence vector
-st.subheader(t("after_attention.h_vector"))
-T_a = len(vector_a.tokens)
-st.markdown(t("after_attention.vector_text", T=T_a))
-vector_notes(t("after_attention.name_a"), vector_a)
-vector_views = url_tabs("vector_view", VECTOR_VIEWS, lambda v: t(f"after_attention.tab_{v}"))
-if vector_views["pooling"].open:
-    with vector_views["pooling"]:
-        show_pooling(vector_a, n_layers, d_model)
-if vector_views["compare"].open:
-    with vector_views["compare"]:
-        show_comparison(vector_a, d_model, limit)
-if vector_views["table"].open:
-    with vector_views["table"]:
-        show_table(d_model, limit)
+    if step_tabs["norm_1"].open:
+        with step_tabs["norm_1"]:
+            st.latex(first_layer_norm(layer, T, d_model, norms.eps))
+            st.markdown(t("after_attention.norm_1_text", state=layer, n_layers=n_layers, d_model=d_model))
+            strip(
+                trace.inputs,
+                tokens,
+                t("after_attention.input_title", state=layer, T=T, d_model=d_model),
+                "h",
+                "fig_input",
+                f"input_layer{number}",
+            )
+            strip(
+                trace.norm_1.inputs,
+                tokens,
+                t("after_attention.sum_1_title", state=layer, T=T, d_model=d_model),
+                "x",
+                "fig_sum_1",
+                f"residual_1_layer{number}",
+            )
+            stats(
+                trace.norm_1, tokens, t("after_attention.stats_1_title", d_model=d_model), "fig_stats_1", "norm_1_stats"
+            )
+            strip(
+                trace.norm_1.outputs,
+                tokens,
+                t("after_attention.norm_1_title", layer=number, T=T, d_model=d_model),
+                "u",
+                "fig_norm_1",
+                f"layernorm_1_layer{number}",
+            )
+            st.markdown(t("after_attention.norm_after"))
+            show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u")
+
+    if step_tabs["ffn"].open:
+        with step_tabs["ffn"]:
+            st.latex(feed_forward(T, d_model, d_ff))
+            st.markdown(t("after_attention.ffn_text", d_model=d_model, d_ff=d_ff))
+            effect = gelu_effect(trace)
+            strip(
+                trace.ffn_hidden,
+                tokens,
+                t("after_attention.hidden_title", layer=number, T=T, d_ff=d_ff),
+                "z",
+                "fig_ffn_hidden",
+                f"ffn_hidden_layer{number}",
+            )
+            strip(
+                trace.ffn_activation,
+                tokens,
+                t("after_attention.activation_title", T=T, d_ff=d_ff),
+                "g",
+                "fig_ffn_gelu",
+                f"ffn_gelu_layer{number}",
+            )
+            st.markdown(
+                t("after_attention.gelu_text", share=effect.negative_share, T=T, d_ff=d_ff, lowest=effect.lowest)
+            )
+            strip(
+                trace.ffn_output,
+                tokens,
+                t("after_attention.ffn_title", layer=number, T=T, d_model=d_model),
+                "f",
+                "fig_ffn_output",
+                f"ffn_output_layer{number}",
+            )
+
+    if step_tabs["norm_2"].open:
+        with step_tabs["norm_2"]:
+            st.latex(second_layer_norm(layer, T, d_model))
+            st.markdown(
+                t("after_attention.norm_2_text", layer=number, T=T, d_model=d_model)
+                + " "
+                + (t("after_attention.next_pooling") if last else t("after_attention.next_layer", next=number + 1))
+            )
+            strip(
+                trace.norm_2.inputs,
+                tokens,
+                t("after_attention.sum_2_title", T=T, d_model=d_model),
+                "y",
+                "fig_sum_2",
+                f"residual_2_layer{number}",
+            )
+            stats(
+                trace.norm_2, tokens, t("after_attention.stats_2_title", d_model=d_model), "fig_stats_2", "norm_2_stats"
+            )
+            strip(
+                trace.outputs,
+                tokens,
+                t("after_attention.norm_2_title", layer=number, T=T, d_model=d_model),
+                "h",
+                "fig_output",
+                f"output_layer{number}",
+            )
+            show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", hidden(layer + 1))
+
+    # ---------------------------------------------------------------- ② all layers
+    st.subheader(t("after_attention.h_layers", n_layers=n_layers))
+    st.markdown(t("after_attention.layers_text", n_layers=n_layers))
+    view_tabs = url_tabs("layers_view", VIEWS, lambda v: t(f"after_attention.tab_{v}"))
+    if view_tabs["change"].open:
+        with view_tabs["change"]:
+            change = layer_change(encoded)  # (L, T)
+            st.markdown(t("after_attention.change_text"))
+            show_figure(
+                layer_change_map(change, tokens, title=t("after_attention.change_title"), tr=t),
+                "fig_change",
+                matrix=change,
+                row_labels=[t("figures.grid_layer", layer=shown(n)) for n in range(n_layers)],
+                col_labels=tokens,
+                filename="layer_change",
+            )
+    if view_tabs["cosines"].open:
+        with view_tabs["cosines"]:
+            cosines = token_cosines(encoded)  # (L+1, T, T)
+            means = mean_pair_cosine(cosines)  # (L+1,)
+            falls = [shown(n) for n in range(n_layers) if means[n + 1] < means[n]]  # layers after which it fell
+            st.markdown(
+                t("after_attention.cosines_text", first=means[0], last=means[-1], n_layers=n_layers)
+                + " "
+                + (
+                    t("after_attention.cosines_falls", layers=t("shell.list_sep").join(map(str, falls)))
+                    if falls
+                    else t("after_attention.cosines_rises")
+                )
+            )
+            show_figure(
+                layers_grid(
+                    cosines,
+                    tokens,
+                    panel_titles=[
+                        t("after_attention.cosines_panel", layer=superscript(n), mean=means[n])
+                        for n in range(n_layers + 1)
+                    ],
+                    title=t("after_attention.cosines_title", n_layers=n_layers),
+                    tr=t,
+                    columns=4,
+                ),
+                "fig_cosines",
+                matrix=cosines.reshape(-1, T),
+                row_labels=[f"h({n}): {tok}" for n in range(n_layers + 1) for tok in tokens],
+                col_labels=tokens,
+                filename="token_cosines_per_layer",
+                defer_csv=True,
+            )
+    if view_tabs["attention"].open:
+        with view_tabs["attention"]:
+            averaged = mean_attention(encoded)  # (L, T, T)
+            st.markdown(t("after_attention.attention_text", n_heads=n_heads))
+            show_figure(
+                layers_grid(
+                    averaged,
+                    tokens,
+                    panel_titles=[t("after_attention.attention_panel", layer=shown(n)) for n in range(n_layers)],
+                    title=t("after_attention.attention_title"),
+                    tr=t,
+                    columns=3,
+                    zmin=0.0,
+                    zmax=1.0,
+                ),
+                "fig_mean_attention",
+                matrix=averaged.reshape(-1, T),
+                row_labels=[
+                    f"{t('figures.grid_layer', layer=shown(n))}: {tok}" for n in range(n_layers) for tok in tokens
+                ],
+                col_labels=tokens,
+                filename="mean_attention_per_layer",
+                defer_csv=True,
+            )
+
+    # ---------------------------------------------------------------- ③ the sentence vector
+    st.subheader(t("after_attention.h_vector"))
+    T_a = len(vector_a.tokens)
+    st.markdown(t("after_attention.vector_text", T=T_a))
+    vector_notes(t("after_attention.name_a"), vector_a)
+    vector_views = url_tabs("vector_view", VECTOR_VIEWS, lambda v: t(f"after_attention.tab_{v}"))
+    if vector_views["pooling"].open:
+        with vector_views["pooling"]:
+            show_pooling(vector_a, n_layers, d_model)
+    if vector_views["compare"].open:
+        with vector_views["compare"]:
+            show_comparison(vector_a, d_model, limit)
+    if vector_views["table"].open:
+        with vector_views["table"]:
+            show_table(d_model, limit)
+
+
+if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
+    run_app()

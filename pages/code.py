@@ -19,10 +19,11 @@ from attention_core.isolated import checks_enabled
 from attention_core.reference import compare_with_torch, source_of, torch_attention
 from attention_ui.formulas import attention_times, kept_terms
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
+from attention_ui.route import page_start, run_app
 from attention_ui.safe import numbered_labels
-from attention_ui.shell import honesty_banner, page_start
 from attention_ui.style import STACK_KEY
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker
@@ -81,133 +82,137 @@ def call(text: str) -> None:
     st.code(text, language="python", wrap_lines=True)
 
 
-lesson, _ = page_start("code")
-st.markdown(t("code.intro"))
-if lesson is None:
-    st.info(t("code.no_sentence"))
-    st.stop()
-handout(lesson, "code")  # the sentence and settings on top of a printed page
-honesty_banner(lesson)
-tokens = lesson.tokens
-T = len(tokens)
-labels = numbered_labels(tokens)
-trace = lesson.trace
-i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
-st.info(t("code.zero_based", n=shown(i), i=i), icon=":material/terminal:")
-scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
+def render() -> None:
+    lesson, _ = page_start("code")
+    st.markdown(t("code.intro"))
+    if lesson is None:
+        st.info(t("code.no_sentence"))
+        st.stop()
+    handout(lesson, "code")  # the sentence and settings on top of a printed page
+    honesty_banner(lesson)
+    tokens = lesson.tokens
+    labels = numbered_labels(tokens)
+    trace = lesson.trace
+    i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
+    st.info(t("code.zero_based", n=shown(i), i=i), icon=":material/terminal:")
+    scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 
-# --------------------------------------------------------------------------- where q, k, v come from
-with section("project"):
-    a = lesson.inputs  # (T, d_model)
-    q, k, v = project(a, lesson.projections)  # (T, d_k), (T, d_k), (T, d_v)
-    call(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})")
-    shapes(
-        {
-            "a": a,
-            "W^Q": lesson.projections.w_q,
-            "W^K": lesson.projections.w_k,
-            "W^V": lesson.projections.w_v,
-            "q": q,
-            "k": k,
-            "v": v,
-        },
-    )
-    st.markdown(t("code.q_table"))
-    matrix(q, labels, "q")
-
-# --------------------------------------------------------------------------- the formula as code
-with section("attention"):
-    formula = attention(q, k, v)  # (T, d_v), always ÷√d_k
-    call("b = attention(q, k, v)")
-    matrix(formula, labels, "b")
-    checked = scaled_dot_product_attention(q, k, v).outputs  # the same formula, the validated way
-    st.metric(t("code.formula_difference"), f"{np.abs(formula - checked).max():.1e}")
-
-# --------------------------------------------------------------------------- what the app runs
-runs = st.expander(t("code.header_runs"), icon=":material/build:", key="code_runs_open", on_change="rerun")
-if runs.open:  # closed, its source and tables are neither built nor sent (a page switch draws less)
-    with runs:
-        with section("runs", heading=False):
-            result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
-            call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
-            st.latex(kept_terms(attention_times(trace.scale)))
-            shapes(
-                {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
-            )
-            st.markdown(t("code.row_sums"))
-            number_table(
-                {t("code.col_row_sum"): result.weights.sum(axis=-1)},
-                index=labels,
-                number="{:.12f}",
-            )
-            st.markdown(t("code.outputs_table"))
-            matrix(result.outputs, labels, "b")
-        st.markdown(t("code.weights_table"))
-        number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
-
-# --------------------------------------------------------------------------- one row's softmax
-with section("softmax"):
-    row = softmax(trace.scaled[i])  # (T,)
-    call(f"softmax(trace.scaled[{i}])")
-    number_table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels)
-    st.metric(t("code.sum_label"), f"{row.sum():.12f}")
-
-# --------------------------------------------------------------------------- one token's arithmetic
-with section("explain"):
-    e = explain(trace, i)
-    call(f"e = explain(trace, {i})")
-    number_table(
-        {"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights},
-        index=labels,
-    )
-    st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
-    matrix(e.output[None, :], [f"b_{shown(i)}"], "b")
-
-# --------------------------------------------------------------------------- the similarity measures
-with section("similarity"):
-    q_i = trace.q[i : i + 1]  # (1, d_k)
-    call(
-        f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
-        "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)"
-    )
-    number_table(
-        {
-            "dot": dot_similarity(q_i, trace.k)[0],
-            "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
-            "cosine": cosine_similarity(q_i, trace.k)[0],
-        },
-        index=labels,
-    )
-
-# --------------------------------------------------------------------------- PyTorch
-with section("torch"):
-    call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
-    comparison = False  # not asked for: PyTorch runs only on request, in a child process (attention_core.isolated)
-    if not checks_enabled():
-        st.caption(t("shell.checks_off"))
-    elif not st.session_state.get("code_torch"):
-        st.button(
-            t("code.torch_button"),
-            icon=":material/science:",
-            key="code_torch_button",
-            on_click=lambda: st.session_state.update(code_torch=True),
+    # --------------------------------------------------------------------------- where q, k, v come from
+    with section("project"):
+        a = lesson.inputs  # (T, d_model)
+        q, k, v = project(a, lesson.projections)  # (T, d_k), (T, d_k), (T, d_v)
+        call(f"q, k, v = project(a, projections)\ntrace = self_attention(a, projections{scale_arg})")
+        shapes(
+            {
+                "a": a,
+                "W^Q": lesson.projections.w_q,
+                "W^K": lesson.projections.w_k,
+                "W^V": lesson.projections.w_v,
+                "q": q,
+                "k": k,
+                "v": v,
+            },
         )
-        st.caption(t("code.torch_cost"))
-    else:
-        with st.spinner(t("code.torch_running"), show_time=True):
-            comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
-    if comparison is False:
-        pass
-    elif comparison is None:
-        st.info(t("code.no_torch"))
-    else:
-        st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
+        st.markdown(t("code.q_table"))
+        matrix(q, labels, "q")
+
+    # --------------------------------------------------------------------------- the formula as code
+    with section("attention"):
+        formula = attention(q, k, v)  # (T, d_v), always ÷√d_k
+        call("b = attention(q, k, v)")
+        matrix(formula, labels, "b")
+        checked = scaled_dot_product_attention(q, k, v).outputs  # the same formula, the validated way
+        st.metric(t("code.formula_difference"), f"{np.abs(formula - checked).max():.1e}")
+
+    # --------------------------------------------------------------------------- what the app runs
+    runs = st.expander(t("code.header_runs"), icon=":material/build:", key="code_runs_open", on_change="rerun")
+    if runs.open:  # closed, its source and tables are neither built nor sent (a page switch draws less)
+        with runs:
+            with section("runs", heading=False):
+                result = scaled_dot_product_attention(q, k, v, scale=trace.scale)
+                call(f"trace = scaled_dot_product_attention(q, k, v{scale_arg})")
+                st.latex(kept_terms(attention_times(trace.scale)))
+                shapes(
+                    {name: getattr(result, name) for name in ("q", "k", "v", "scores", "scaled", "weights", "outputs")},
+                )
+                st.markdown(t("code.row_sums"))
+                number_table(
+                    {t("code.col_row_sum"): result.weights.sum(axis=-1)},
+                    index=labels,
+                    number="{:.12f}",
+                )
+                st.markdown(t("code.outputs_table"))
+                matrix(result.outputs, labels, "b")
+            st.markdown(t("code.weights_table"))
+            number_table({label: result.weights[:, j] for j, label in enumerate(labels)}, index=labels)
+
+    # --------------------------------------------------------------------------- one row's softmax
+    with section("softmax"):
+        row = softmax(trace.scaled[i])  # (T,)
+        call(f"softmax(trace.scaled[{i}])")
+        number_table({t("code.col_scaled"): trace.scaled[i], t("code.col_weight"): row}, index=labels)
+        st.metric(t("code.sum_label"), f"{row.sum():.12f}")
+
+    # --------------------------------------------------------------------------- one token's arithmetic
+    with section("explain"):
+        e = explain(trace, i)
+        call(f"e = explain(trace, {i})")
+        number_table(
+            {"e.scores": e.scores, "e.scaled": e.scaled, "e.exps": e.exps, "e.weights": e.weights},
+            index=labels,
+        )
+        st.markdown(t("code.explain_sums", row_max=f"{e.row_max:.4f}", row_sum=f"{e.row_sum:.4f}"))
+        matrix(e.output[None, :], [f"b_{shown(i)}"], "b")
+
+    # --------------------------------------------------------------------------- the similarity measures
+    with section("similarity"):
+        q_i = trace.q[i : i + 1]  # (1, d_k)
+        call(
+            f"q_i = trace.q[{i}:{i + 1}]\ndot_similarity(q_i, trace.k)\n"
+            "scaled_dot_similarity(q_i, trace.k)\ncosine_similarity(q_i, trace.k)"
+        )
         number_table(
             {
-                t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
-                t("code.col_difference"): [
-                    f"{x:.1e}" for x in (comparison.weights, comparison.outputs, comparison.builtin_outputs)
-                ],
-            }
+                "dot": dot_similarity(q_i, trace.k)[0],
+                "scaled_dot": scaled_dot_similarity(q_i, trace.k)[0],
+                "cosine": cosine_similarity(q_i, trace.k)[0],
+            },
+            index=labels,
         )
-        st.caption(t("code.torch_caption", version=comparison.torch_version))
+
+    # --------------------------------------------------------------------------- PyTorch
+    with section("torch"):
+        call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
+        comparison = False  # not asked for: PyTorch runs only on request, in a child process (attention_core.isolated)
+        if not checks_enabled():
+            st.caption(t("shell.checks_off"))
+        elif not st.session_state.get("code_torch"):
+            st.button(
+                t("code.torch_button"),
+                icon=":material/science:",
+                key="code_torch_button",
+                on_click=lambda: st.session_state.update(code_torch=True),
+            )
+            st.caption(t("code.torch_cost"))
+        else:
+            with st.spinner(t("code.torch_running"), show_time=True):
+                comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
+        if comparison is False:
+            pass
+        elif comparison is None:
+            st.info(t("code.no_torch"))
+        else:
+            st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
+            number_table(
+                {
+                    t("code.col_compared"): [t("code.cmp_weights"), t("code.cmp_outputs"), t("code.cmp_builtin")],
+                    t("code.col_difference"): [
+                        f"{x:.1e}" for x in (comparison.weights, comparison.outputs, comparison.builtin_outputs)
+                    ],
+                }
+            )
+            st.caption(t("code.torch_caption", version=comparison.torch_version))
+
+
+if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
+    run_app()

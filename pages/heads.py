@@ -37,6 +37,7 @@ from attention_ui.head_claims import count_fields, head_summary, interval, measu
 from attention_ui.heads_figures import census_grid, outcome_grid, word_bars
 from attention_ui.i18n import t
 from attention_ui.notation import shown
+from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import choose_head, lesson_encoding, link_params, model_name, model_unavailable, page_start
 from attention_ui.tables import number_table
@@ -63,9 +64,7 @@ def head_links(layer: int, head: int) -> None:
     params = link_params(w="trained", layer=layer, head=head)
     with st.container(horizontal=True):
         for page in ("step_by_step", "matrices", "real_model"):
-            st.page_link(
-                f"pages/{page}.py", label=t(f"heads.open_{page}"), icon=":material/arrow_forward:", query_params=params
-            )
+            page_link(page, params, label=t(f"heads.open_{page}"), icon=":material/arrow_forward:")
 
 
 def name(layer: int, head: int, start: bool = False) -> str:

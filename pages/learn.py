@@ -39,6 +39,7 @@ from attention_ui.i18n import t
 from attention_ui.learn_figures import next_token_bars, training_curves
 from attention_ui.notation import SCORE, component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.presentation import explained_around, parse_flag
+from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import page_start
 from attention_ui.tables import number_table
@@ -641,7 +642,7 @@ def write_section(view: View) -> None:
         st.markdown(t("learn.temperature_text", T=f"{temperature:g}", beta=f"{1 / temperature:.2f}"))
     else:
         st.markdown(t("learn.temperature_zero"))
-    st.page_link("pages/tailor_shop.py", label=t("learn.tailor_link"), icon=":material/checkroom:")
+    page_link("tailor_shop", label=t("learn.tailor_link"))
 
     problem = prompt_problem(prompt or "", task)
     if problem is not None:

@@ -8,10 +8,11 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import dot_product_2d, similarity_measures
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import shown
 from attention_ui.presentation import handout
+from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_label, escape_markdown, numbered_labels
-from attention_ui.shell import honesty_banner, page_start
 from attention_ui.similarity_figures import grouped_bars, row_bars, vectors_2d
 from attention_ui.url_state import token_picker, url_choice
 
@@ -115,66 +116,76 @@ def one_query(tokens, labels, comp, weights, vectors: str) -> None:
         )
 
 
-lesson, _ = page_start("similarity")
-st.markdown(t("similarity.intro"))
-st.latex(similarity_measures())
-for column, name in zip(st.columns(3), ORDER):
-    with column.container(border=True):
-        st.markdown(f"**{t(f'similarity.name_{name}')}** — {t(f'similarity.what_{name}')}")
+def render() -> None:
+    lesson, _ = page_start("similarity")
+    st.markdown(t("similarity.intro"))
+    st.latex(similarity_measures())
+    for column, name in zip(st.columns(3), ORDER):
+        with column.container(border=True):
+            st.markdown(f"**{t(f'similarity.name_{name}')}** — {t(f'similarity.what_{name}')}")
 
-# --------------------------------------------------------------------------- 2-D demo
-st.subheader(t("similarity.demo_header"))
-st.markdown(t("similarity.demo_intro"))
-demo()
+    # --------------------------------------------------------------------------- 2-D demo
+    st.subheader(t("similarity.demo_header"))
+    st.markdown(t("similarity.demo_intro"))
+    demo()
 
-# --------------------------------------------------------------------------- the sentence
-st.subheader(t("similarity.sentence_header"))
-if lesson is None:
-    st.info(t("similarity.no_sentence"))
-    st.stop()
-handout(lesson, "similarity")  # the sentence and settings on top of a printed page
-honesty_banner(lesson)
-tokens = lesson.tokens
-labels = numbered_labels(tokens)
-vectors = url_choice(
-    t("similarity.vectors"), "vectors", VECTORS, VECTORS[0], lambda v: t(f"similarity.vectors_{v}"), key="sim_vectors"
-)
-if vectors == "inputs":
-    a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
-else:
-    a, b, d_name = lesson.trace.q, lesson.trace.k, "d_k"
-comp = compare_similarities(a, b)  # (T, T) each
-intro = "hidden" if vectors == "inputs" and lesson.trained else vectors  # a trained head reads a hidden state
-st.markdown(t(f"similarity.sentence_intro_{intro}", d=comp.d, t=len(tokens), layer=shown(lesson.settings.layer)))
+    # --------------------------------------------------------------------------- the sentence
+    st.subheader(t("similarity.sentence_header"))
+    if lesson is None:
+        st.info(t("similarity.no_sentence"))
+        st.stop()
+    handout(lesson, "similarity")  # the sentence and settings on top of a printed page
+    honesty_banner(lesson)
+    tokens = lesson.tokens
+    labels = numbered_labels(tokens)
+    vectors = url_choice(
+        t("similarity.vectors"),
+        "vectors",
+        VECTORS,
+        VECTORS[0],
+        lambda v: t(f"similarity.vectors_{v}"),
+        key="sim_vectors",
+    )
+    if vectors == "inputs":
+        a, b, d_name = lesson.inputs, lesson.inputs, "d_model"
+    else:
+        a, b, d_name = lesson.trace.q, lesson.trace.k, "d_k"
+    comp = compare_similarities(a, b)  # (T, T) each
+    intro = "hidden" if vectors == "inputs" and lesson.trained else vectors  # a trained head reads a hidden state
+    st.markdown(t(f"similarity.sentence_intro_{intro}", d=comp.d, t=len(tokens), layer=shown(lesson.settings.layer)))
 
-axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"), "col_labels": labels, "tr": t}
-show_figure(
-    heatmap_row(
-        [(t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name)) for name in ORDER],
-        labels,
-        **axis,
-        scales=[(-1.0, 1.0) if name == "cosine" else None for name in ORDER],  # each measure its own colour bar
-        title=t("similarity.heatmaps_title", d=comp.d, d_name=d_name),
-    ),
-    "fig_measures",
-)
-st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d**0.5:.3f}"))
+    axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"), "col_labels": labels, "tr": t}
+    show_figure(
+        heatmap_row(
+            [(t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name)) for name in ORDER],
+            labels,
+            **axis,
+            scales=[(-1.0, 1.0) if name == "cosine" else None for name in ORDER],  # each measure its own colour bar
+            title=t("similarity.heatmaps_title", d=comp.d, d_name=d_name),
+        ),
+        "fig_measures",
+    )
+    st.caption(t("similarity.same_picture", d=comp.d, d_name=d_name, sqrt=f"{comp.d**0.5:.3f}"))
 
-st.subheader(t("similarity.weights_header"))
-st.markdown(t("similarity.weights_intro"))
-weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
-show_figure(
-    heatmap_row(
-        [(t(f"similarity.name_{name}"), weights[name]) for name in ORDER],
-        labels,
-        **axis,
-        scale=(0.0, 1.0),
-        title=t("similarity.weights_row_title"),
-    ),
-    "fig_weights",
-)
-st.caption(t("similarity.weights_caption"))
+    st.subheader(t("similarity.weights_header"))
+    st.markdown(t("similarity.weights_intro"))
+    weights = {name: softmax(comp.measure(name), axis=-1) for name in ORDER}  # (T, T) each, rows sum to 1
+    show_figure(
+        heatmap_row(
+            [(t(f"similarity.name_{name}"), weights[name]) for name in ORDER],
+            labels,
+            **axis,
+            scale=(0.0, 1.0),
+            title=t("similarity.weights_row_title"),
+        ),
+        "fig_weights",
+    )
+    st.caption(t("similarity.weights_caption"))
 
-# --------------------------------------------------------------------------- one query token
-st.subheader(t("similarity.token_header"))
-one_query(tokens, labels, comp, weights, vectors)
+    # --------------------------------------------------------------------------- one query token
+    st.subheader(t("similarity.token_header"))
+    one_query(tokens, labels, comp, weights, vectors)
+
+
+if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
+    run_app()

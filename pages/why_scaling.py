@@ -11,7 +11,10 @@ from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap_row
 from attention_ui.formulas import scaled_score_variance, score_variance
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
+from attention_ui.model_access import get_embedder
 from attention_ui.presentation import handout
+from attention_ui.route import page_start, run_app
 from attention_ui.safe import numbered_labels
 from attention_ui.scaling_figures import (
     entropy_sweep,
@@ -21,7 +24,6 @@ from attention_ui.scaling_figures import (
     score_histograms,
     variance_sweep,
 )
-from attention_ui.shell import get_embedder, honesty_banner, page_start
 from attention_ui.url_state import url_tabs
 
 SWEEPS = ("variance", "max_weight", "entropy", "jacobian")  # the tabs of section 3, one sweep each
@@ -125,63 +127,68 @@ def own_name(name: str, current: bool) -> str:
     return t(f"why_scaling.{name}") + (t("why_scaling.own_current") if current else "")
 
 
-lesson, source = page_start("why_scaling")
-st.markdown(t("why_scaling.intro"))
+def render() -> None:
+    lesson, source = page_start("why_scaling")
+    st.markdown(t("why_scaling.intro"))
 
-help_text = t("why_scaling.d_k_help")
-if lesson is not None:  # section 4's d_k: the trained head's own, the sidebar's, or d_model
-    source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
-    help_text += " " + t("why_scaling.d_k_help_now", d_k=lesson.trace.d_k, d_k_source=source_of_d_k)
-experiment(help_text)
+    help_text = t("why_scaling.d_k_help")
+    if lesson is not None:  # section 4's d_k: the trained head's own, the sidebar's, or d_model
+        source_of_d_k = t(f"why_scaling.own_d_k_{lesson.projections.kind}")  # model, random or identity
+        help_text += " " + t("why_scaling.d_k_help_now", d_k=lesson.trace.d_k, d_k_source=source_of_d_k)
+    experiment(help_text)
 
-st.subheader(t("why_scaling.h_own"))
-if lesson is None:
-    st.info(t("why_scaling.own_empty"))
-else:
-    handout(lesson, "why_scaling")  # the sentence and settings on top of a printed page
-    honesty_banner(lesson)
-    embedder, _ = get_embedder(source)
-    other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))
-    with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
-    st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k, d_k_source=source_of_d_k))
-    if lesson.trained:  # the argument of section 1 is about random weights: what learned ones give
-        scores = np.asarray(lesson.trace.scores)  # (T, T), the same raw scores with and without ÷√d_k
-        st.markdown(
-            t(
-                "why_scaling.own_trained",
-                low=f"{scores.min():.1f}",
-                high=f"{scores.max():.1f}",
-                variance=float(scores.var()),
-                d_k=lesson.trace.d_k,
-            )
-        )
-    variants = ((with_scaling, "own_with"), (without_scaling, "own_without"))
-    show_figure(
-        heatmap_row(
-            [
-                (
-                    t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else ""),
-                    variant.trace.weights,
+    st.subheader(t("why_scaling.h_own"))
+    if lesson is None:
+        st.info(t("why_scaling.own_empty"))
+    else:
+        handout(lesson, "why_scaling")  # the sentence and settings on top of a printed page
+        honesty_banner(lesson)
+        embedder, _ = get_embedder(source)
+        other = build_lesson(lesson.text, embedder, replace(lesson.settings, scaled=not lesson.settings.scaled))
+        with_scaling, without_scaling = (lesson, other) if lesson.settings.scaled else (other, lesson)
+        st.markdown(t("why_scaling.own_text", d_k=lesson.trace.d_k, d_k_source=source_of_d_k))
+        if lesson.trained:  # the argument of section 1 is about random weights: what learned ones give
+            scores = np.asarray(lesson.trace.scores)  # (T, T), the same raw scores with and without ÷√d_k
+            st.markdown(
+                t(
+                    "why_scaling.own_trained",
+                    low=f"{scores.min():.1f}",
+                    high=f"{scores.max():.1f}",
+                    variance=float(scores.var()),
+                    d_k=lesson.trace.d_k,
                 )
-                for variant, name in variants
-            ],
-            numbered_labels(lesson.tokens),
-            title=t("why_scaling.own_title"),
-            y_title=t("figures.query_axis"),
-            scale=(0.0, 1.0),
-            tr=t,
-        ),
-        "fig_own",
-    )
-    for column, (variant, name) in zip(st.columns(2), variants):  # on a phone one under the other: named
-        stats = row_statistics(variant.trace.weights)
-        column.markdown(
-            f"**{own_name(name, variant is lesson)}** — "
-            + t(
-                "why_scaling.own_stats",
-                peak=stats.peak_weight,
-                max_weight=stats.max_weight,
-                entropy=stats.entropy,
-                max_entropy=stats.max_entropy,
             )
+        variants = ((with_scaling, "own_with"), (without_scaling, "own_without"))
+        show_figure(
+            heatmap_row(
+                [
+                    (
+                        t(f"why_scaling.{name}") + (t("why_scaling.own_current") if variant is lesson else ""),
+                        variant.trace.weights,
+                    )
+                    for variant, name in variants
+                ],
+                numbered_labels(lesson.tokens),
+                title=t("why_scaling.own_title"),
+                y_title=t("figures.query_axis"),
+                scale=(0.0, 1.0),
+                tr=t,
+            ),
+            "fig_own",
         )
+        for column, (variant, name) in zip(st.columns(2), variants):  # on a phone one under the other: named
+            stats = row_statistics(variant.trace.weights)
+            column.markdown(
+                f"**{own_name(name, variant is lesson)}** — "
+                + t(
+                    "why_scaling.own_stats",
+                    peak=stats.peak_weight,
+                    max_weight=stats.max_weight,
+                    entropy=stats.entropy,
+                    max_entropy=stats.max_entropy,
+                )
+            )
+
+
+if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
+    run_app()

@@ -14,8 +14,9 @@ step of the step-by-step page, every tab of the matrices page, random and identi
 old ``?identity=true`` link, a Chinese and a long sentence, every exercise kind, and hand-typed
 values out of range. Each state opens the page straight from its link, as AppTest does.
 
-Two things differ between runs of the same tree and are left out of the comparison: the
-widgets' internal ids (a hash Streamlit computes) and the random id of a styled table.
+Three things differ between runs of the same tree and are left out of the comparison: the
+widgets' internal ids (a hash Streamlit computes), the random id of a styled table and the random
+file id of a download button whose file is made when clicked.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ LONG = " ".join(["the quick brown fox jumps over the lazy dog"] * 8)
 
 def states() -> list[tuple[str, dict[str, str]]]:
     """(page id, URL parameters) for every state captured."""
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES
 
-    out = [(page, {"lang": lang}) for lang in ("en", "zh") for page, _ in NAV]
+    out = [(page, {"lang": lang}) for lang in ("en", "zh") for page in [entry.id for entry in PAGES]]
     for step in range(7):
         out.append(("step_by_step", {"step": str(step)}))
         out.append(("step_by_step", {"step": str(step), "toy": "true", "w": "random", "token": "2"}))
@@ -113,6 +114,7 @@ def capture(target: str) -> None:
 
 _WIDGET_ID = re.compile(r"\$\$ID-[0-9a-f]{32}-")
 _STYLER_ID = re.compile(r'uuid: \\*"([0-9a-f]{5})\\*"')
+_DEFERRED_FILE_ID = re.compile(r'deferred_file_id: \\*"[0-9a-f]{32}\\*"')
 
 
 def _steady(content):
@@ -120,6 +122,7 @@ def _steady(content):
     if not isinstance(content, str):
         return content
     content = _WIDGET_ID.sub("$$ID-", content)
+    content = _DEFERRED_FILE_ID.sub("deferred_file_id: FILE", content)
     for uuid in set(_STYLER_ID.findall(content)):
         content = content.replace(uuid, "UUID")
     return content

@@ -8,10 +8,11 @@
     python scripts/screenshots.py --params "w=random&d_k=8"   # extra URL parameters on every page
     python scripts/screenshots.py --color-scheme dark   # as a learner whose system theme is dark sees it
 
-Starts its own server (the same helper as the browser tests, tests/browser/harness.py),
-drives Debian's Chromium (/usr/bin/chromium, or $CHROMIUM_PATH) at 1400 px wide and saves
-docs/screenshots/<page>.png, and <page>.zh.png for the Chinese UI. The page list is read
-from the app's sidebar links, so a new page is photographed without editing this file.
+Starts its own server (the harness the browser tests use, harness/), drives Debian's Chromium
+(/usr/bin/chromium, or $CHROMIUM_PATH) at 1400 px wide and saves docs/screenshots/<page>.png,
+and <page>.zh.png for the Chinese UI. The pages are those of attention_ui.registry.PAGES, so a
+new page is photographed without editing this file.
+from attention_ui.internals import testid
 A language the app does not offer yet is skipped with a note, not an error.
 """
 
@@ -23,30 +24,20 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT))
 
-from harness import VIEWPORT, launch_browser, streamlit_server, wait_for_app  # noqa: E402
+from attention_ui.internals import testid  # noqa: E402
+from attention_ui.registry import PAGES  # noqa: E402
+from harness import VIEWPORT, js, launch_browser, streamlit_server, wait_for_app  # noqa: E402
 
 # Extra query parameters per page, so each picture shows something worth seeing.
 PAGE_PARAMS = {"step_by_step": "step=5"}
-FALLBACK_PAGES = ["", "step_by_step", "matrices"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def page_paths(page, base: str) -> list[str]:
-    """The url paths of the app's pages, from the sidebar's page links."""
-    page.goto(base)
-    wait_for_app(page)
-    hrefs = page.evaluate(
-        """() => [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stPageLink"] a')]
-                  .map(a => a.getAttribute('href') || '')"""
-    )
-    paths = []
-    for href in hrefs:
-        path = href.split("?", 1)[0].replace(base, "").strip("/")
-        if path not in paths:
-            paths.append(path)
-    return paths or FALLBACK_PAGES
+def page_paths() -> list[str]:
+    """The url paths of the app's pages (``registry.PAGES``; the first lives at ``/``)."""
+    return ["" if entry is PAGES[0] else entry.id for entry in PAGES]
 
 
 def shoot(page, url: str, out: Path, width: int = VIEWPORT["width"]) -> None:
@@ -59,11 +50,11 @@ def shoot(page, url: str, out: Path, width: int = VIEWPORT["width"]) -> None:
     page.goto(url)
     wait_for_app(page)
     height = page.evaluate(
-        """() => Math.max(...['stMain', 'stSidebarContent'].map(id => {
-              const el = document.querySelector(`[data-testid="${id}"]`);
-              const closed = el && el.closest('[data-testid="stSidebar"][data-collapsed="true"]');
+        js("""() => Math.max(...['testid(stMain)', 'testid(stSidebarContent)'].map(selector => {
+              const el = document.querySelector(selector);
+              const closed = el && el.closest('testid(stSidebar)[data-collapsed="true"]');
               return el && !closed ? el.scrollHeight : 0;  // a closed sidebar (a phone's) takes no room
-           }), window.innerHeight)"""
+           }), window.innerHeight)""")
     )
     page.set_viewport_size({"width": width, "height": int(height)})
     wait_for_app(page)  # charts re-lay out to the new size
@@ -73,7 +64,7 @@ def shoot(page, url: str, out: Path, width: int = VIEWPORT["width"]) -> None:
 
 def has_chinese_ui(page) -> bool:
     """True when the page in front of us speaks Chinese (its title or sidebar)."""
-    text = page.locator('[data-testid="stSidebar"]').inner_text() + page.locator("h1").first.inner_text()
+    text = page.locator(testid("stSidebar")).inner_text() + page.locator("h1").first.inner_text()
     return bool(CJK.search(text))
 
 
@@ -101,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                 color_scheme=args.color_scheme,
             )
             page = context.new_page()
-            paths = page_paths(page, server.url)
+            paths = page_paths()
             if args.pages:
                 paths = [p for p in paths if (p or "home") in args.pages]
             suffix = "" if width == VIEWPORT["width"] else f".{width}"

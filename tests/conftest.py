@@ -75,27 +75,3 @@ def full_error_details():
     stconfig.set_option("client.showErrorDetails", "full")
     yield
     stconfig.set_option("client.showErrorDetails", before)
-
-
-@pytest.fixture(autouse=True)
-def warm_server_route(request, monkeypatch):
-    """AppTest runs what a warm server runs: app.py's route on every run.
-
-    AppTest forgets on every ``run()`` that app.py has called st.navigation (it resets
-    Streamlit's class-wide ``PagesManager.uses_pages_directory``), so with our ``pages/`` folder
-    each of its runs would start in Streamlit's legacy router, which a real server uses for its
-    very first request only (``shell.legacy_page_run`` handles that one; the browser tests open a
-    fresh server's first request). Tests marked ``legacy_router`` keep AppTest's own behaviour;
-    ``tests/test_route.py`` checks both sides of this.
-    """
-    if request.node.get_closest_marker("legacy_router"):
-        return
-    from streamlit.runtime.pages_manager import PagesManager
-
-    made = PagesManager.__init__
-
-    def after_navigation(self, *args, **kwargs):
-        made(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False  # what st.navigation in app.py sets on a server
-
-    monkeypatch.setattr(PagesManager, "__init__", after_navigation)

@@ -11,6 +11,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -22,44 +23,74 @@ APP = str(ROOT / "app.py")
 # --------------------------------------------------------------------------- opening a page
 
 
-def run_page(page: str, sentence: str | None = None, **params) -> AppTest:
-    """``page`` as a learner reaches it: ``params`` are the URL parameters of the first request
-    (Home), then the page is switched to and ``sentence`` typed in the sidebar."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
+def open_link(page: str, lang: str = "en", *, toy: bool = True, **params) -> AppTest:
+    """Page ``page`` (its id, "matrices", or its file, "pages/matrices.py") opened from a shared
+    link: the learner's first request. The link's URL parameters are ``lang``, ``toy=true`` (the toy
+    embedder; ``toy=False`` leaves the real model) and ``params`` (``sentence="the cat sat"``,
+    ``w="random"`` …); the page's first run reads them. Fails the test if the page raises.
+
+    Every AppTest of the app opens so: like a server's first request, each of its runs goes
+    through Streamlit's legacy ``pages/`` router, and the page file runs the app's route itself
+    (``attention_ui.registry``). To go to another page, ``follow_link``."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.switch_page(page_file(page))  # before the first run: Streamlit finds the page by its file name
+    for name, value in ({"lang": lang} | ({"toy": "true"} if toy else {}) | params).items():
+        at.query_params[name] = value
     at.run()
-    at.switch_page(page)
-    at.run()
-    if sentence is not None:
-        at.text_area(key="sentence").set_value(sentence)
-        at.run()
+    assert not at.exception, errors(at)
     return at
 
 
-def open_link(page: str, lang: str = "en", **params) -> AppTest:
-    """``page`` opened straight from a shared link, on the toy embedder: its URL parameters
-    reach the page's first run."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page(page)
-    at.query_params["toy"] = "true"
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
+def follow_link(at: AppTest, page: str) -> AppTest:
+    """What a click on the sidebar's link to ``page`` opens, as a new session: the link's URL
+    parameters (the shared settings it carries) and the sidebar's settings bound to the URL, which
+    the browser writes into the address itself (``settings.BOUND``, presentation mode).
+
+    A new session, because AppTest cannot switch to a page that ``st.navigation`` runs as a
+    function once a run has registered the pages (it looks pages up by their file): what a
+    session keeps across pages besides the URL is left behind, and the link must carry the rest."""
+    from attention_ui.presentation import STATE_KEY
+    from attention_ui.registry import PAGES
+    from attention_ui.settings import BOUND, DEFAULTS, url_text
+
+    page_id = Path(page).stem
+    target = "" if page_id == PAGES[0].id else page_id
+    links = [link.proto for link in at.sidebar.get("page_link") if link.proto.page == target]
+    assert links, f"no sidebar link to {page_id!r}"
+    defaults = DEFAULTS | {STATE_KEY: False}
+    bound = {name: at.session_state[name] for name in (*BOUND, STATE_KEY) if name in at.session_state}
+    params = {name: url_text(name, value) for name, value in bound.items() if value != defaults[name]}
+    params |= dict(parse_qsl(links[0].query_string, keep_blank_values=True))
+    return open_link(page_id, toy=params.pop("toy", None) == "true", **params)
+
+
+def page_file(page: str) -> str:
+    """The file of page ``page``, given by its id or its file."""
+    return page if page.endswith(".py") else f"pages/{page}.py"
+
+
+def errors(at: AppTest) -> str:
+    """The page's exceptions with the end of their stack traces (the real ones under the
+    ``full_error_details`` fixture; the app's config redacts them otherwise)."""
+    return "\n".join(f"{e.message}\n" + "\n".join(e.stack_trace[-6:]) for e in at.exception)
 
 
 # --------------------------------------------------------------------------- the page's charts
 
 
-def _decode(value):
-    """Plotly JSON arrays come base64-encoded as {"dtype", "bdata", "shape"}."""
+def plotly_array(value) -> np.ndarray:
+    """A figure's array as Streamlit sends it, as float64 NumPy: Plotly's typed-array JSON
+    (``{"dtype", "bdata", "shape"}``, base64) or a plain list (``None`` becomes NaN).
+
+    >>> plotly_array({"dtype": "i1", "bdata": "AQID", "shape": "3"}), plotly_array([0.5, None])
+    (array([1., 2., 3.]), array([0.5, nan]))
+    """
     if isinstance(value, dict) and "bdata" in value:
         arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        return arr.reshape([int(s) for s in str(value.get("shape", len(arr))).split(",")]) if "shape" in value else arr
-    return np.array(value, dtype=float)
+        if "shape" in value:
+            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return arr.astype(np.float64)
+    return np.array(value, dtype=np.float64)
 
 
 def charts(at) -> dict[str, dict]:
@@ -86,7 +117,7 @@ def figures_by_key(at) -> dict[str, dict]:
 
 def z_of(fig: dict) -> np.ndarray:
     """The z matrix of a figure's first trace."""
-    return np.asarray(_decode(fig["data"][0]["z"]), dtype=np.float64)
+    return plotly_array(fig["data"][0]["z"])
 
 
 class TableReader(HTMLParser):

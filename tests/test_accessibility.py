@@ -1,7 +1,7 @@
 """Readable for every learner: colour-blind-safe colour scales, values printed as numbers,
 and an accessible name on every chart.
 
-The page sweep walks every page of attention_ui.shell.NAV (toy embedder, English) and, where
+The page sweep walks every page of attention_ui.registry.PAGES (toy embedder, English) and, where
 a page has a Next button, every step; so pages added later are checked without a change here.
 Keyboard reachability is checked in a real browser: tests/browser/test_reliability.py.
 """
@@ -13,10 +13,10 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from attention_ui import figures, shell
-from tests.helpers import APP, _decode
+from attention_ui import figures
+from attention_ui.registry import PAGES
+from tests.helpers import open_link, plotly_array
 
 # The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("full_error_details")
@@ -77,11 +77,7 @@ def test_key_bars_print_every_weight():
 
 def page_charts(page: str, sentence: str = "the dog chased the cat") -> list[tuple[str, dict, object]]:
     """(where, Plotly spec, chart proto) of every chart of ``page``, over all its steps."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update({"toy": "true", "lang": "en", "sentence": sentence})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.run()
+    at = open_link(page, sentence=sentence)
     found = []
     for step in range(20):
         assert not at.exception, f"{page}: {at.exception[0].message}"
@@ -98,7 +94,7 @@ def page_charts(page: str, sentence: str = "the dog chased the cat") -> list[tup
 @pytest.fixture(scope="module")
 def all_charts():
     charts = []
-    for page, _ in shell.NAV:
+    for page in [entry.id for entry in PAGES]:
         charts += page_charts(page)
     assert charts, "no page draws a chart?"
     return charts
@@ -120,7 +116,7 @@ def test_every_heatmap_on_every_page_uses_a_colour_blind_safe_scale(all_charts):
         for trace in spec["data"]:
             if trace.get("type") != "heatmap":
                 continue
-            z = _decode(trace["z"]) if "z" in trace else np.zeros((0, 0))
+            z = plotly_array(trace["z"]) if "z" in trace else np.zeros((0, 0))
             scale = trace.get("colorscale")
             if "coloraxis" in trace:  # a row of panels on one colour axis (figures.heatmap_row)
                 scale = spec["layout"][trace["coloraxis"]].get("colorscale")
@@ -136,7 +132,7 @@ def test_every_small_heatmap_prints_its_values(all_charts):
         if len(heatmaps) > GRID_TRACES:
             continue
         for trace in heatmaps:
-            z = np.asarray(_decode(trace["z"]), dtype=float)
+            z = plotly_array(trace["z"])
             if z.ndim == 2 and z.shape[0] <= MAX_PRINTED_CELLS[0] and z.shape[1] <= MAX_PRINTED_CELLS[1]:
                 text = trace.get("text")
                 if not text or "texttemplate" not in trace:
@@ -161,7 +157,7 @@ def test_every_small_bar_chart_prints_its_values(all_charts):
         bars = [t for t in spec["data"] if t.get("type") == "bar"]
         if not bars or spec["layout"].get("barmode") in ("stack", "relative"):
             continue
-        n_bars = sum(len(_decode(t["y"]) if "y" in t else []) for t in bars)
+        n_bars = sum(len(plotly_array(t["y"]) if "y" in t else []) for t in bars)
         if n_bars > MAX_PRINTED_BARS:
             continue
         silent = [t.get("name", "") for t in bars if not t.get("text") and not t.get("texttemplate")]

@@ -27,13 +27,14 @@ from attention_core import MAX_TOKENS
 from attention_core import after_attention as aa
 from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
-from attention_ui import shell
 from attention_ui.i18n import LANGS, LOCALES, translate
-from tests.helpers import APP, ROOT, _decode, english_prose, figures_by_key, page_texts, z_of
+from attention_ui.registry import PAGES
+from attention_ui.settings import DEFAULTS
+from tests.helpers import ROOT, english_prose, figures_by_key, open_link, page_texts, plotly_array, z_of
 from tests.helpers import tables as page_tables
 
 PAGE = "pages/after_attention.py"
-SENTENCE = "The cat sat on the mat because it was tired"  # typed in the sidebar by run()
+SENTENCE = "The cat sat on the mat because it was tired"  # in the links of open_page()
 OTHER = "A tired cat rested on the rug"
 LONG = " ".join(["The tailor measured the customer's shoulders and cut the plaid cloth."] * 25)  # > 254 pieces
 TABLE = [SENTENCE, OTHER, "Stock prices fell sharply this morning", "猫坐在垫子上，因为它累了", LONG]
@@ -169,18 +170,9 @@ def test_cosines_mean_attention_and_gelu_by_loops():
 # --------------------------------------------------------------------------- the page
 
 
-def run(lang: str = "en", *, sentence: str | None = SENTENCE, **params) -> AppTest:
-    """The page from a shared link (the real model: no ?toy=), parameters on its first run."""
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.switch_page(PAGE)
-    at.query_params["lang"] = lang
-    if sentence is not None:
-        at.query_params["sentence"] = sentence
-    for name, value in params.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, "\n".join(f"{e.message}\n" + "\n".join(e.stack_trace[-6:]) for e in at.exception)
-    return at
+def open_page(lang: str = "en", *, sentence: str = SENTENCE, toy: bool = False, **params) -> AppTest:
+    """The page from a shared link with ``sentence``, on the real model unless ``toy``."""
+    return open_link(PAGE, lang, toy=toy, sentence=sentence, **params)
 
 
 def strips(fig: dict) -> np.ndarray:
@@ -202,13 +194,13 @@ def latex(at) -> str:
 
 
 def test_page_is_registered_right_after_the_matrices():
-    pages = [page for page, _ in shell.NAV]
+    pages = [entry.id for entry in PAGES]
     assert pages[pages.index("matrices") + 1] == "after_attention"
     assert (ROOT / PAGE).is_file()
 
 
 def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_model):
-    at = run()
+    at = open_page()
     figs = figures_by_key(at)
     assert set(figs) == {"fig_concat", "fig_wo", "fig_change", "fig_pooling"}, list(figs)  # the first view of each
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
@@ -222,7 +214,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     assert "\\mathrm{LayerNorm}" in latex(at) and "W^O" in latex(at)
     assert f"{vector.norm:.4f}" in latex(at)  # ‖m‖, before normalisation
 
-    at = run(vector_view="compare")  # ③ 2: sentence B's default
+    at = open_page(vector_view="compare")  # ③ 2: sentence B's default
     figs = figures_by_key(at)
     assert "fig_pooling" not in figs and "fig_table" not in figs
     other = aa.sentence_vector(OTHER)
@@ -231,7 +223,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     assert metric_value(at) == pytest.approx(cosine, abs=1e-4)  # printed with 4 decimals
     assert f"{aa.compare_sentences(vector, other).cosine:.4f}" in latex(at)
 
-    at = run(vector_view="table")  # ③ 3: the default sentences
+    at = open_page(vector_view="table")  # ③ 3: the default sentences
     table = z_of(figures_by_key(at)["fig_table"])
     defaults = at.text_area(key="sentences").value.splitlines()
     np.testing.assert_allclose(table, library_cosines(st_model, defaults), rtol=0, atol=ST_TOL)
@@ -246,7 +238,7 @@ def test_default_view_shows_the_cores_numbers_and_the_libraries_similarity(st_mo
     ],
 )
 def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
-    at = run(layer="3", layer_step=step, layers_view="attention")  # layer 3 on the page: index 2
+    at = open_page(layer="3", layer_step=step, layers_view="attention")  # layer 3 on the page: index 2
     figs = figures_by_key(at)
     assert [k for k in figs if k not in ("fig_mean_attention", "fig_pooling", "fig_pair", "fig_table")] == keys
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
@@ -265,8 +257,8 @@ def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
         if key.startswith("fig_stats"):
             norm = layer.norm_1 if key.endswith("1") else layer.norm_2
             bars = figs[key]["data"]
-            np.testing.assert_allclose(_decode(bars[0]["x"]), norm.mean, rtol=0, atol=1e-12)
-            np.testing.assert_allclose(_decode(bars[1]["x"]), norm.var, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(plotly_array(bars[0]["x"]), norm.mean, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(plotly_array(bars[1]["x"]), norm.var, rtol=0, atol=1e-12)
             assert bars[1]["text"] == [f"{v:.3f}" for v in norm.var]
         else:
             assert_strip(figs[key], expected[key])
@@ -278,7 +270,7 @@ def test_each_step_of_the_layer_shows_the_cores_numbers(step, keys):
         norm = layer.norm_1 if step == "norm_1" else layer.norm_2
         assert f"= {norm.outputs[i, 0]:.4f}" in latex(at)
     np.testing.assert_allclose(
-        np.stack([_decode(t["z"]) for t in figs["fig_mean_attention"]["data"]]),
+        np.stack([plotly_array(t["z"]) for t in figs["fig_mean_attention"]["data"]]),
         aa.mean_attention(trace),
         rtol=0,
         atol=1e-12,
@@ -302,7 +294,7 @@ def test_the_wide_csv_exports_hold_every_number_when_clicked(monkeypatch):
         return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kw)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
-    run(layer="5", layer_step="ffn")  # layer 5 on the page: index 4
+    open_page(layer="5", layer_step="ffn")  # layer 5 on the page: index 4
     assert {"ffn_hidden_layer5.csv", "ffn_gelu_layer5.csv", "sentence_vector_a.csv"} <= set(deferred)
     rows = list(csv.reader(io.StringIO(deferred["ffn_hidden_layer5.csv"]().decode("utf-8-sig"))))
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)
@@ -311,25 +303,25 @@ def test_the_wide_csv_exports_hold_every_number_when_clicked(monkeypatch):
 
 
 def test_the_token_cosines_view_and_the_layer_picker_without_trained_w():
-    at = run(w="random", layers_view="cosines")
+    at = open_page(w="random", layers_view="cosines")
     trace = encode(SENTENCE, max_pieces=MAX_TOKENS)  # the model runs whatever W the sidebar says
     grid = figures_by_key(at)["fig_cosines"]["data"]
-    np.testing.assert_allclose(np.stack([_decode(t["z"]) for t in grid]), aa.token_cosines(trace), atol=1e-12)
+    np.testing.assert_allclose(np.stack([plotly_array(t["z"]) for t in grid]), aa.token_cosines(trace), atol=1e-12)
     picker = at.button_group(key="after_layer_picker")  # the sidebar shows none for random W
     picker.set_value(4).run()
     assert not at.exception
     assert_strip(figures_by_key(at)["fig_concat"], trace.layer(4).concat)
     assert at.query_params["layer"] == "5"  # index 4 is layer 5 on the page and in the link
     assert at.subheader[0].value == translate("en", "after_attention.h_layer", layer=5)
-    picker.set_value(shell.DEFAULTS["layer"]).run()  # the default layer (2): left out of the link
+    picker.set_value(DEFAULTS["layer"]).run()  # the default layer (2): left out of the link
     assert not at.exception and "layer" not in at.query_params
-    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(shell.DEFAULTS["layer"]).concat)
+    assert_strip(figures_by_key(at)["fig_concat"], trace.layer(DEFAULTS["layer"]).concat)
 
 
 def test_the_second_sentence_and_the_table_come_from_the_url(st_model):
     sentence_b = "Stocks dropped quickly before noon"
     rows = "A dog barked at the mailman\nThe postman was chased by a dog\nRain is expected tomorrow"
-    at = run(compare=sentence_b, sentences=rows, vector_view="compare")
+    at = open_page(compare=sentence_b, sentences=rows, vector_view="compare")
     assert at.text_input(key="compare").value == sentence_b
     cosine = library_cosines(st_model, [SENTENCE, sentence_b])[0, 1]
     assert metric_value(at) == pytest.approx(cosine, abs=1e-4)
@@ -347,24 +339,24 @@ def test_the_second_sentence_and_the_table_come_from_the_url(st_model):
 
 
 def test_bad_input_gets_a_clear_message_and_nothing_breaks():
-    at = run(compare="   ", vector_view="compare")
+    at = open_page(compare="   ", vector_view="compare")
     assert translate("en", "after_attention.no_compare") in [box.value for box in at.info]
     assert "fig_pair" not in figures_by_key(at)
-    at = run(sentences="first sentence\n\nthird sentence\n\u200b\n" + "\n".join("x" * 6), vector_view="table")
+    at = open_page(sentences="first sentence\n\nthird sentence\n\u200b\n" + "\n".join("x" * 6), vector_view="table")
     infos = [box.value for box in at.info]
     assert translate("en", "after_attention.table_empty", lines="2") in [c.value for c in at.caption]
     assert translate("en", "after_attention.table_unreadable", lines="4") in [c.value for c in at.caption]
     assert translate("en", "after_attention.table_dropped", max_rows=5, lines="8, 9, 10") in infos
     words = " ".join(["word"] * 300)  # 300 pieces: the model reads 254
-    at = run(compare=words, vector_view="compare")
+    at = open_page(compare=words, vector_view="compare")
     assert translate("en", "after_attention.vector_cut", name="Sentence B", total=300, read=254) in [
         b.value for b in at.info
     ]
-    at = run(sentences="one line only", vector_view="table")
+    at = open_page(sentences="one line only", vector_view="table")
     assert translate("en", "after_attention.table_too_few") in [b.value for b in at.info]
     assert "fig_table" not in figures_by_key(at)
     emoji = "😀" * 1000
-    at = run(sentence=emoji, compare=emoji, vector_view="compare")  # both sentences are one [UNK]
+    at = open_page(sentence=emoji, compare=emoji, vector_view="compare")  # both sentences are one [UNK]
     warnings = [w.value for w in at.warning]
     assert translate("en", "after_attention.vector_unknown", name="Sentence B", unknown=1, total=1) in warnings
     assert any("[UNK]" in w for w in warnings if "Sentence B" not in w)  # the sidebar sentence, too
@@ -372,7 +364,7 @@ def test_bad_input_gets_a_clear_message_and_nothing_breaks():
 
 
 def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
-    at = run(layer_step="<script>", layers_view="99", vector_view="-1", sentences=f"{SENTENCE}\n{LONG}")
+    at = open_page(layer_step="<script>", layers_view="99", vector_view="-1", sentences=f"{SENTENCE}\n{LONG}")
     figs = figures_by_key(at)
     assert {"fig_concat", "fig_wo", "fig_change", "fig_pooling"} <= set(figs)  # the first view of each
     assert not {"layer_step", "layers_view", "vector_view"} & set(at.query_params)  # the defaults
@@ -385,7 +377,7 @@ def test_hand_typed_tabs_fall_back_and_a_long_row_says_it_was_cut():
 
 
 def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vector():
-    at = run(sentence=LONG[:990])
+    at = open_page(sentence=LONG[:990])
     assert any(f"reads pieces 1–{MAX_TOKENS} here (plus [CLS] and [SEP])" in box.value for box in at.info)  # the window
     assert translate("en", "after_attention.cut_vector", limit=254) in [c.value for c in at.caption]
     vector = aa.sentence_vector(at.text_area(key="sentence").value)
@@ -395,7 +387,7 @@ def test_a_sentence_longer_than_the_lesson_is_cut_for_the_layers_not_for_the_vec
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_both_languages_and_presentation_mode(lang):
-    at = run(lang, present="true")
+    at = open_page(lang, present="true")
     assert at.title[0].value == translate(lang, "after_attention.title")
     figs = figures_by_key(at)
     assert "fig_concat_present" in figs  # presentation mode draws the charts afresh, larger
@@ -408,7 +400,7 @@ def test_both_languages_and_presentation_mode(lang):
 
 def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
     monkeypatch.setenv("ATTENTION_LAB_MODEL", str(tmp_path / "no-model-here"))
-    at = run(toy="true")
+    at = open_page(toy=True)
     assert any(translate("en", "after_attention.unavailable", reason="")[:30] in w.value for w in at.warning)
     assert not at.get("plotly_chart")
 
@@ -432,7 +424,7 @@ def test_the_cosines_text_says_where_the_mean_falls_instead_of_layer_after_layer
     """The mean cosine of two different tokens is higher after the last layer than in the embeddings,
     but it need not rise at every layer (on OTHER it falls at layer 5): the page says which, from the
     core's numbers, checked here against a loop."""
-    at = run(sentence=sentence, layers_view="cosines")
+    at = open_page(sentence=sentence, layers_view="cosines")
     means = aa.mean_pair_cosine(aa.token_cosines(encode(sentence, max_pieces=MAX_TOKENS)))  # (7,)
     assert [layer for layer in range(1, len(means)) if means[layer] < means[layer - 1]] == falls
     assert means[-1] > means[0]

@@ -29,7 +29,7 @@ from attention_ui.figures import (
 from attention_ui.i18n import translate
 from attention_ui.presentation import handout_html
 from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
-from tests.helpers import MatrixReader, run_page
+from tests.helpers import MatrixReader, open_link
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby"
 
@@ -195,8 +195,7 @@ def test_presentation_mode_draws_the_weights_as_a_table_of_the_lessons_numbers(l
     """Attention matrices with ?present=true: the weights are a table (no Plotly heatmap of them)
     whose every cell is the page's lesson's α̂_ij; the spotlight choice is there; off, the
     heatmap is drawn with its table for print only."""
-    at = run_page("pages/matrices.py", toy="true", lang=lang, present="true", sentence=SENTENCE)
-    assert not at.exception, at.exception
+    at = open_link("pages/matrices.py", lang=lang, present="true", sentence=SENTENCE)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())  # the toy embedder's defaults (test_pages)
     tables = _matrices(at)
     assert len(tables) == 1 and "print-only" not in tables[0]
@@ -213,8 +212,7 @@ def test_presentation_mode_draws_the_weights_as_a_table_of_the_lessons_numbers(l
 def test_the_interactive_chart_is_a_heatmap_with_a_print_twin():
     """Attention matrices with "Interactive chart" on: the Plotly heatmap, and its table for print
     only; switched off again, the table alone."""
-    at = run_page("pages/matrices.py", toy="true", sentence=SENTENCE)
-    assert not at.exception, at.exception
+    at = open_link("pages/matrices.py", sentence=SENTENCE)
     assert at.toggle(key="chart").value is False and not at.get("plotly_chart")
     formats = lambda: [g for g in at.get("button_group") if g.key == "fig_weights_format"]  # noqa: E731
     assert not formats() and at.get("download_button"), "a table's menu: the CSV, no image format"
@@ -226,5 +224,5 @@ def test_the_interactive_chart_is_a_heatmap_with_a_print_twin():
     assert any(json.loads(c.proto.spec)["data"][0]["type"] == "heatmap" for c in at.get("plotly_chart"))
     at.toggle(key="chart").set_value(False).run()
     assert not at.get("plotly_chart") and len(_matrices(at)) == 1 and "print-only" not in _matrices(at)[0]
-    linked = run_page("pages/matrices.py", toy="true", sentence=SENTENCE, chart="true")  # a link with ?chart=true
+    linked = open_link("pages/matrices.py", sentence=SENTENCE, chart="true")  # a link with ?chart=true
     assert linked.toggle(key="chart").value is True and "print-only" in _matrices(linked)[0]

@@ -28,9 +28,9 @@ from attention_core import (
 )
 from attention_core.attention import attention
 from attention_core.reference import compare_with_torch, source_of, torch_attention
-from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import ROOT, run_page
+from attention_ui.registry import PAGES
+from tests.helpers import ROOT, open_link
 from tests.helpers import tables as page_tables
 
 PAGE = "pages/code.py"
@@ -119,7 +119,7 @@ def reference_attention(sentence: str, settings: LessonSettings = LessonSettings
 
 
 def test_page_is_registered_last():
-    assert shell.NAV[-1][0] == "code"
+    assert PAGES[-1].id == "code"
     assert (ROOT / PAGE).is_file()
     for lang in ("en", "zh"):
         assert translate(lang, "shell.nav_code").strip()
@@ -127,8 +127,7 @@ def test_page_is_registered_last():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_renders_in_each_language(lang):
-    at = run_page(PAGE, SENTENCE, toy="true", lang=lang)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, lang=lang)
     assert at.title[0].value == translate(lang, "code.title")
     headers = [h.value for h in at.subheader]
     for name in ("project", "attention", "softmax", "explain", "similarity", "torch"):
@@ -136,7 +135,7 @@ def test_page_renders_in_each_language(lang):
 
 
 def test_page_shows_the_real_source():
-    at = open_runs(run_page(PAGE, SENTENCE, toy="true"))
+    at = open_runs(open_link(PAGE, sentence=SENTENCE))
     blocks = [c.value for c in at.code]
     for fn in SHOWN:
         # st.code strips the final newline (streamlit.string_util.clean_text); nothing else differs
@@ -152,8 +151,7 @@ def test_page_shows_the_real_source():
 @pytest.mark.parametrize("scaled", [True, False])
 def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
     settings = LessonSettings(scaled=scaled)
-    at = run_page(PAGE, SENTENCE, toy="true", scaled=str(scaled).lower())
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, scaled=str(scaled).lower())
     closed = tables(at)
     assert "table_weights" not in closed and "table_row_sums" not in closed and len(page_tables(at)) == 7
     lesson, q, k, v, weights, outputs = reference_attention(SENTENCE, settings)
@@ -184,7 +182,7 @@ def test_arrays_next_to_the_code_equal_an_independent_computation(scaled):
 
 def test_choosing_a_token_changes_the_one_row_functions():
     i = 3
-    at = run_page(PAGE, SENTENCE, toy="true")
+    at = open_link(PAGE, sentence=SENTENCE)
     at.button_group(key="code_token_picker").set_value(i).run()
     assert not at.exception, at.exception
     _, _, _, _, weights, outputs = reference_attention(SENTENCE)
@@ -198,8 +196,7 @@ def test_torch_agrees_within_1e_12():
     torch = pytest.importorskip("torch")
     import torch.nn.functional as F
 
-    at = run_page(PAGE, SENTENCE, toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE)
     assert translate("en", "code.torch_largest") not in [m.label for m in at.metric]  # only on request
     at.button(key="code_torch_button").click().run()
     assert not at.exception, at.exception
@@ -236,8 +233,7 @@ def test_page_without_torch_says_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch.nn.functional", None)
     st.cache_data.clear()
     try:
-        at = run_page(PAGE, SENTENCE, toy="true")
-        assert not at.exception, at.exception
+        at = open_link(PAGE, sentence=SENTENCE)
         at.button(key="code_torch_button").click().run()
         assert not at.exception, at.exception
         assert any(i.value == translate("en", "code.no_torch") for i in at.info)
@@ -249,16 +245,14 @@ def test_page_without_torch_says_so(monkeypatch):
 
 @pytest.mark.parametrize("sentence", ["", "<script>alert(1)</script>", "注意力机制很重要"])
 def test_bad_input_gives_a_working_page(sentence):
-    at = run_page(PAGE, sentence, toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=sentence)
     if not sentence:
         assert any(i.value == translate("en", "code.no_sentence") for i in at.info)
 
 
 def test_with_the_real_model_torch_still_agrees():
     pytest.importorskip("torch")
-    at = run_page(PAGE, SENTENCE)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, toy=False)
     at.button(key="code_torch_button").click().run()
     assert not at.exception, at.exception
     assert float(metric(at, "code.torch_largest")) < 1e-12

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_ui.i18n import translate
-from tests.helpers import APP, CJK, _decode, chart_words, english_prose, figures_by_key, page_texts, z_of
+from tests.helpers import CJK, chart_words, english_prose, figures_by_key, open_link, page_texts, plotly_array, z_of
 
 PAGE = "pages/cross_attention.py"
 DEFAULT_B = "Le chat s'est assis sur le tapis car il était fatigué"
@@ -21,29 +21,13 @@ SENTENCE_A = "the dog chased the cat"  # 5 toy tokens; the French default has 11
 
 
 def open_page(
-    sentence: str | None = SENTENCE_A,
-    sentence_b: str | None = None,
-    lang: str = "en",
-    url: dict | None = None,
-    **params,
+    sentence: str = SENTENCE_A, sentence_b: str | None = None, lang: str = "en", *, toy: bool = False, **params
 ) -> AppTest:
-    """The page after the sidebar sentence (and sentence B) were typed; ``params`` and ``url``
-    are query parameters of the first request."""
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["lang"] = lang
-    for k, v in {**params, **(url or {})}.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    if sentence is not None:
-        at.text_area(key="sentence").set_value(sentence)
-        at.run()
+    """The page from a shared link with ``sentence`` (and sentence B, when given; else the page's
+    default), on the real model unless ``toy``; ``params`` are the link's other parameters."""
     if sentence_b is not None:
-        at.text_input(key="sentence_b").set_value(sentence_b)
-        at.run()
-    assert not at.exception, at.exception
-    return at
+        params["sentence_b"] = sentence_b
+    return open_link(PAGE, lang, toy=toy, sentence=sentence, **params)
 
 
 def torch_attention(x_q: np.ndarray, x_kv: np.ndarray, w_q, w_k, w_v, scale: float):
@@ -71,7 +55,7 @@ def labels(tokens) -> list[str]:
 
 def cross_maps(figs) -> tuple[np.ndarray, np.ndarray]:
     """The scores and the weights: the two panels of the page's one cross-attention chart."""
-    scores, weights = (_decode(panel["z"]) for panel in figs["fig_cross"]["data"])
+    scores, weights = (plotly_array(panel["z"]) for panel in figs["fig_cross"]["data"])
     return scores, weights
 
 
@@ -82,7 +66,7 @@ def key_ticks(figs) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_cross_attention_numbers_equal_torch(lang):
-    at = open_page(lang=lang, toy="true")
+    at = open_page(lang=lang, toy=True)
     a, b = lessons(SENTENCE_A, DEFAULT_B)
     assert (len(a.tokens), len(b.tokens)) == (5, 11)
     p = a.projections
@@ -109,7 +93,7 @@ def test_cross_attention_numbers_equal_torch(lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_self_attention_squares_equal_torch(lang):
     for which, lesson in zip("ab", lessons(SENTENCE_A, DEFAULT_B)):  # a tab each: only the open one is drawn
-        at = open_page(lang=lang, toy="true", self_of=which)
+        at = open_page(lang=lang, toy=True, self_of=which)
         figs = figures_by_key(at)
         key = f"fig_self_{which}"
         assert not {"fig_self_a", "fig_self_b"} - {key} & set(figs), "the closed tab is not drawn"
@@ -122,7 +106,7 @@ def test_self_attention_squares_equal_torch(lang):
 
 
 def test_swap_lets_sentence_b_ask():
-    at = open_page(toy="true")
+    at = open_page(toy=True)
     at.toggle(key="swap").set_value(True)
     at.run()
     assert not at.exception, at.exception
@@ -139,7 +123,7 @@ def test_swap_lets_sentence_b_ask():
 
 def test_settings_of_the_sidebar_apply_to_both_sentences():
     """Unscaled, another seed and d_k: sentence B gets the same W and the same scale as A."""
-    at = open_page(toy="true", scaled="false", seed="7", d_k="6")
+    at = open_page(toy=True, scaled="false", seed="7", d_k="6")
     a, b = lessons(SENTENCE_A, DEFAULT_B, LessonSettings(d_k=6, seed=7, scaled=False))
     p = a.projections
     assert p.d_k == 6 and np.array_equal(p.w_q, b.projections.w_q)
@@ -152,7 +136,7 @@ def test_settings_of_the_sidebar_apply_to_both_sentences():
 
 def test_rectangular_both_ways_with_identity_projections():
     """Identity W: q = k = v = the inputs, so the scores are X_A X_Bᵀ and swapping transposes them."""
-    at = open_page(toy="true", identity="true", sentence_b="un deux")
+    at = open_page(toy=True, identity="true", sentence_b="un deux")
     a, b = lessons(SENTENCE_A, "un deux", LessonSettings(projection="identity"))
     expected = a.inputs @ b.inputs.T  # (5, 2)
     np.testing.assert_allclose(cross_maps(figures_by_key(at))[0], expected, atol=1e-12)
@@ -162,7 +146,7 @@ def test_rectangular_both_ways_with_identity_projections():
 
 
 def test_chinese_sentence_b_with_the_toy_embedder_is_one_token_per_character():
-    at = open_page(toy="true", sentence_b="猫坐在垫子上")
+    at = open_page(toy=True, sentence_b="猫坐在垫子上")
     assert key_ticks(figures_by_key(at)) == labels("猫坐在垫子上")
     assert not at.warning
 
@@ -177,7 +161,7 @@ def test_chinese_sentence_b_with_the_real_model_says_unk(lang):
 
 
 def test_example_pills_fill_sentence_b():
-    at = open_page(toy="true")
+    at = open_page(toy=True)
     at.pills(key="b_example").set_value("zh")
     at.run()
     assert not at.exception, at.exception
@@ -188,14 +172,14 @@ def test_example_pills_fill_sentence_b():
 
 @pytest.mark.parametrize("sentence_b", ["", "   ", "\u200b", "!!!"])
 def test_empty_sentence_b_asks_for_one(sentence_b):
-    at = open_page(toy="true", sentence_b=sentence_b)
+    at = open_page(toy=True, sentence_b=sentence_b)
     if not sentence_b.strip("\u200b "):
         assert any(i.value == translate("en", "cross_attention.no_sentence_b") for i in at.info)
         assert not at.get("plotly_chart")
 
 
 def test_html_in_sentence_b_is_escaped_in_the_chart():
-    at = open_page(toy="true", sentence_b="<b>bold</b> <script>")
+    at = open_page(toy=True, sentence_b="<b>bold</b> <script>")
     figs = figures_by_key(at)
     ticks = key_ticks(figs)
     assert all("<" not in tick for tick in ticks) and any("&lt;" in tick for tick in ticks)
@@ -204,30 +188,30 @@ def test_html_in_sentence_b_is_escaped_in_the_chart():
 
 
 def test_long_sentence_b_is_cut_with_a_message():
-    at = open_page(toy="true", sentence_b="word " * 100)
+    at = open_page(toy=True, sentence_b="word " * 100)
     assert any(i.value == translate("en", "cross_attention.b_truncated", total=100, shown=24) for i in at.info)
     assert cross_maps(figures_by_key(at))[1].shape == (5, 24)
 
 
 def test_empty_sentence_a_still_shows_the_page():
-    at = open_page(sentence="", toy="true")
+    at = open_page(sentence="", toy=True)
     assert at.title and not at.get("plotly_chart")
 
 
 @pytest.mark.parametrize("params", [{"swap": "zzz"}, {"swap": ""}, {"sentence_b": "x" * 5000}, {"b_example": "xx"}])
 def test_hand_typed_url_parameters_are_safe(params):
-    at = open_page(toy="true", url=params)
+    at = open_page(toy=True, **params)
     assert at.get("plotly_chart")
 
 
 def test_sentence_b_comes_from_the_url():
-    at = open_page(toy="true", url={"sentence_b": "hello world", "swap": "true"})
+    at = open_page(toy=True, sentence_b="hello world", swap="true")
     layout = figures_by_key(at)["fig_cross"]["layout"]
     assert layout["yaxis"]["ticktext"] == ["1: hello", "2: world"]  # B asks: B's tokens are the rows
 
 
 def test_the_chinese_page_is_chinese_throughout():
-    at = open_page(lang="zh", toy="true")
+    at = open_page(lang="zh", toy=True)
     texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
     assert sum(bool(CJK.search(text)) for text in texts) >= 10
     left = english_prose(texts, allowed_words=SENTENCE_A.split() + DEFAULT_B.split())

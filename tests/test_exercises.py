@@ -22,7 +22,7 @@ from attention_core.model import ModelEmbedder
 from attention_core.scaling import scaling_experiment
 from attention_ui.i18n import translate
 from attention_ui.notation import shown
-from attention_ui.shell import DEFAULT_SENTENCE
+from attention_ui.settings import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -580,28 +580,11 @@ def test_generated_words_exist_in_every_language():
 # --------------------------------------------------------------------------- the page
 
 
-@pytest.fixture
-def existing_pages(monkeypatch):
-    """Keep NAV to the page files that exist, so this page's tests do not depend on pages
-    other work is still adding (a no-op once every page is in place)."""
-    import attention_ui.shell as shell
-
-    monkeypatch.setattr(shell, "NAV", [(p, i) for p, i in shell.NAV if (ROOT / "pages" / f"{p}.py").exists()])
-
-
 def open_page(lang="en", **params):
-    from streamlit.testing.v1 import AppTest
+    """The exercises from a shared link, on the toy embedder."""
+    from tests.helpers import open_link
 
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["lang"] = lang
-    at.query_params["toy"] = "true"
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/exercises.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_link("exercises", lang, **params)
 
 
 def check(at, lang):
@@ -622,7 +605,7 @@ def texts(at) -> str:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_attend_right_then_wrong(existing_pages, lang):
+def test_page_attend_right_then_wrong(lang):
     seed = 7
     at = open_page(lang, ex_seed=str(seed))
     assert at.title[0].value == translate(lang, "exercises.title")
@@ -630,10 +613,10 @@ def test_page_attend_right_then_wrong(existing_pages, lang):
     e = ex.attend_exercise(seed)
     words = translate(lang, "exercises.vocab").split()
     # the scores on the page are the exercise's scores
-    from tests.helpers import _decode
+    from tests.helpers import plotly_array
 
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    np.testing.assert_allclose(_decode(spec["data"][0]["y"]), e.scores, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(spec["data"][0]["y"]), e.scores, atol=1e-12)
     assert [f"{x:.3f}" for x in e.scores] == spec["data"][0]["text"]  # every score is printed
     at.radio(key=f"ex_attend_answer_{seed}_generated").set_value(e.answers[0])
     check(at, lang)
@@ -654,7 +637,7 @@ def test_page_attend_right_then_wrong(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_by_hand_wrong_then_right(existing_pages, lang):
+def test_page_by_hand_wrong_then_right(lang):
     seed = 3
     at = open_page(lang, ex_seed=str(seed), ex_kind="by_hand")
     e = ex.by_hand_exercise(seed)
@@ -674,7 +657,7 @@ def test_page_by_hand_wrong_then_right(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_by_hand_multiplied_by_sqrt_d_k(existing_pages, lang):
+def test_page_by_hand_multiplied_by_sqrt_d_k(lang):
     seed = 1
     at = open_page(lang, ex_seed=str(seed), ex_kind="by_hand")
     for j, w in enumerate([0.013, 0.055, 0.932]):  # softmax(q·k · √2), written out above
@@ -687,30 +670,31 @@ def test_page_by_hand_multiplied_by_sqrt_d_k(existing_pages, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_attend_on_the_trained_model(existing_pages, lang):
+def test_page_attend_on_the_trained_model(lang):
     """The default: the learner's sentence through the model. The page names the drawn head
     (counted from 1), shows that head's scores and, once answered, its weights."""
-    from tests.helpers import _decode, figures_by_key, run_page
+    from tests.helpers import figures_by_key, open_link, plotly_array
 
     seed = 5
-    at = run_page("pages/exercises.py", lang=lang, ex_seed=str(seed))
-    assert not at.exception, at.exception
+    at = open_link("pages/exercises.py", lang=lang, ex_seed=str(seed), toy=False)
     lesson = trained_lesson(ModelEmbedder().load(), DEFAULT_SENTENCE)
     e = ex.attend_from_lesson(lesson, seed)
     note = translate(lang, "exercises.lesson_note_trained", layer=shown(e.layer), head=shown(e.head))
     assert note in [c.value for c in at.caption]
     assert (e.layer, e.head) != (lesson.settings.layer, lesson.settings.head)  # seed 5: not the sidebar's head
     figures = figures_by_key(at)
-    np.testing.assert_allclose(_decode(figures[f"ex_scores_{seed}"]["data"][0]["y"]), e.scores, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(figures[f"ex_scores_{seed}"]["data"][0]["y"]), e.scores, atol=1e-12)
     at.radio(key=f"ex_attend_answer_{seed}_lesson").set_value(e.answers[0])
     check(at, lang)
     assert at.success and score_of(at) == "1/1"
     assert lesson.tokens[e.answers[0]] in texts(at) and f"{e.weights[e.answers[0]]:.3f}" in texts(at)
-    np.testing.assert_allclose(_decode(figures_by_key(at)[f"ex_weights_{seed}"]["data"][0]["y"]), e.weights, atol=1e-12)
+    np.testing.assert_allclose(
+        plotly_array(figures_by_key(at)[f"ex_weights_{seed}"]["data"][0]["y"]), e.weights, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_order_and_no_scaling(existing_pages, lang):
+def test_page_order_and_no_scaling(lang):
     seed = 11
     at = open_page(lang, ex_seed=str(seed), ex_kind="order")
     swapped = list(ex.STEPS)
@@ -730,11 +714,10 @@ def test_page_order_and_no_scaling(existing_pages, lang):
     assert at.get("download_button"), "the experiment's weights can be downloaded as CSV"
 
 
-def test_page_lesson_source_and_bad_url(existing_pages):
+def test_page_lesson_source_and_bad_url():
     at = open_page("en", ex_seed="abc", ex_kind="<script>", ex_source="lesson")
     assert at.title and not at.exception
     at = open_page("en", ex_seed="99999999999", ex_source="lesson")
-    assert not at.exception
     at = open_page("en", ex_seed="4", ex_source="lesson")
     at.text_area(key="sentence").set_value("").run()
     assert not at.exception and translate("en", "exercises.need_sentence") in texts(at)

@@ -10,7 +10,7 @@ Each fault is simulated for real, in this process, before AppTest runs a page:
 * memory   — reading the weights raises MemoryError (safetensors, and SentenceTransformer for
              the full model)
 
-For every page in attention_ui.shell.NAV: no exception, the shell's fallback warning with the
+For every page in attention_ui.registry.PAGES: no exception, the shell's fallback warning with the
 reason (on the pages that need the model, one warning that says what the page would show, with
 links to the pages that teach on the toy embedder), the honesty banner never claiming real
 embeddings, and the lesson pages still showing the toy embedder's numbers (checked against
@@ -41,23 +41,26 @@ from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model_choice import BUNDLED_LABEL
-from attention_ui import shell
+from attention_ui import model_access
 from attention_ui.i18n import translate
-from tests.helpers import APP, figures_by_key, matrix_tables
+from attention_ui.registry import MODEL
+from attention_ui.registry import PAGES as REGISTERED
+from tests.helpers import errors, figures_by_key, matrix_tables, open_link
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
-PAGES = [page for page, _ in shell.NAV]
+PAGES = [entry.id for entry in REGISTERED]
 LESSON_PAGES = [p for p in ("step_by_step", "matrices") if p in PAGES]  # pages that chart the lesson's weights
-MODEL_PAGES = [p for p in shell.MODEL_PAGES if p in PAGES]  # pages that cannot teach without the model
+MODEL_PAGES = [entry.id for entry in REGISTERED if entry.needs == MODEL]  # pages that cannot teach without the model
+TOY_PAGES = [entry.id for entry in REGISTERED if entry.instead_of_model]  # offered instead
 FAULTS = {"missing": "missing", "checksum": "checksum", "hub": "missing", "memory": "memory"}
 """fault → the ModelUnavailable reason the app must report for it."""
 
 
 def clear_all_caches() -> None:
-    shell._model_embedder.clear()
+    model_access._model_embedder.clear()
     core_model.clear_caches()  # the read files, the traces and the weights' remembered hashes
-    shell._REPORTED.clear()  # what the shell has logged: a fault of one test is logged in the next
+    model_access._REPORTED.clear()  # what the shell has logged: a fault of one test is logged in the next
 
 
 @pytest.fixture(autouse=True)
@@ -113,23 +116,13 @@ def fault(request, monkeypatch, damaged_model_dir):
     return name
 
 
-def run(page: str, lang: str = "en", **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.run()
-    return at
+def open_page(page: str, lang: str = "en", **params) -> AppTest:
+    """``page`` from a shared link, on the real model (which the fault, if any, takes away)."""
+    return open_link(page, lang, toy=False, **params)
 
 
 BANNER_OPENINGS = ("shell.honest_real_embeddings", "shell.honest_toy_embeddings")
 """The catalog texts a banner starts with (its first word, **Real:** or **Illustrative:**)."""
-
-
-def error_text(at: AppTest) -> str:
-    return "\n".join(f"{e.message}\n" + "\n".join(e.stack_trace[-6:]) for e in at.exception)
 
 
 def banner_captions(at: AppTest) -> list[str]:
@@ -150,7 +143,7 @@ def test_the_core_reports_each_fault_with_its_reason(fault):
         core_model.ModelEmbedder().load()
     assert info.value.reason == FAULTS[fault], str(info.value)
     assert str(info.value)  # a message a person can read
-    embedder, reason = shell.model_or_problem()
+    embedder, reason = model_access.model_or_problem()
     assert embedder is None and reason == FAULTS[fault]
 
 
@@ -161,8 +154,7 @@ def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
     real = translate("en", "shell.honest_real_embeddings", model=BUNDLED_LABEL)
     toy = translate("en", "shell.honest_toy_embeddings")
     for page in PAGES:
-        at = run(page)
-        assert not at.exception, f"{page} under fault {fault!r}:\n{error_text(at)}"
+        at = open_page(page)
         assert at.title, page
         warnings = [w.value for w in at.warning]
         if page in MODEL_PAGES:  # one warning: what the page would show, and why it cannot
@@ -170,7 +162,7 @@ def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
                 "en", f"{page}.unavailable", reason=translate("en", f"shell.problem_{FAULTS[fault]}")
             )
             assert warnings == [unavailable], f"{page} under {fault!r}: {warnings}"
-            assert teaching_links(at) == list(shell.TOY_PAGES), f"{page}: {teaching_links(at)}"
+            assert teaching_links(at) == TOY_PAGES, f"{page}: {teaching_links(at)}"
             continue
         assert warning in warnings, f"{page} under {fault!r} does not say what happened: {warnings}"
         banners = banner_captions(at)
@@ -183,8 +175,7 @@ def test_every_page_says_what_happened_and_keeps_teaching_with_the_toy(fault):
 @pytest.mark.parametrize("page", LESSON_PAGES)
 def test_lesson_pages_show_the_toy_embedders_numbers_under_a_fault(fault, page):
     sentence = "the dog chased the cat"
-    at = run(page, sentence=sentence)
-    assert not at.exception, error_text(at)
+    at = open_page(page, sentence=sentence)
     lesson = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings())
     if page == "matrices":
         weights = next((m for title, m in matrix_tables(at).items() if title.startswith("Weights")), None)
@@ -202,22 +193,20 @@ def test_without_a_fault_the_same_pages_use_the_real_model():
         "en", "shell.honest_trained", model=BUNDLED_LABEL, layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32
     )
     for page in LESSON_PAGES:
-        at = run(page)
-        assert not at.exception, error_text(at)
+        at = open_page(page)
         assert not [w.value for w in at.warning if "toy embedder instead" in w.value]
         assert any(real in b for b in banner_captions(at)), banner_captions(at)
 
 
 @pytest.mark.parametrize("fault", ["memory"], indirect=True)
 def test_the_fallback_warning_is_in_the_learners_language(fault):
-    at = run(LESSON_PAGES[0] if LESSON_PAGES else PAGES[0], lang="zh")
-    assert not at.exception, error_text(at)
+    at = open_page(LESSON_PAGES[0] if LESSON_PAGES else PAGES[0], lang="zh")
     assert expected_warning("memory", "zh") in [w.value for w in at.warning]
 
 
 def teaching_links(at: AppTest) -> list[str]:
     """The pages of the main area's links that teach on the toy embedder (page ids, in order)."""
-    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in shell.TOY_PAGES]
+    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in TOY_PAGES]
 
 
 def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
@@ -225,11 +214,11 @@ def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):
     for module in mf.BUNDLED_PACKAGES:
         monkeypatch.setitem(sys.modules, module, None)
     clear_all_caches()
-    assert shell.model_or_problem()[1] == "missing"
+    assert model_access.model_or_problem()[1] == "missing"
     monkeypatch.undo()
     # st.cache_resource keeps no failure: the very next call, without a restart or a cache
     # clear, reads the model again and gets it.
-    embedder, reason = shell.model_or_problem()
+    embedder, reason = model_access.model_or_problem()
     assert embedder is not None and reason is None
 
 
@@ -247,9 +236,9 @@ class Lines(logging.Handler):
 @pytest.fixture()
 def app_log():
     handler = Lines()
-    shell.LOG.addHandler(handler)
+    model_access.LOG.addHandler(handler)
     yield handler.lines
-    shell.LOG.removeHandler(handler)
+    model_access.LOG.removeHandler(handler)
 
 
 @pytest.fixture()
@@ -283,12 +272,11 @@ def test_a_damaged_model_is_hashed_once_logged_once_and_read_again_once_repaired
     damaged = _sha256(weights)
     monkeypatch.setattr(mf, "bundled_path", lambda: model)
 
-    at = run("real_model")
     for page in ("real_model", "after_attention", "heads", "matrices"):
-        at.switch_page(f"pages/{page}.py")
-        for _ in range(3):
+        at = open_page(page)
+        for _ in range(2):
             at.run()
-            assert not at.exception, error_text(at)
+            assert not at.exception, errors(at)
     assert [w.value for w in at.warning] == [expected_warning("checksum")]  # the toy embedder on Matrices
     assert hashes == [weights], f"the damaged file was hashed {len(hashes)} times"
     logged = [line for line in app_log if "checksum" in line]
@@ -297,9 +285,7 @@ def test_a_damaged_model_is_hashed_once_logged_once_and_read_again_once_repaired
 
     weights.write_bytes(good)  # repaired: the same size, a new modification time
     os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 1_000_000_000))
-    at.switch_page("pages/real_model.py")
-    at.run()
-    assert not at.exception, error_text(at)
+    at = open_page("real_model")
     assert not at.warning, [w.value for w in at.warning]
     assert figures_by_key(at), "the repaired model's heads are shown"
     assert len(hashes) == 2  # the repaired file, once
@@ -436,11 +422,7 @@ def test_without_torch_every_page_runs_with_random_and_identity_w(w):
     unimportable: every page runs (tests/browser/test_no_torch.py opens every page on a server
     started without them, with the default trained head)."""
     for page in PAGES:
-        at = AppTest.from_file(APP, default_timeout=180)
-        at.switch_page(f"pages/{page}.py")  # opened from a link: one run
-        at.query_params.update(lang="en", w=w)
-        at.run()
-        assert not at.exception, f"{page} with W {w} without torch:\n{error_text(at)}"
+        at = open_page(page, w=w)
         assert at.query_params.get("w") == w, f"{page} did not keep W {w}: {dict(at.query_params)}"
 
 
@@ -453,14 +435,13 @@ def test_without_torch_every_page_runs_the_model_and_only_the_check_says_why():
         "en", "shell.honest_trained", model=BUNDLED_LABEL, layer=TRAINED_HEAD[0] + 1, head=TRAINED_HEAD[1] + 1, d_k=32
     )
     for page in PAGES:
-        at = run(page)
-        assert not at.exception, f"{page} without torch:\n{error_text(at)}"
+        at = open_page(page)
         assert not at.warning, f"{page}: {[w.value for w in at.warning]}"
         if page in LESSON_PAGES:
             assert any(real in b for b in banner_captions(at)), banner_captions(at)
         if page == "real_model":
             at.button(key="torch_check").click().run()
-            assert not at.exception, error_text(at)
+            assert not at.exception, errors(at)
             unavailable = translate(
                 "en", "real_model.check_unavailable", reason=translate("en", "shell.problem_no_torch")
             )

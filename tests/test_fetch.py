@@ -359,7 +359,7 @@ def cloud(tmp_path, monkeypatch, fresh_encoders):
 
 
 def test_the_cloud_setting_fetches_once_verifies_and_the_app_reads_it(cloud, monkeypatch):
-    from attention_ui import shell
+    from attention_ui import model_access
 
     with StandInHub(bundled_files()) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
@@ -371,9 +371,9 @@ def test_the_cloud_setting_fetches_once_verifies_and_the_app_reads_it(cloud, mon
         assert mf.resolve_model_name() == str(cloud)
         assert len(hub.requests) == asked
         assert (cloud / "model.safetensors").read_bytes() == (mf.bundled_path() / "model.safetensors").read_bytes()
-        shell._model_embedder.clear()
-        embedder, problem = shell.model_or_problem()
-        shell._model_embedder.clear()
+        model_access._model_embedder.clear()
+        embedder, problem = model_access.model_or_problem()
+        model_access._model_embedder.clear()
     assert problem is None and embedder.name == str(cloud)
     text = "the cat sat on the mat"
     np.testing.assert_array_equal(enc.encode(text).hidden, enc.encode(text, name=str(mf.bundled_path())).hidden)

@@ -5,7 +5,7 @@
     nothing but the documented ValueError (and only when the text has no token), and every
     lesson it returns has finite numbers and weight rows summing to 1, checked against a
     softmax written out in this file.
-(b) Every page in attention_ui.shell.NAV through AppTest with the toy embedder: no exception,
+(b) Every page in attention_ui.registry.PAGES through AppTest with the toy embedder: no exception,
     and no markup from the input reaching the page unescaped (no ``<script``, ``<img``,
     ``<a``, ``](javascript:`` in any displayed text, markdown or Plotly label).
 (c) Hand-typed URL parameters on every page: no exception, settings clamped to safe values.
@@ -28,9 +28,11 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson, clean_text, explain, simple_tokenize
-from attention_ui import shell
 from attention_ui.i18n import LANGS
-from tests.helpers import APP
+from attention_ui.registry import PAGES as REGISTERED
+from attention_ui.settings import DEFAULTS
+from attention_ui.sidebar import D_K_RANGE
+from tests.helpers import errors, open_link
 
 # The real error in AppTest's exception element, not the redacted one (tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("full_error_details")
@@ -65,6 +67,7 @@ NASTY = [
 # A bounded list for the pages (every page gets each one): markup, format strings, LaTeX,
 # invisible characters, emoji, Chinese, empty, huge.
 PAGE_NASTY = [
+    "",
     "<script>alert(1)</script> attention",
     "<img src=x onerror=alert(1)> cat",
     "<b>bold</b> <a href='javascript:alert(1)'>x</a>",
@@ -74,6 +77,7 @@ PAGE_NASTY = [
     "   ",
     "!!! ???",
     "'; DROP TABLE t; --",
+    "שלום עולם",  # a right-to-left script
     "word " * 200,  # the text input's max_chars cuts this to MAX_CHARS
 ]
 
@@ -195,7 +199,7 @@ def test_the_real_model_on_the_nasty_list():
 
 # ---------------------------------------------------------------------------- (b) every page
 
-PAGES = [f"pages/{page}.py" for page, _ in shell.NAV]
+PAGES = [entry.file for entry in REGISTERED]
 
 # Displayed elements whose own text is the learner's, shown as plain text, not markup: the
 # text box holds the sentence; a dataframe's cells, a code block and a selectbox's options are plain text.
@@ -298,8 +302,9 @@ def _app_own_html() -> set[str]:
     from attention_ui.clicker import CLICKER_SCRIPT
     from attention_ui.i18n import LANGS, translate
     from attention_ui.presentation import PRESENTATION_CSS
+    from attention_ui.route import LANG_SCRIPT
     from attention_ui.sentence_box import BOX_CSS
-    from attention_ui.shell import CLIENT_SCRIPT, LANG_SCRIPT
+    from attention_ui.sidebar import CLIENT_SCRIPT
     from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
     busy = {busy_css(translate(lang, "shell.busy")) for lang in LANGS}
@@ -340,29 +345,14 @@ def assert_no_injected_markup(at: AppTest, sentence: str) -> None:
             )
 
 
-def _error(at: AppTest) -> str:
-    return "\n".join(f"{e.message}\n" + "\n".join(e.stack_trace[-6:]) for e in at.exception)
-
-
-def open_page(page: str, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, _error(at)
-    return at
-
-
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_survives_nasty_sentences_without_injected_markup(page):
-    at = open_page(page, toy="true")
+    at = open_link(page)
     for sentence in PAGE_NASTY:
         at.text_area(key="sentence").set_value(sentence)
         at.run()
-        assert not at.exception, f"{page} with {sentence[:60]!r}: {_error(at)}"
+        assert not at.exception, f"{page} with {sentence[:60]!r}: {errors(at)}"
         assert at.title, f"{page} lost its title with {sentence[:60]!r}"
         assert_no_injected_markup(at, sentence)
 
@@ -370,7 +360,7 @@ def test_every_page_survives_nasty_sentences_without_injected_markup(page):
 @pytest.mark.parametrize("page", ["pages/step_by_step.py", "pages/matrices.py"])
 def test_markup_sentence_tokens_reach_the_charts_escaped(page):
     """The check above must be able to fail: the tokens are on the page, only escaped."""
-    at = open_page(page, toy="true", sentence="<img src=x onerror=alert(1)> cat")
+    at = open_link(page, sentence="<img src=x onerror=alert(1)> cat")
     shown = " ".join(
         s
         for n in _nodes(at._tree)
@@ -398,27 +388,40 @@ BAD_PARAMS = {
 
 @pytest.mark.parametrize("page", PAGES)
 def test_hand_typed_url_parameters_give_safe_defaults(page):
-    at = AppTest.from_file(APP, default_timeout=180)
-    for k, v in BAD_PARAMS.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, f"{page}: {_error(at)}"
+    at = open_link(page, **BAD_PARAMS)
     assert at.title
     assert at.session_state["lang"] in LANGS
     assert at.query_params.get("lang") in LANGS
     for slider in [s for s in at.slider if s.key == "d_k"]:  # drawn for random W only
-        assert shell.D_K_RANGE[0] <= slider.value <= shell.D_K_RANGE[1]
-    assert at.number_input(key="seed").value == shell.DEFAULTS["seed"]
+        assert D_K_RANGE[0] <= slider.value <= D_K_RANGE[1]
+    assert at.number_input(key="seed").value == DEFAULTS["seed"]
     assert at.toggle(key="toy").value in (True, False)
     for name in ("token", "step", "layer", "head"):  # a position the page read: a number shown, or left out
         if name in at.session_state and name in at.query_params:
             assert re.fullmatch(r"\d+", str(at.query_params[name])), f"{page}: ?{name}={at.query_params[name]}"
-    for slider in at.slider:
-        assert slider.min <= slider.value <= slider.max if not isinstance(slider.value, tuple) else True
+    assert not sliders_out_of_range(at.slider), f"{page}: {sliders_out_of_range(at.slider)}"
     at.run()  # and it keeps working on the next run
     assert not at.exception
+
+
+def sliders_out_of_range(sliders) -> list[tuple]:
+    """(key, value, min, max) of every slider showing a value outside its range; a range slider
+    (value a pair) is checked at both ends."""
+    out = []
+    for slider in sliders:
+        ends = slider.value if isinstance(slider.value, tuple) else (slider.value,)
+        if not all(slider.min <= end <= slider.max for end in ends):
+            out.append((slider.key, slider.value, slider.min, slider.max))
+    return out
+
+
+def test_the_slider_check_sees_both_ends_of_a_range():
+    """The check above must be able to fail for a range slider: one end out is found."""
+    from types import SimpleNamespace as Slider
+
+    inside, one_end_out = Slider(key="a", value=(2, 8), min=0, max=10), Slider(key="b", value=(2, 12), min=0, max=10)
+    assert sliders_out_of_range([inside, Slider(key="c", value=5, min=0, max=10)]) == []
+    assert sliders_out_of_range([inside, one_end_out]) == [("b", (2, 12), 0, 10)]
 
 
 def test_the_markup_check_catches_unescaped_input():

@@ -15,22 +15,22 @@ from attention_core.encoder import encode
 from attention_core.heads import TRAP, census, choose, estimate, measure_scores, quiet_keys
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.probes import swap_pronoun
-from attention_ui import shell
 from attention_ui.head_claims import count_fields, head_summary, interval
 from attention_ui.i18n import LANGS, translate
-from tests.helpers import ROOT, _decode, figures_by_key, open_link, page_texts, tables, z_of
+from attention_ui.registry import PAGES
+from tests.helpers import ROOT, figures_by_key, open_link, page_texts, plotly_array, tables, z_of
 
 PAGE = "pages/heads.py"
 SENTENCE = "The boy thanked the girl because she had helped him"
 
 
 def test_page_is_registered():
-    assert "heads" in [page for page, _ in shell.NAV]
+    assert "heads" in [entry.id for entry in PAGES]
     assert (ROOT / PAGE).is_file()
 
 
 def open_heads(lang="en", **params):
-    return open_link(PAGE, lang=lang, toy="false", sentence=SENTENCE, **params)
+    return open_link(PAGE, lang=lang, toy=False, sentence=SENTENCE, **params)
 
 
 def figure(at, key: str) -> dict:
@@ -50,7 +50,7 @@ def test_the_census_view_shows_every_head_measured(lang):
     grid = figure(at, "fig_census")
     np.testing.assert_allclose(z_of(grid), 100 * measure_scores(found, "agreement"), atol=1e-9)  # in percent
     targets = grid["data"][1]  # one click target per head, carrying (layer, head)
-    assert np.asarray(_decode(targets["customdata"])).reshape(-1, 2).tolist()[13] == [1, 1]
+    assert np.asarray(plotly_array(targets["customdata"])).reshape(-1, 2).tolist()[13] == [1, 1]
     best, reversed_ = tables(at)[:2]  # the best heads and the most reversed, chosen on the first set
     for table, lowest in ((best, False), (reversed_, True)):
         expected = choose(found, "agreement", 5, lowest=lowest)
@@ -109,7 +109,7 @@ def test_the_contrast_view_says_what_the_core_measured():
     assert c.count("resolves") == 0 and summary in texts
     np.testing.assert_allclose(z_of(figure(at, "fig_outcome")), c.n_right)
     bars = figure(at, "fig_pair_a")
-    np.testing.assert_allclose(_decode(bars["data"][0]["y"]), c.rows_a[TRAINED_HEAD], atol=1e-12)
+    np.testing.assert_allclose(plotly_array(bars["data"][0]["y"]), c.rows_a[TRAINED_HEAD], atol=1e-12)
     # the default head: right in A only, its top word moved from a verb to a noun by less than 3 points
     row_a, row_b = c.rows_a[TRAINED_HEAD], c.rows_b[TRAINED_HEAD]
     verdict = translate(
@@ -145,7 +145,9 @@ def test_a_split_word_and_any_one_word_pair_are_tested():
     assert not [box.value for box in at.info if "contrast pair" in box.value or "not a word" in box.value]
     c = pair_test(a, b, "she", ("widow", "nurse"))
     assert c.words_a[c.nouns_a[1]] == "nurse" and c.words_b[c.nouns_b[1]] == "widower"  # the other noun in each
-    np.testing.assert_allclose(_decode(figure(at, "fig_pair_b")["data"][0]["y"]), c.rows_b[TRAINED_HEAD], atol=1e-12)
+    np.testing.assert_allclose(
+        plotly_array(figure(at, "fig_pair_b")["data"][0]["y"]), c.rows_b[TRAINED_HEAD], atol=1e-12
+    )
     np.testing.assert_allclose(z_of(figure(at, "fig_outcome")), c.n_right)
 
 
@@ -193,7 +195,7 @@ def test_the_trust_view_shows_weights_norms_and_rollout():
     at = open_heads(heads_view="trust", layer="2", head="4")
     trace = encode(SENTENCE)
     trust = figure(at, "fig_trust")
-    weights, norms = (np.asarray(_decode(panel["z"]), dtype=float) for panel in trust["data"][:2])
+    weights, norms = (np.asarray(plotly_array(panel["z"]), dtype=float) for panel in trust["data"][:2])
     np.testing.assert_allclose(weights, trace.weights[1, 3], atol=1e-12)
     np.testing.assert_allclose(norms, row_shares(value_norms(trace, 1, 3)), atol=1e-12)
     np.testing.assert_allclose(z_of(figure(at, "fig_rollout")), rollout(trace.weights)[-1], atol=1e-12)

@@ -88,15 +88,10 @@ def test_choose_lang(url, browser, expected):
 
 def test_language_switch_in_the_app():
     """?lang=zh gives the Chinese sidebar and keeps lang in the URL; the switch goes back."""
-    from streamlit.testing.v1 import AppTest
-
     from attention_ui.i18n import translate as tr
+    from tests.helpers import open_link
 
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.query_params["lang"] = "zh"
-    at.query_params["toy"] = "true"
-    at.run()
-    assert not at.exception, at.exception
+    at = open_link("home", "zh")
     assert at.text_area(key="sentence").label == tr("zh", "shell.sentence")
     assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
     at.button_group(key="lang_picker").set_value("en").run()
@@ -105,13 +100,9 @@ def test_language_switch_in_the_app():
 
 
 def test_invalid_lang_in_url_falls_back():
-    from streamlit.testing.v1 import AppTest
+    from tests.helpers import open_link
 
-    at = AppTest.from_file("../app.py", default_timeout=120)
-    at.query_params["lang"] = "xx"
-    at.query_params["toy"] = "true"
-    at.run()
-    assert not at.exception, at.exception
+    at = open_link("home", "xx")
     assert at.session_state["lang"] == "en"
 
 

@@ -54,19 +54,38 @@ def test_the_installed_versions_are_the_ones_checked():
 
 @pytest.mark.parametrize("name", internals.TEST_IDS)
 def test_each_data_testid_the_app_names_is_in_streamlit_s_frontend(name):
+    """Each name as a string of the bundle, or the start of a template (``stAlertContent${kind}``)."""
     text = bundle()
-    assert re.search(rf"[`\"']{name}[`\"']", text), _upgrade() + (
-        f'Streamlit\'s frontend no longer names an element data-testid="{name}": the style sheets '
-        "(style.py, presentation.py) select it. Find its new name in the page and change TEST_IDS and the CSS."
+    assert re.search(rf"[`\"']{name}([`\"']|\$\{{)", text), _upgrade() + (
+        f'Streamlit\'s frontend no longer names an element data-testid="{name}": the style sheets, the '
+        "sentence box, the waiting note, the browser tests or the benches select it (grep for testid). Find its "
+        "new name in the page and change TEST_IDS."
     )
 
 
-@pytest.mark.parametrize("name", internals.ADDED_TEST_IDS)
-def test_each_added_data_testid_is_in_streamlit_s_frontend(name):
-    assert re.search(rf"[`\"']{name}[`\"']", bundle()), _upgrade() + (
-        f'Streamlit\'s frontend no longer names an element data-testid="{name}": the sentence box and the '
-        "waiting note select it (internals.APP_ROOT, INPUT_INSTRUCTIONS, BUTTON). Find its new name and fix them."
-    )
+SELECTING = ("tests", "bench", "scripts", "harness")
+"""The folders whose code selects Streamlit's elements in a browser besides the app's own."""
+
+
+def test_tests_benches_and_scripts_name_each_data_testid_through_internals():
+    """Every ``data-testid`` a test, bench or script selects is one of ``TEST_IDS``, whose canary
+    above watches it, and is named only there: Python writes ``testid("stMain")``, JavaScript
+    ``testid(stMain)`` (``harness.js``); no selector spells ``[data-testid="…"]`` out."""
+    root = Path(__file__).resolve().parents[1]
+    spelled, named = [], set()
+    for folder in SELECTING:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".py", ".js") or path == Path(__file__).resolve():
+                continue
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
+            for n, (before, line) in enumerate(zip(["", *lines], lines), start=1):
+                example = ">>>" in before or ">>>" in line  # a doctest shows what testid writes
+                if re.search(r"""data-testid=\\?["'`]""", line) and not example:
+                    spelled.append(f"{path.relative_to(root)}:{n}")
+            named |= set(re.findall(r"""testid\(["']?((?:st|Input)[A-Z]\w*)""", text))
+    assert not spelled, f"spelled out, not through internals.testid: {spelled}"
+    assert named and named <= set(internals.TEST_IDS), sorted(named - set(internals.TEST_IDS))
 
 
 def test_the_app_root_still_says_whether_a_script_runs():

@@ -23,7 +23,7 @@ from attention_core.intuition import (
 )
 from attention_ui.i18n import LANGS, translate
 from attention_ui.intuition_figures import blur, focus_mask, focus_picture, foveate, reading_html, scene
-from tests.helpers import _decode, open_link
+from tests.helpers import open_link, plotly_array
 
 # --- the budget --------------------------------------------------------------------------------
 
@@ -182,7 +182,7 @@ def budget_bars(at) -> tuple[np.ndarray, np.ndarray]:
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = [f for f in figs if f["data"][0].get("type") == "bar"]
     assert len(bars) == 2
-    return _decode(bars[0]["data"][0]["y"]), _decode(bars[1]["data"][0]["y"])
+    return plotly_array(bars[0]["data"][0]["y"]), plotly_array(bars[1]["data"][0]["y"])
 
 
 def picture_source(at) -> str:

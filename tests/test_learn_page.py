@@ -36,7 +36,7 @@ from attention_core.learning import (
 )
 from attention_ui.i18n import translate
 from attention_ui.presentation import CHART_FONT_PX
-from tests.helpers import CJK, _decode, english_prose, figures_by_key, open_link, page_texts, title_text
+from tests.helpers import CJK, english_prose, figures_by_key, open_link, page_texts, plotly_array, title_text
 
 PAGE = "pages/learn.py"
 
@@ -58,7 +58,7 @@ def percent(x: float) -> str:
 
 
 def ys(trace) -> np.ndarray:
-    return np.asarray(_decode(trace["y"]), dtype=np.float64)
+    return np.asarray(plotly_array(trace["y"]), dtype=np.float64)
 
 
 # --------------------------------------------------------------------------- the core's measurements
@@ -124,7 +124,7 @@ def test_before_train_the_page_asks_for_it(lang):
     assert any(el.value == translate(lang, "learn.press_train") for el in at.info)
     assert list(figures_by_key(at)) == ["fig_curves_empty"], "only the empty axes the curves will grow on"
     empty = figures_by_key(at)["fig_curves_empty"]
-    assert [len(_decode(trace["x"])) for trace in empty["data"][::2]] == [0, 0], "no loss, no accuracy yet"
+    assert [len(plotly_array(trace["x"])) for trace in empty["data"][::2]] == [0, 0], "no loss, no accuracy yet"
     assert "trained" not in at.query_params
 
 
@@ -139,10 +139,10 @@ def test_curves_are_the_cores_training(lang, task, seed, steps):
     loss, uniform, batch_accuracy, held_out = fig["data"]
     np.testing.assert_array_equal(ys(loss), history.loss)
     np.testing.assert_array_equal(ys(batch_accuracy), history.accuracy)
-    assert list(_decode(loss["x"])) == list(range(1, steps + 1))
+    assert list(plotly_array(loss["x"])) == list(range(1, steps + 1))
     assert ys(uniform)[0] == pytest.approx(math.log(TASKS[task].vocab_size))
     snapshot_steps = [s.step for s in history.snapshots]
-    assert list(_decode(held_out["x"])) == snapshot_steps
+    assert list(plotly_array(held_out["x"])) == snapshot_steps
     expected = [accuracy(s.params, task, 500, seed) for s in history.snapshots]
     np.testing.assert_allclose(ys(held_out), expected, rtol=0, atol=0)
     name = translate(lang, f"learn.task_{task}")
@@ -175,7 +175,7 @@ def test_snapshot_slider_shows_each_snapshot():
         slider.set_value(snap.step).run()
         assert not at.exception
         fig = figures_by_key(at)["fig_snapshot"]
-        panels = [np.asarray(_decode(trace["z"]), dtype=np.float64) for trace in fig["data"]]
+        panels = [np.asarray(plotly_array(trace["z"]), dtype=np.float64) for trace in fig["data"]]
         for h, z in enumerate(panels):
             np.testing.assert_allclose(z, snap.weights[0, h], rtol=0, atol=1e-12)
         assert title_text(fig) == translate("en", "learn.snapshot_title", step=snap.step)
@@ -192,7 +192,7 @@ def test_snapshot_slider_shows_each_snapshot():
         assert line in markdown(at)
         assert at.query_params.get("snapshot") == (None if snap.step == 100 else str(snap.step))
     # the first snapshot is the random W: rows nearly uniform over the tokens they may see
-    first = np.asarray(_decode(figures_by_key(at)["fig_snapshot"]["data"][0]["z"]), dtype=np.float64)
+    first = np.asarray(plotly_array(figures_by_key(at)["fig_snapshot"]["data"][0]["z"]), dtype=np.float64)
     assert first.shape == (10, 10)
 
 
@@ -217,16 +217,16 @@ def test_one_row_step_by_step_equals_the_forward_pass():
     np.testing.assert_allclose(probs, fwd.probs[i], rtol=0, atol=1e-12)
     at.button_group(key="qk_tab").set_value("positions").run()
     circuit = qk_circuit(history.params, 0, lead)
-    z = np.asarray(_decode(figures_by_key(at)["fig_qk_positions"]["data"][0]["z"]), dtype=np.float64)
+    z = np.asarray(plotly_array(figures_by_key(at)["fig_qk_positions"]["data"][0]["z"]), dtype=np.float64)
     finite = np.isfinite(circuit.positions)
     np.testing.assert_allclose(z[finite], circuit.positions[finite], rtol=0, atol=1e-12)
     assert np.isnan(z[~finite]).all(), "masked pairs are drawn empty"
     at.button_group(key="qk_tab").set_value("tokens").run()
     tokens = figures_by_key(at)["fig_qk_tokens"]["data"][0]
-    np.testing.assert_allclose(_decode(tokens["z"]), circuit.tokens, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(tokens["z"]), circuit.tokens, rtol=0, atol=1e-12)
     at.button_group(key="qk_tab").set_value("mixed").run()
     for part, expected in (("tp", circuit.token_position), ("pt", circuit.position_token)):
-        z = _decode(figures_by_key(at)[f"fig_qk_mixed_{part}"]["data"][0]["z"])
+        z = plotly_array(figures_by_key(at)[f"fig_qk_mixed_{part}"]["data"][0]["z"])
         np.testing.assert_allclose(z, expected, rtol=0, atol=1e-12)
     mixed_tp, mixed_pt = circuit.mixed_spans
     assert any(f"a query token with a key position {mixed_tp:.1f}" in el.value for el in at.markdown)
@@ -255,7 +255,7 @@ def test_writing_at_temperature_zero_is_the_argmax(lang):
     assert drawn.tolist() == [0.0] * 2 + [1.0] + [0.0] * 6, "all on the argmax, c"
     made = generate(params, "gfedc|", 5, 0.0, task="reverse")
     np.testing.assert_allclose(ys(fig["data"][1]), made.steps[0].probs, rtol=0, atol=1e-12)
-    attention = np.asarray(_decode(figures_by_key(at)["fig_gen_attention"]["data"][0]["z"]), dtype=np.float64)
+    attention = np.asarray(plotly_array(figures_by_key(at)["fig_gen_attention"]["data"][0]["z"]), dtype=np.float64)
     np.testing.assert_allclose(attention, made.steps[0].weights[0, :, -1], rtol=0, atol=1e-12)
     at.button_group(key="gen_step_picker").set_value(4).run()
     np.testing.assert_allclose(

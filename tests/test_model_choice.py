@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from attention_core.encoder import encode
 from attention_core.heads import census, measure_scores
@@ -30,7 +29,7 @@ from attention_core.model_choice import (
 from attention_core.model_files import MODEL_ENV, bundled_path
 from attention_ui.i18n import LANGS, translate
 from tests.chinese_model import CHINESE, SIZES, make_chinese_model
-from tests.helpers import APP, _decode, figures_by_key, matrix_tables, run_page, z_of
+from tests.helpers import figures_by_key, follow_link, matrix_tables, open_link, plotly_array, z_of
 
 ZH = "小猫没有过马路，因为它太累了"
 EN = "The boy thanked the girl because she had helped him"
@@ -92,16 +91,14 @@ def test_a_sentence_goes_to_the_model_that_lacks_fewest_of_its_pieces_ties_to_th
 def test_one_model_means_no_choice_in_the_sidebar(monkeypatch):
     monkeypatch.delenv(MODELS_ENV, raising=False)
     monkeypatch.delenv(MODEL_ENV, raising=False)
-    at = run_page("pages/step_by_step.py", EN)
-    assert not at.exception, at.exception
+    at = open_link("pages/step_by_step.py", sentence=EN, toy=False)
     assert not [r for r in at.radio if r.key == "model"]
     assert "model" not in at.query_params
 
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_a_chinese_sentence_is_read_by_the_model_that_knows_its_characters(two_models, lang):
-    at = run_page("pages/real_model.py", ZH, lang=lang)
-    assert not at.exception, at.exception
+    at = open_link("pages/real_model.py", sentence=ZH, lang=lang, toy=False)
     choice = at.radio(key="model")
     assert choice.value == "auto" and list(choice.options) == [
         translate(lang, "shell.model_auto"),
@@ -114,7 +111,7 @@ def test_a_chinese_sentence_is_read_by_the_model_that_knows_its_characters(two_m
     trace = encode(ZH, name=str(two_models))  # (L, H, T, T) = (2, 4, 16, 16)
     assert trace.weights.shape[:2] == (SIZES["n_layers"], SIZES["n_heads"])
     grid = figures_by_key(at)["fig_grid"]
-    assert np.asarray(_decode(grid["data"][1]["customdata"])).reshape(-1, 2).tolist() == [
+    assert np.asarray(plotly_array(grid["data"][1]["customdata"])).reshape(-1, 2).tolist() == [
         [layer, head] for layer in range(2) for head in range(4)
     ]
     layer, head = 1, 3  # the default head, inside this model's 2 × 4
@@ -126,8 +123,7 @@ def test_a_chinese_sentence_is_read_by_the_model_that_knows_its_characters(two_m
 
 
 def test_an_english_sentence_stays_on_the_default_model(two_models):
-    at = run_page("pages/matrices.py", EN)
-    assert not at.exception, at.exception
+    at = open_link("pages/matrices.py", sentence=EN, toy=False)
     assert at.radio(key="model").value == "auto"
     assert translate("en", "shell.model_auto_why", label=BUNDLED_LABEL, unknown=0, pieces=10) in [
         c.value for c in at.caption
@@ -137,8 +133,8 @@ def test_an_english_sentence_stays_on_the_default_model(two_models):
 
 
 def test_a_chosen_model_is_kept_in_the_link_and_the_unknown_notice_offers_the_better_one(two_models):
-    at = run_page("pages/real_model.py", ZH, model="all-minilm-l6-v2")  # a link that chose the bundled model
-    assert not at.exception, at.exception
+    # a link that chose the bundled model
+    at = open_link("pages/real_model.py", sentence=ZH, model="all-minilm-l6-v2", toy=False)
     assert at.radio(key="model").value == "all-minilm-l6-v2" and at.query_params["model"] == "all-minilm-l6-v2"
     notice = [w.value for w in at.warning if "[UNK]" in w.value]
     assert notice and notice[0].startswith("10 of 14 word pieces are [UNK]") and BUNDLED_LABEL in notice[0]
@@ -148,8 +144,7 @@ def test_a_chosen_model_is_kept_in_the_link_and_the_unknown_notice_offers_the_be
     assert not at.exception, at.exception
     assert at.radio(key="model").value == ZH_ID and at.query_params["model"] == ZH_ID
     assert not [w for w in at.warning if "[UNK]" in w.value]
-    at.switch_page("pages/heads.py").run()  # another page keeps the choice
-    assert not at.exception, at.exception
+    at = follow_link(at, "heads")  # another page keeps the choice: its link carries it
     assert at.radio(key="model").value == ZH_ID and at.query_params["model"] == ZH_ID
     assert figures_by_key(at)["fig_census"]["data"][0]["z"] is not None
     at.radio(key="model").set_value("auto").run()  # back to automatic: out of the link
@@ -157,18 +152,12 @@ def test_a_chosen_model_is_kept_in_the_link_and_the_unknown_notice_offers_the_be
 
 
 def test_a_link_naming_a_model_this_server_lacks_falls_back_to_automatic(two_models):
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.switch_page("pages/step_by_step.py")
-    at.query_params["model"] = "<b>no-such-model</b>"
-    at.query_params["sentence"] = ZH
-    at.run()
-    assert not at.exception, at.exception
+    at = open_link("step_by_step", toy=False, model="<b>no-such-model</b>", sentence=ZH)
     assert at.radio(key="model").value == "auto" and "model" not in at.query_params
 
 
 def test_the_heads_census_is_measured_on_the_chosen_model(two_models):
-    at = run_page("pages/heads.py", ZH)
-    assert not at.exception, at.exception
+    at = open_link("pages/heads.py", sentence=ZH, toy=False)
     found = census(str(two_models))
     assert found.roles["previous"].shape == (2, 4)
     np.testing.assert_allclose(
@@ -196,9 +185,7 @@ def test_a_model_the_encoder_would_misread_is_refused_with_its_own_reason(zh_mod
     monkeypatch.delenv(MODELS_ENV, raising=False)
     monkeypatch.setenv(MODEL_ENV, str(other))
     reason = translate("en", "shell.problem_unsupported")
-    at = run_page("pages/real_model.py", EN)
-    assert not at.exception, at.exception
+    at = open_link("pages/real_model.py", sentence=EN, toy=False)
     assert [w.value for w in at.warning] == [translate("en", "real_model.unavailable", reason=reason)]
-    at.switch_page("pages/step_by_step.py").run()
-    assert not at.exception, at.exception
+    at = follow_link(at, "step_by_step")
     assert translate("en", "shell.model_fallback", problem=reason) in [w.value for w in at.warning]

@@ -22,14 +22,14 @@ from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.multihead import random_output_projection
 from attention_ui.i18n import translate
 from tests.helpers import (
-    APP,
     CJK,
-    _decode,
     chart_words,
     english_prose,
     figures_by_key,
     grid_thumbnails,
+    open_link,
     page_texts,
+    plotly_array,
     title_text,
     z_of,
 )
@@ -38,19 +38,9 @@ PAGE = "pages/multi_head.py"
 SENTENCE = "the dog chased the cat home"  # 6 tokens
 
 
-def open_page(sentence: str | None = SENTENCE, lang: str = "en", **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["lang"] = lang
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    if sentence is not None:
-        at.text_area(key="sentence").set_value(sentence)
-        at.run()
-    assert not at.exception, at.exception
-    return at
+def open_page(sentence: str = SENTENCE, lang: str = "en", *, toy: bool = False, **params) -> AppTest:
+    """The page from a shared link with ``sentence``, on the real model unless ``toy``."""
+    return open_link(PAGE, lang, toy=toy, sentence=sentence, **params)
 
 
 def inputs(sentence: str = SENTENCE, **settings):
@@ -75,7 +65,7 @@ def reference_heads(x: np.ndarray, n_heads: int, d_k: int, seed: int, scale: flo
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("n_heads", [1, 3, 4])
 def test_heads_and_concatenation_equal_torch(lang, n_heads):
-    at = open_page(lang=lang, toy="true", heads=str(n_heads))
+    at = open_page(lang=lang, toy=True, heads=str(n_heads))
     figs = figures_by_key(at)
     weights, outputs = reference_heads(inputs(), n_heads, d_k=4, seed=0)
     assert sorted(k for k in figs if k.startswith("fig_head_")) == [f"fig_head_{h}" for h in range(n_heads)]
@@ -100,7 +90,7 @@ def test_heads_and_concatenation_equal_torch(lang, n_heads):
 
 
 def test_heads_differ_and_head_1_is_the_lessons_head():
-    at = open_page(toy="true", heads="2")
+    at = open_page(toy=True, heads="2")
     figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     np.testing.assert_allclose(z_of(figs["fig_head_0"]), lesson.trace.weights, atol=1e-12)
@@ -108,7 +98,7 @@ def test_heads_differ_and_head_1_is_the_lessons_head():
 
 
 def test_sidebar_settings_reach_the_heads():
-    at = open_page(toy="true", heads="3", seed="5", d_k="3", scaled="false")
+    at = open_page(toy=True, heads="3", seed="5", d_k="3", scaled="false")
     weights, outputs = reference_heads(inputs(seed=5, d_k=3, scaled=False), 3, d_k=3, seed=5, scale=1.0)
     figs = figures_by_key(at)
     for h in range(3):
@@ -117,7 +107,7 @@ def test_sidebar_settings_reach_the_heads():
 
 
 def test_identity_in_the_sidebar_keeps_random_heads_and_says_so():
-    at = open_page(toy="true", identity="true", heads="2")
+    at = open_page(toy=True, identity="true", heads="2")
     assert any(i.value == translate("en", "multi_head.identity_note", seed=0, d_k=4) for i in at.info)
     weights, _ = reference_heads(inputs(projection="identity"), 2, d_k=4, seed=0)
     np.testing.assert_allclose(z_of(figures_by_key(at)["fig_head_1"]), weights[1], atol=1e-12)
@@ -137,7 +127,7 @@ def loop_causal(x: np.ndarray, w_q, w_k, scale: float):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_causal_mask_step_equals_a_loop(lang):
-    at = open_page(lang=lang, toy="true")
+    at = open_page(lang=lang, toy=True)
     figs = figures_by_key(at)
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
     t = len(lesson.tokens)
@@ -147,7 +137,7 @@ def test_causal_mask_step_equals_a_loop(lang):
     assert mask.tolist() == [[1.0 if j <= i else 0.0 for j in range(t)] for i in range(t)]
 
     shown = figs["fig_masked"]["data"][0]  # one chart: the masked scaled scores, then the weights
-    z = _decode(shown["z"])
+    z = plotly_array(shown["z"])
     for i in range(t):
         for j in range(t):
             if j > i:  # masked: drawn blank, printed as −∞
@@ -155,7 +145,7 @@ def test_causal_mask_step_equals_a_loop(lang):
             else:
                 assert z[i, j] == pytest.approx(scaled[i][j], abs=1e-12) and shown["text"][i][j] != "−∞"
 
-    w = _decode(figs["fig_masked"]["data"][1]["z"])
+    w = plotly_array(figs["fig_masked"]["data"][1]["z"])
     assert (w[np.triu_indices(t, k=1)] == 0.0).all()  # exactly zero, not just small
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(w, weights, rtol=0, atol=1e-12)
@@ -164,19 +154,21 @@ def test_causal_mask_step_equals_a_loop(lang):
 
 
 def test_causal_weights_equal_torch_is_causal():
-    at = open_page(toy="true", d_k="5", seed="3")
+    at = open_page(toy=True, d_k="5", seed="3")
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings(d_k=5, seed=3))
     p = lesson.projections
     a = torch.tensor(lesson.inputs)
     q, k = a @ torch.tensor(p.w_q), a @ torch.tensor(p.w_k)
     scaled = (q @ k.T / math.sqrt(5)).masked_fill(~torch.ones(6, 6, dtype=torch.bool).tril(), -math.inf)
     np.testing.assert_allclose(
-        _decode(figures_by_key(at)["fig_masked"]["data"][1]["z"]), torch.softmax(scaled, dim=-1).numpy(), atol=1e-12
+        plotly_array(figures_by_key(at)["fig_masked"]["data"][1]["z"]),
+        torch.softmax(scaled, dim=-1).numpy(),
+        atol=1e-12,
     )
 
 
 def test_mask_off_shows_the_plain_matrices():
-    at = open_page(toy="true")
+    at = open_page(toy=True)
     mask_on = figures_by_key(at)["fig_mask"]
     at.toggle(key="causal").set_value(False)
     at.run()
@@ -184,7 +176,7 @@ def test_mask_off_shows_the_plain_matrices():
     figs = figures_by_key(at)
     assert figs["fig_mask"] == mask_on  # the mask M itself, unchanged: the browser does not draw it again
     lesson = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings())
-    scaled, weights = (_decode(panel["z"]) for panel in figs["fig_masked"]["data"])
+    scaled, weights = (plotly_array(panel["z"]) for panel in figs["fig_masked"]["data"])
     np.testing.assert_allclose(scaled, lesson.trace.scaled, atol=1e-12)
     np.testing.assert_allclose(weights, lesson.trace.weights, atol=1e-12)
     assert (weights[np.triu_indices(6, k=1)] > 0).all()
@@ -265,20 +257,20 @@ def test_on_a_projector_the_twelve_heads_are_two_rows_of_six_that_name_and_frame
 
 @pytest.mark.parametrize("params", [{"heads": "99"}, {"heads": "abc"}, {"heads": "0"}, {"causal": "maybe"}])
 def test_hand_typed_url_parameters_are_safe(params):
-    at = open_page(toy="true", **params)
+    at = open_page(toy=True, **params)
     assert "fig_concat" in figures_by_key(at)
 
 
 @pytest.mark.parametrize("sentence", ["", "<script>alert(1)</script>", "注意力机制很重要", "😀", "word " * 60])
 def test_bad_input_gives_a_working_page(sentence):
-    at = open_page(sentence, toy="true")
+    at = open_page(sentence, toy=True)
     for fig in figures_by_key(at).values():
         assert all("<" not in tick for tick in fig["layout"]["yaxis"].get("ticktext", []))
 
 
 @pytest.mark.parametrize("params", [{}, {"causal": "false", "identity": "true", "heads": "4"}])
 def test_the_chinese_page_is_chinese_throughout(params):
-    at = open_page(lang="zh", toy="true", **params)
+    at = open_page(lang="zh", toy=True, **params)
     texts = page_texts(at) + chart_words(at) + [p.label for p in at.get("button_group")]
     assert sum(bool(CJK.search(text)) for text in texts) >= 10
     left = english_prose(texts, allowed_words=SENTENCE.split())

@@ -34,6 +34,8 @@ from pathlib import Path
 
 import pytest
 
+from attention_ui.registry import PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted([*ROOT.glob("pages/*.py"), *(p for p in ROOT.glob("attention_ui/*.py") if p.name != "i18n.py")])
 
@@ -41,6 +43,7 @@ CJK = re.compile(r"[\u2e80-\u2fdf\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\
 TWO_WORDS = re.compile(r"[^\W\d_]{2,}[,;:!?.)'\"]*\s+[('\"]*[^\W\d_]{2,}")
 PATH = re.compile(r"^[\w{}.-]*/[\w{}./-]*\.\w+$")
 CATALOG_CALLS = {"t", "tr", "translate"}
+PAGE_IDS = {entry.id for entry in PAGES}
 SAMPLE_NAME = re.compile(r"^[A-Z_]*(DEFAULT|EXAMPLE|SENTENCE)[A-Z_]*$")
 INLINE_MATH = re.compile(r"\$[^$]*\$")
 MARKUP = re.compile(r"<style\b.*?</style>|<script\b.*?</script>|^\s*@(?:media|container)\b.*|<[^>]*>", re.DOTALL)
@@ -190,6 +193,9 @@ def prose_literals(source: str, filename: str = "<snippet>") -> list[tuple[int, 
                     skip.update(id(s) for s in _strings(kw.value))
                 elif kw.arg in TEXT_KEYWORDS:
                     single_word_targets.update(id(s) for s in _direct_strings(kw.value))
+            if name == "page_link" and isinstance(node.args[0] if node.args else None, ast.Constant):
+                if node.args[0].value in PAGE_IDS:  # a page's id (registry.page_link), not its label
+                    skip.add(id(node.args[0]))
             if name in DISPLAY_CALLS and node.args:
                 single_word_targets.update(id(s) for s in _direct_strings(node.args[0]))
             if name in CATALOG_CALLS and node.args:

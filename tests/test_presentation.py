@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention_ui.presentation import CHART_FONT_PX, FONT_PX, PRESENTATION_CSS, parse_flag, projector
+from tests.helpers import open_link
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,18 +95,8 @@ def test_toggle_turns_it_on_and_off(monkeypatch):
     assert PRESENTATION_CSS not in _styles(at)
 
 
-def test_exercises_page_in_presentation_mode(monkeypatch):
-    import attention_ui.shell as shell
-
-    monkeypatch.setattr(shell, "NAV", [(p, i) for p, i in shell.NAV if (ROOT / "pages" / f"{p}.py").exists()])
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["present"] = "true"
-    at.query_params["toy"] = "true"
-    at.query_params["lang"] = "zh"
-    at.run()
-    at.switch_page("pages/exercises.py")
-    at.run()
-    assert not at.exception, at.exception
+def test_exercises_page_in_presentation_mode():
+    at = open_link("exercises", "zh", present="true")
     assert PRESENTATION_CSS in _styles(at)
     layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert layout["font"]["size"] == CHART_FONT_PX

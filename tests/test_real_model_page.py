@@ -11,28 +11,25 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
-from attention_ui import shell
 from attention_ui.figures import COLORSCALE
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
+from attention_ui.registry import PAGES
 from attention_ui.style import selected_frame_css
 from tests.helpers import (
-    APP,
     ROOT,
-    _decode,
     charts,
     figures_by_key,
     grid_geometry,
     grid_thumbnails,
     matrix_tables,
     open_link,
-    run_page,
+    plotly_array,
 )
 
 PAGE = "pages/real_model.py"
@@ -65,19 +62,18 @@ def title(lang: str, name: str, layer: int, head: int, **fields) -> str:
 
 
 def test_page_is_registered_in_app_and_sidebar():
-    assert "real_model" in [page for page, _ in shell.NAV], "add the page to attention_ui.shell.NAV"
+    assert "real_model" in [entry.id for entry in PAGES], "add the page to attention_ui.registry.PAGES"
     assert (ROOT / PAGE).is_file()
 
 
 def test_page_renders_with_the_real_model_and_checks_itself_on_request():
-    at = run_page(PAGE, SENTENCE)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, toy=False)
     assert at.title and "Real model" in at.title[0].value
     assert any("[CLS]" in c.value and "[SEP]" in c.value for c in at.caption)
     tokens, weights = model_all_weights(SENTENCE)  # (6, 12, T, T)
     grid = figure(at, translate("en", "real_model.grid_title"))
     assert len(grid["data"]) == 2  # one heatmap, its blocks the 72 heads, and a click target on each
-    targets = np.asarray(_decode(grid["data"][1]["customdata"])).reshape(-1, 2)
+    targets = np.asarray(plotly_array(grid["data"][1]["customdata"])).reshape(-1, 2)
     assert targets.tolist() == [[layer, head] for layer in range(6) for head in range(12)]
     np.testing.assert_allclose(grid_thumbnails(grid, 6, 12), weights, rtol=0, atol=1e-7)  # thumbnails carry float32
     cividis = go.Figure(go.Heatmap(z=[[0.0]], colorscale=COLORSCALE)).to_dict()["data"][0]["colorscale"]
@@ -95,8 +91,7 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
 
 @pytest.mark.parametrize("lang", list(LANGS))
 def test_layer_and_head_from_the_url_show_that_head(lang):
-    at = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang)  # as shown: index 3 and 5
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, layer="4", head="6", lang=lang, toy=False)  # as shown: index 3 and 5
     tokens, trace = model_attention(SENTENCE, 3, 5)
     weights = table(at, title(lang, "weights_title", 3, 5))
     np.testing.assert_array_equal(weights["z"], trace.weights)
@@ -109,16 +104,18 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
         ("scaled", trace.scaled, {"d_k": trace.q.shape[1], "scale": trace.scale}),
         ("outputs", trace.outputs, {"T": len(tokens), "d_v": trace.v.shape[1]}),
     ]:
-        opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, model_matrix=tab)  # index 3 and 5
+        # layer 4, head 6 as shown: index 3 and 5
+        opened = open_link(PAGE, sentence=SENTENCE, layer="4", head="6", lang=lang, model_matrix=tab, toy=False)
         prefix = title(lang, f"{tab}_title", 3, 5, **fields)
-        shown = table(opened, prefix)["z"] if tab != "outputs" else _decode(figure(opened, prefix)["data"][0]["z"])
+        shown = table(opened, prefix)["z"] if tab != "outputs" else plotly_array(figure(opened, prefix)["data"][0]["z"])
         np.testing.assert_allclose(shown, expected, rtol=0, atol=1e-12)
-    opened = run_page(PAGE, SENTENCE, layer="4", head="6", lang=lang, chart="true")  # "Interactive chart"
+    # "Interactive chart"
+    opened = open_link(PAGE, sentence=SENTENCE, layer="4", head="6", lang=lang, chart="true", toy=False)
     chart = figure(opened, title(lang, "weights_title", 3, 5))
-    np.testing.assert_allclose(_decode(chart["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(chart["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     assert chart["layout"]["yaxis"]["ticktext"] == ticks
     row = figure(at, title(lang, "row_title", 3, 5, i=2))  # default query: token 2 (index 1), the word after [CLS]
-    np.testing.assert_allclose(_decode(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
     assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
     assert at.query_params["layer"] == "4" and at.query_params["head"] == "6"
 
@@ -139,12 +136,7 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     ids=["out of range", "not integers"],
 )
 def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head):
-    at = AppTest.from_file(APP, default_timeout=120)  # the link is the first request: the page says what it fixed
-    at.switch_page(PAGE)
-    for name, value in {"sentence": SENTENCE, "lang": "en", **params}.items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, at.exception
+    at = open_link(PAGE, toy=False, sentence=SENTENCE, **params)  # the link's first run: the page says what it fixed
     _, trace = model_attention(SENTENCE, layer, head)
     np.testing.assert_array_equal(table(at, title("en", "weights_title", layer, head))["z"], trace.weights)
     if (layer, head) == TRAINED_HEAD:  # a position at its default is left out of the link
@@ -158,8 +150,7 @@ def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head
 
 def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
     sentence = "The animal didn't cross the street because it was too tired"
-    at = run_page(PAGE, sentence)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=sentence, toy=False)
     tokens, weights = model_all_weights(sentence)
     i = tokens.index("it")  # the default query token
     best = max(  # a loop written here: every layer, head and other word
@@ -180,8 +171,7 @@ def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
 
 @pytest.mark.parametrize("sentence", ["word " * 100, "注意力机制很重要" * 30], ids=["100 words", "240 CJK, no spaces"])
 def test_long_sentences_are_cut_with_a_message(sentence):
-    at = run_page(PAGE, sentence)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=sentence, toy=False)
     table_ = table(at, "Weights α̂ = softmax")  # the whole window, 26 rows, every number printed
     weights = table_["z"]
     assert (
@@ -201,16 +191,15 @@ def test_a_link_opens_a_window_of_a_long_sentence_in_the_models_numbers():
 
 def test_model_unavailable_gives_a_warning_not_a_crash(monkeypatch, tmp_path):
     monkeypatch.setenv("ATTENTION_LAB_MODEL", str(tmp_path / "no-model-here"))
-    at = run_page(PAGE, SENTENCE, toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE)
     assert any("not available" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
 
 
 def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
     """A closed expander and closed tabs cost nothing: their figures are neither built nor sent."""
-    at = run_page(PAGE, SENTENCE, layer="3", head="5", model_qkv="v")  # layer 3, head 5: index 2, 4
-    assert not at.exception, at.exception
+    # layer 3, head 5 as shown: index 2 and 4
+    at = open_link(PAGE, sentence=SENTENCE, layer="3", head="5", model_qkv="v", toy=False)
     assert not {"fig_q", "fig_k", "fig_v"} & set(figures_by_key(at))
     at.session_state["model_qkv_open"] = True  # the learner opens the expander: its V tab, from the link
     at.run()
@@ -218,7 +207,7 @@ def test_the_q_k_v_matrices_are_built_only_when_their_expander_is_open():
     shown = figures_by_key(at)
     assert "fig_q" not in shown and "fig_k" not in shown
     _, trace = model_attention(SENTENCE, 2, 4)
-    np.testing.assert_allclose(_decode(shown["fig_v"]["data"][0]["z"]), trace.v, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(shown["fig_v"]["data"][0]["z"]), trace.v, rtol=0, atol=1e-12)
 
 
 def frame_styles(at) -> list[str]:
@@ -227,7 +216,7 @@ def frame_styles(at) -> list[str]:
 
 
 def test_a_pick_frames_the_head_with_a_style_and_leaves_the_grid_as_it_was():
-    at = run_page(PAGE, SENTENCE, layer="4", head="6")  # as shown: index 3 and 5
+    at = open_link(PAGE, sentence=SENTENCE, layer="4", head="6", toy=False)  # as shown: index 3 and 5
     grid = figure(at, translate("en", "real_model.grid_title"))
     t, gap = grid_geometry(grid, 6, 12)
     shapes = grid["layout"]["shapes"]

@@ -1,24 +1,28 @@
-"""One route: every script run draws app.py's navigation and sidebar, whoever started it.
+"""One route: every script run draws the app's navigation and sidebar around the page, whoever
+started it, by construction (``attention_ui.registry``).
 
-The Streamlit behaviour this answers (``shell.legacy_page_run``): with a ``pages/`` folder beside
-the entry point, Streamlit 1.67 runs a page file by itself on the first request of a fresh server
-process, and AppTest does so on every ``run()``. The first test shows that Streamlit still does
-it, with a tiny app of its own; when it fails, Streamlit changed, and the legacy branch of
-``shell.page_start`` can go. The others show that our pages nevertheless run the one route.
+With a ``pages/`` folder beside the entry point, Streamlit 1.67 runs a page file by itself on the
+first request of a fresh server process, and AppTest does so on every ``run()``. The first test
+shows that Streamlit still does it, with a tiny app of its own; the day it fails, the pages' last
+line (``if __name__ == "__main__": run_app()``) and the script pages' check in ``page_start`` are
+no longer needed. The others show that our pages run the one route anyway.
 """
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from attention_ui import shell
-from tests.helpers import APP, matrix_tables, open_link
+from attention_ui import route
+from attention_ui.registry import PAGES
+from attention_ui.settings import DEFAULT_SENTENCE
+from attention_ui.sidebar import sidebar as draw_sidebar
+from tests.helpers import APP, ROOT, follow_link, matrix_tables, open_link
 
 
-@pytest.mark.legacy_router
 def test_streamlit_still_runs_a_page_file_alone_when_a_pages_folder_exists(tmp_path):
     (tmp_path / "pages").mkdir()
     (tmp_path / "app.py").write_text(
@@ -31,32 +35,47 @@ def test_streamlit_still_runs_a_page_file_alone_when_a_pages_folder_exists(tmp_p
         )
     )
     (tmp_path / "pages" / "home.py").write_text("import streamlit as st\nst.write('home')\n")
-    (tmp_path / "pages" / "inner.py").write_text("import streamlit as st\nst.write('inner')\n")
+    (tmp_path / "pages" / "inner.py").write_text("import streamlit as st\nst.write(__name__)\n")
     at = AppTest.from_file(str(tmp_path / "app.py"))
     at.switch_page("pages/inner.py")
     at.run()
     assert not at.exception
-    assert at.markdown[0].value == "inner"
+    assert at.markdown[0].value == "__main__"  # the file ran as the script, so its __main__ branch runs
     assert "entry_runs" not in at.session_state, (
-        "Streamlit now runs the entry point for a page of the pages/ folder: "
-        "shell.legacy_page_run's workaround is no longer needed"
+        "Streamlit now runs the entry point for a page of the pages/ folder: the pages' "
+        '`if __name__ == "__main__": run_app()` and route.page_start\'s check for script pages can go'
     )
 
 
-def test_every_run_of_a_page_draws_the_sidebar_of_the_one_route(monkeypatch):
-    """A page opened from a link and every later run: app.py's sidebar, once per run."""
-    drawn = []
-    sidebar = shell.sidebar
-    monkeypatch.setattr(shell, "sidebar", lambda page: drawn.append(page) or sidebar(page))
-    at = open_link("pages/matrices.py", sentence="the cat sat")
-    assert drawn == ["matrices"]
+@pytest.fixture
+def sidebars(monkeypatch) -> list[str]:
+    """The pages for which the shared sidebar was drawn, one entry per drawing."""
+    drawn: list[str] = []
+    monkeypatch.setattr(route, "sidebar", lambda page: drawn.append(page) or draw_sidebar(page))
+    return drawn
+
+
+@pytest.mark.parametrize("page", ["step_by_step", "matrices"], ids=["function page", "script page"])
+def test_a_page_file_run_alone_draws_the_whole_route_once(page, sidebars):
+    """What a fresh server's first request and every AppTest run do: the page file runs alone,
+    and the app's route runs around it in the same run (no rerun that could drop a click), the
+    sidebar and the page once each."""
+    at = open_link(page, sentence="the cat sat")
+    assert sidebars == [page]
+    assert [title.value for title in at.title] == [at.title[0].value] and at.title[0].value
+    assert at.text_area(key="sentence").value == "the cat sat"
+    at.toggle(key="scaled").set_value(False).run()  # a click: the next run takes the same route
+    assert not at.exception, at.exception
+    assert sidebars == [page, page] and len(at.title) == 1
+
+
+def test_a_link_from_the_sidebar_keeps_the_settings(sidebars):
+    at = open_link("matrices", sentence="the cat sat")
     at.toggle(key="scaled").set_value(False).run()
-    assert not at.exception, at.exception
-    assert drawn == ["matrices", "matrices"]
-    at.switch_page("pages/step_by_step.py").run()
-    assert not at.exception, at.exception
-    assert drawn[-1] == "step_by_step" and len(drawn) == 3
-    assert at.toggle(key="scaled").value is False  # the sidebar's setting survived the page switch
+    at = follow_link(at, "step_by_step")
+    assert sidebars[-1] == "step_by_step"
+    assert at.toggle(key="scaled").value is False  # the sidebar's setting reached the other page
+    assert matrix_tables(follow_link(at, "matrices"))  # and back
 
 
 def test_the_entry_point_is_the_one_route():
@@ -65,28 +84,31 @@ def test_the_entry_point_is_the_one_route():
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value  # Home, with the sidebar
-    assert at.text_area(key="sentence").value == shell.DEFAULT_SENTENCE
+    assert at.text_area(key="sentence").value == DEFAULT_SENTENCE
 
 
-@pytest.mark.legacy_router
-def test_a_page_run_by_the_legacy_router_takes_the_one_route_in_place(monkeypatch):
-    """A fresh server's first request for an inner page: the page file runs alone, and
-    page_start runs app.py's route around it in the same run (no rerun that could drop a click)."""
-    drawn = []
-    sidebar = shell.sidebar
-    monkeypatch.setattr(shell, "sidebar", lambda page: drawn.append(page) or sidebar(page))
-    at = open_link("pages/matrices.py", sentence="the cat sat")
-    assert drawn == ["matrices"]  # the sidebar, once, from the one route
-    assert at.title[0].value.endswith("Attention matrices") and len(at.title) == 1  # the page, once
-    assert matrix_tables(at)
+def _top_level(page) -> tuple[set[str], list[ast.stmt]]:
+    tree = ast.parse((ROOT / page.file).read_text(encoding="utf-8"))
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    return defined, tree.body
 
 
-def test_apptest_runs_the_warm_route():
-    """The conftest fixture answers AppTest's reset of PagesManager.uses_pages_directory: if
-    Streamlit renames or drops that flag, this fails and the fixture must change."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    assert hasattr(PagesManager, "uses_pages_directory")
-    at = open_link("pages/matrices.py", sentence="the cat sat")
-    assert PagesManager.uses_pages_directory is False
-    assert matrix_tables(at)
+@pytest.mark.parametrize("page", PAGES, ids=[entry.id for entry in PAGES])
+def test_every_page_file_is_what_the_registry_says(page):
+    """A function page draws nothing when imported (only ``render`` does) and ends by running the
+    route when Streamlit runs its file alone; a page the registry calls a script has no
+    ``render`` (else it would be run as one)."""
+    defined, body = _top_level(page)
+    if page.script:
+        assert "render" not in defined, f"{page.file} defines render(): drop script=True in registry.PAGES"
+        return
+    assert "render" in defined, f"{page.file} has no render()"
+    last = body[-1]
+    assert ast.unparse(last.test) == "__name__ == '__main__'" and ast.unparse(last.body) == "run_app()", page.file
+    for node in body[:-1]:  # the rest of the top level: imports, constants, definitions
+        assert isinstance(node, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef | ast.Assign | ast.Expr)
+        if isinstance(node, ast.Expr):
+            assert node is body[0] and isinstance(node.value, ast.Constant), f"{page.file}:{node.lineno} runs code"
+        if isinstance(node, ast.Assign):
+            calls = [n for n in ast.walk(node.value) if isinstance(n, ast.Call)]
+            assert not any("st" in ast.unparse(c.func).split(".")[:1] for c in calls), f"{page.file}:{node.lineno}"

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson, softmax
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep, softmax_jacobian
-from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import APP, _decode, charts, run_page
+from attention_ui.settings import DEFAULT_SENTENCE
+from tests.helpers import charts, open_link, plotly_array
 
 
 def relative_sd_of_variance(d_k: int, n_keys: int, n_samples: int) -> float:
@@ -153,35 +153,24 @@ def test_jacobian_rejects_non_weights(p):
 PAGE = "pages/why_scaling.py"
 
 
-def open_page(sentence: str | None = None, **params) -> AppTest:
-    """The page as the first script run, with URL parameters, like a shared link.
-
-    (run_page opens Home first and then switches; on that switched run the sidebar's
-    URL-bound toggles still have their defaults, so ``toy=true`` only takes effect one run
-    later and the real model gets loaded in between.)
-    """
-    at = AppTest.from_file(APP, default_timeout=60)
+def open_page(sentence: str | None = None, *, toy: bool = False, **params) -> AppTest:
+    """The page from a shared link (with ``sentence``, when given), on the real model unless ``toy``."""
     if sentence is not None:
-        params = {"sentence": sentence, **params}  # in the link, as a learner shares it
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.switch_page(PAGE)
-    at.run()
-    return at
+        params["sentence"] = sentence
+    return open_link(PAGE, toy=toy, **params)
 
 
 def _histogram_counts(fig: dict, row: int) -> tuple[np.ndarray, np.ndarray]:
     bar = fig["data"][row]
-    pairs = _decode(bar["customdata"]).reshape(-1, 2)  # (bins, 2)
+    pairs = plotly_array(bar["customdata"]).reshape(-1, 2)  # (bins, 2)
     edges = np.append(pairs[:, 0], pairs[-1, 1])  # (bins + 1,)
-    return edges, _decode(bar["y"])
+    return edges, plotly_array(bar["y"])
 
 
 @pytest.mark.parametrize("d_k", [4, 512])
 def test_page_numbers_equal_the_experiment(d_k):
     sentence = "the dog chased the cat"
-    at = open_page(sentence, toy="true", exp_d_k=str(d_k))
-    assert not at.exception, at.exception
+    at = open_page(sentence, toy=True, exp_d_k=str(d_k))
     assert at.title and at.select_slider(key="exp_d_k").value == d_k
     r = scaling_experiment(d_k)
     s = scaling_sweep()
@@ -201,22 +190,22 @@ def test_page_numbers_equal_the_experiment(d_k):
     subtitles = [a["text"] for a in hist["layout"]["annotations"]]
     assert f"variance {r.raw_variance:.2f}" in subtitles[0] and f"variance {r.scaled_variance:.3f}" in subtitles[1]
     row = next(v for k, v in figs.items() if k.startswith("One query"))
-    np.testing.assert_allclose(_decode(row["data"][0]["y"]), r.raw_weights[0], atol=0)
-    np.testing.assert_allclose(_decode(row["data"][1]["y"]), r.scaled_weights[0], atol=0)
+    np.testing.assert_allclose(plotly_array(row["data"][0]["y"]), r.raw_weights[0], atol=0)
+    np.testing.assert_allclose(plotly_array(row["data"][1]["y"]), r.scaled_weights[0], atol=0)
     variance = next(v for k, v in figs.items() if k.startswith("Variance"))  # the sweep's tab open by default
     by_name = {t["name"]: t for t in variance["data"]}
-    np.testing.assert_allclose(_decode(by_name["without ÷√d_k"]["y"]), s.raw_variance, atol=0)
-    np.testing.assert_allclose(_decode(by_name["with ÷√d_k"]["y"]), s.scaled_variance, atol=0)
+    np.testing.assert_allclose(plotly_array(by_name["without ÷√d_k"]["y"]), s.raw_variance, atol=0)
+    np.testing.assert_allclose(plotly_array(by_name["with ÷√d_k"]["y"]), s.scaled_variance, atol=0)
     assert variance["layout"]["xaxis"]["type"] == "log" and variance["layout"]["yaxis"]["type"] == "log"
     assert not any(k.startswith("Entropy") for k in figs), "closed tabs are not drawn"
     entropy = next(
         v
-        for k, v in charts(open_page(sentence, toy="true", exp_d_k=str(d_k), sweep="entropy")).items()
+        for k, v in charts(open_page(sentence, toy=True, exp_d_k=str(d_k), sweep="entropy")).items()
         if k.startswith("Entropy")
     )
     by_name = {t["name"]: t for t in entropy["data"]}
-    np.testing.assert_allclose(_decode(by_name["without ÷√d_k"]["y"]), s.raw_entropy, atol=0)
-    np.testing.assert_allclose(_decode(by_name["with ÷√d_k"]["y"]), s.scaled_entropy, atol=0)
+    np.testing.assert_allclose(plotly_array(by_name["without ÷√d_k"]["y"]), s.raw_entropy, atol=0)
+    np.testing.assert_allclose(plotly_array(by_name["with ÷√d_k"]["y"]), s.scaled_entropy, atol=0)
 
     # the learner's sentence, with and without the division: one chart, two panels
     scaled = build_lesson(sentence, ToyEmbedder(dim=8), LessonSettings(scaled=True))
@@ -224,22 +213,20 @@ def test_page_numbers_equal_the_experiment(d_k):
     own = figs[translate("en", "why_scaling.own_title")]
     panels = [note["text"].replace("<br>", "") for note in own["layout"]["annotations"]]
     assert panels == ["With ÷√d_k (sidebar)", "Without ÷√d_k"]
-    np.testing.assert_allclose(_decode(own["data"][0]["z"]), scaled.trace.weights, atol=1e-12)
-    np.testing.assert_allclose(_decode(own["data"][1]["z"]), unscaled.trace.weights, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(own["data"][0]["z"]), scaled.trace.weights, atol=1e-12)
+    np.testing.assert_allclose(plotly_array(own["data"][1]["z"]), unscaled.trace.weights, atol=1e-12)
     assert f"**{row_statistics(unscaled.trace.weights).peak_weight:.3f}**" in text
 
 
 def test_page_with_the_real_model_through_the_navigation():
-    at = run_page(PAGE)  # the shared helper: Home first, then switch_page; default = the real model
-    assert not at.exception, at.exception
+    at = open_page()  # the real model, the default
     assert at.title[0].value == translate("en", "why_scaling.title")
     assert "all-MiniLM-L6-v2" in " ".join(c.value for c in at.caption)
     assert len(charts(at)) == 4  # histograms, one row, the open sweep, the sentence with and without ÷√d_k
 
 
 def test_page_slider_and_sidebar_toggle():
-    at = open_page(toy="true")
-    assert not at.exception
+    at = open_page(toy=True)
     assert at.select_slider(key="exp_d_k").value == 64
     at.select_slider(key="exp_d_k").set_value(2).run()
     assert not at.exception
@@ -253,14 +240,12 @@ def test_page_slider_and_sidebar_toggle():
 
 @pytest.mark.parametrize("params", [{"exp_d_k": "7"}, {"exp_d_k": "abc"}, {"identity": "true"}])
 def test_page_odd_settings_work(params):
-    at = open_page(**{"toy": "true", **params})
-    assert not at.exception, at.exception
+    at = open_page(toy=True, **params)
     assert at.select_slider(key="exp_d_k").value in D_KS
 
 
 def test_page_without_a_sentence_still_shows_the_experiment():
-    at = open_page("   ", toy="true")
-    assert not at.exception
+    at = open_page("   ", toy=True)
     assert len(charts(at)) == 3 and any("Type a sentence" in i.value for i in at.info)
 
 
@@ -272,8 +257,7 @@ def test_the_slider_help_names_section_4s_own_d_k_and_a_trained_head_its_score_r
     from attention_core.model import ModelEmbedder
 
     at = open_page(lang=lang)
-    assert not at.exception, at.exception
-    lesson = build_lesson(shell.DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    lesson = build_lesson(DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
     assert lesson.trace.d_k == 32
     source = translate(lang, "why_scaling.own_d_k_model")
     assert at.select_slider(key="exp_d_k").help == (

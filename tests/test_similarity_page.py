@@ -16,9 +16,9 @@ from scipy.spatial import distance
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.similarity import compare_similarities, polar_vector
-from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import ROOT, _decode, run_page, title_text
+from attention_ui.registry import PAGES
+from tests.helpers import ROOT, open_link, plotly_array, title_text
 
 PAGE = "pages/similarity.py"
 SENTENCE = "the tailor cut the cloth for the customer"
@@ -69,7 +69,7 @@ def references(a, b) -> dict[str, np.ndarray]:
 
 
 def test_page_is_registered_after_why_scaling():
-    pages = [page for page, _ in shell.NAV]
+    pages = [entry.id for entry in PAGES]
     assert pages[pages.index("why_scaling") + 1] == "similarity"
     assert (ROOT / PAGE).is_file()
     for lang in ("en", "zh"):
@@ -78,8 +78,7 @@ def test_page_is_registered_after_why_scaling():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_renders_in_each_language(lang):
-    at = run_page(PAGE, SENTENCE, toy="true", lang=lang)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, lang=lang)
     assert at.title[0].value == translate(lang, "similarity.title")
     headers = [h.value for h in at.subheader]
     for key in ("demo_header", "sentence_header", "weights_header", "token_header"):
@@ -99,16 +98,15 @@ def test_page_renders_in_each_language(lang):
 
 
 def test_heatmaps_equal_independent_computation():
-    at = run_page(PAGE, SENTENCE, toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE)
     lesson = lesson_for(SENTENCE)
     q, k = lesson.trace.q, lesson.trace.k  # (T, d_k)
     want = references(q, k)
     figs = figures(at)
     for n, name in enumerate(ORDER):  # one chart of three panels for the measures, one for their weights
-        got = _decode(figs["fig_measures"]["data"][n]["z"])
+        got = plotly_array(figs["fig_measures"]["data"][n]["z"])
         np.testing.assert_allclose(got, want[name], rtol=1e-12, atol=1e-12, err_msg=name)
-        weights = _decode(figs["fig_weights"]["data"][n]["z"])
+        weights = plotly_array(figs["fig_weights"]["data"][n]["z"])
         np.testing.assert_allclose(weights, softmax_ref(want[name]), rtol=1e-12, atol=1e-14, err_msg=name)
         np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
     # the dot-product map is the attention score matrix, the scaled one what goes into its softmax
@@ -129,23 +127,25 @@ def test_heatmaps_equal_independent_computation():
 @pytest.mark.parametrize("how", ["click", "url"])
 def test_inputs_choice_compares_the_inputs(how):
     if how == "click":
-        at = run_page(PAGE, SENTENCE, toy="true")
+        at = open_link(PAGE, sentence=SENTENCE)
         at.button_group(key="sim_vectors").set_value("inputs").run()
     else:
-        at = run_page(PAGE, SENTENCE, toy="true", vectors="inputs")
+        at = open_link(PAGE, sentence=SENTENCE, vectors="inputs")
     assert not at.exception, at.exception
     assert at.query_params["vectors"] in ("inputs", ["inputs"])  # the link reopens this view
     lesson = lesson_for(SENTENCE)
     want = references(lesson.inputs, lesson.inputs)  # (T, T), d = d_model
     figs = figures(at)
     for n, name in enumerate(ORDER):
-        np.testing.assert_allclose(_decode(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-11)
+        np.testing.assert_allclose(
+            plotly_array(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-11
+        )
     np.testing.assert_allclose(np.diag(want["cosine"]), 1.0, atol=1e-12)
 
 
 def test_one_query_token_rows_and_their_softmax():
     i = 4
-    at = run_page(PAGE, SENTENCE, toy="true")
+    at = open_link(PAGE, sentence=SENTENCE)
     at.button_group(key="sim_token_picker").set_value(i).run()
     assert not at.exception, at.exception
     lesson = lesson_for(SENTENCE)
@@ -155,9 +155,9 @@ def test_one_query_token_rows_and_their_softmax():
     softmax_rows = figs["fig_softmax_rows"]["data"]
     assert len(rows) == len(softmax_rows) == 3
     for n, name in enumerate(ORDER):
-        np.testing.assert_allclose(_decode(rows[n]["y"]), want[name][i], rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(plotly_array(rows[n]["y"]), want[name][i], rtol=1e-12, atol=1e-12, err_msg=name)
         np.testing.assert_allclose(
-            _decode(softmax_rows[n]["y"]), softmax_ref(want[name])[i], rtol=1e-12, atol=1e-14, err_msg=name
+            plotly_array(softmax_rows[n]["y"]), softmax_ref(want[name])[i], rtol=1e-12, atol=1e-14, err_msg=name
         )
     # the sentence names each measure's best key, as computed here
     text = " ".join(m.value for m in at.markdown)
@@ -171,7 +171,7 @@ def test_one_query_token_rows_and_their_softmax():
 
 def test_the_rows_table_is_sent_only_when_opened_and_holds_the_same_numbers():
     i = 2
-    at = run_page(PAGE, SENTENCE, toy="true")
+    at = open_link(PAGE, sentence=SENTENCE)
     at.button_group(key="sim_token_picker").set_value(i).run()
     assert not at.exception and not at.dataframe  # closed: not built, not sent
     at.session_state["sim_table_open"] = True  # the learner opens the expander
@@ -216,7 +216,7 @@ def expected_demo(q_angle, q_length, k_angle, k_length) -> dict[str, float]:
     ],
 )
 def test_demo_numbers_follow_the_sliders(demo):
-    at = run_page(PAGE, SENTENCE, toy="true")
+    at = open_link(PAGE, sentence=SENTENCE)
     shown = set_demo(at, **demo)
     want = expected_demo(**demo)
     for name in ORDER:
@@ -230,12 +230,12 @@ def test_demo_numbers_follow_the_sliders(demo):
         demo["k_length"] * math.cos(math.radians(demo["k_angle"])),
         demo["k_length"] * math.sin(math.radians(demo["k_angle"])),
     )
-    np.testing.assert_allclose(_decode(tips["x"]), [q_tip[0], k_tip[0]], atol=1e-12)
-    np.testing.assert_allclose(_decode(tips["y"]), [q_tip[1], k_tip[1]], atol=1e-12)
+    np.testing.assert_allclose(plotly_array(tips["x"]), [q_tip[0], k_tip[0]], atol=1e-12)
+    np.testing.assert_allclose(plotly_array(tips["y"]), [q_tip[1], k_tip[1]], atol=1e-12)
 
 
 def test_demo_longer_key_changes_dot_not_cosine():
-    at = run_page(PAGE, SENTENCE, toy="true")
+    at = open_link(PAGE, sentence=SENTENCE)
     cos_name, dot_name, scaled_name = (translate("en", f"similarity.name_{n}") for n in ORDER)
     before = set_demo(at, q_angle=20, q_length=1.0, k_angle=50, k_length=1.0)
     after = set_demo(at, k_length=3.0)
@@ -250,15 +250,13 @@ def test_demo_longer_key_changes_dot_not_cosine():
 
 
 def test_empty_sentence_keeps_the_demo():
-    at = run_page(PAGE, "", toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence="")
     assert any(i.value == translate("en", "similarity.no_sentence") for i in at.info)
     assert "fig_vectors_2d" in figures(at) and len(at.metric) == 3
 
 
 def test_markup_in_the_sentence_is_escaped():
-    at = run_page(PAGE, "<b>bold</b> <script>x</script>", toy="true")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence="<b>bold</b> <script>x</script>")
     for spec in figures(at).values():
         for axis in ("xaxis", "yaxis"):
             for tick in spec["layout"].get(axis, {}).get("ticktext", []):
@@ -269,8 +267,7 @@ def test_markup_in_the_sentence_is_escaped():
     "params", [{"q_angle": "999", "k_length": "-4"}, {"q_length": "abc", "token": "77"}, {"vectors": "nonsense"}]
 )
 def test_hand_typed_url_parameters_are_safe(params):
-    at = run_page(PAGE, **{"toy": "true", **params})
-    assert not at.exception, at.exception
+    at = open_link(PAGE, **params)
     assert len(at.metric) == 3
 
 
@@ -297,14 +294,15 @@ def test_compare_similarities_and_polar_vector_against_references():
 def test_with_the_real_model_the_heatmaps_are_its_queries_and_keys():
     from attention_core.model import ModelEmbedder
 
-    at = run_page(PAGE, SENTENCE)
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, toy=False)
     lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))  # the app's default
     assert lesson.trained and lesson.trace.d_k == 32
     want = references(lesson.trace.q, lesson.trace.k)
     figs = figures(at)
     for n, name in enumerate(ORDER):
-        np.testing.assert_allclose(_decode(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            plotly_array(figs["fig_measures"]["data"][n]["z"]), want[name], rtol=1e-12, atol=1e-12
+        )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -313,13 +311,12 @@ def test_with_a_trained_head_the_inputs_are_the_hidden_states_entering_its_layer
     positional encoding: the text says so and the maps compare exactly those vectors."""
     from attention_core.model import ModelEmbedder
 
-    at = run_page(PAGE, SENTENCE, lang=lang, vectors="inputs")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, sentence=SENTENCE, lang=lang, vectors="inputs", toy=False)
     lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
     layer = lesson.settings.layer
     np.testing.assert_array_equal(lesson.inputs, lesson.encoded.hidden[layer])
     want = references(lesson.inputs, lesson.inputs)
-    np.testing.assert_allclose(_decode(figures(at)["fig_measures"]["data"][0]["z"]), want["cosine"], atol=1e-12)
+    np.testing.assert_allclose(plotly_array(figures(at)["fig_measures"]["data"][0]["z"]), want["cosine"], atol=1e-12)
     intro = translate(lang, "similarity.sentence_intro_hidden", d=384, t=len(lesson.tokens), layer=layer + 1)
     assert intro in [m.value for m in at.markdown]
     assert translate(lang, "similarity.sentence_intro_inputs", d=384, t=len(lesson.tokens)) not in [

@@ -8,24 +8,23 @@ import pytest
 
 from attention_core import LessonSettings, build_lesson
 from attention_core.model import ModelEmbedder
-from attention_ui import shell
 from attention_ui.i18n import translate
-from tests.helpers import run_page
+from attention_ui.settings import DEFAULT_SENTENCE
+from tests.helpers import open_link
 
 PAGE = "pages/step_by_step.py"
 
 
 def trained_lesson():
     """The app's default: the default sentence on the default trained head (layer 2, head 4)."""
-    return build_lesson(shell.DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    return build_lesson(DEFAULT_SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_scale_step_says_the_variance_argument_is_about_initialisation(lang):
     """Step 5 on a trained head: the head's raw scores run far wider than the argument's d_k, and the
     page says so with the range and the variance it computed (not numbers typed into a catalog)."""
-    at = run_page(PAGE, lang=lang, step="5")
-    assert not at.exception, at.exception
+    at = open_link(PAGE, lang=lang, step="5", toy=False)
     lesson = trained_lesson()
     scores = np.asarray(lesson.trace.scores)  # (T, T)
     assert lesson.trace.d_k == 32 and scores.var() > 2 * lesson.trace.d_k  # not the variance of random weights
@@ -42,10 +41,10 @@ def test_the_scale_step_says_the_variance_argument_is_about_initialisation(lang)
 
 def test_the_softmax_step_defines_s_j_and_the_qkv_step_writes_the_biases_as_c():
     """s_j is defined where the softmax uses it; a bias is c^Q, never b (b is the output)."""
-    at = run_page(PAGE, step="6")
+    at = open_link(PAGE, step="6", toy=False)
     formulas = " ".join(x.value for x in at.latex)
     assert r"s_j = \frac{\alpha_{" in formulas and r"s_{\max} = " in formulas
-    at = run_page(PAGE, step="3")
+    at = open_link(PAGE, step="3", toy=False)
     formulas = " ".join(x.value for x in at.latex)
     assert "W^Q + c^Q" in formulas and "b^Q" not in formulas
     text = " ".join(m.value for m in at.markdown)

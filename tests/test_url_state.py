@@ -8,7 +8,7 @@ from collections import UserDict
 
 import pytest
 
-from attention_ui.shell import NAV
+from attention_ui.registry import PAGES
 from attention_ui.url_state import OLD_LINKS, keep_in_url, parse_choice, unusable_number
 from tests.helpers import ROOT, open_link
 
@@ -117,20 +117,10 @@ UNUSABLE = ("inf", "-inf", "1e309", "nan", "9" * 5000)
 
 
 @pytest.mark.parametrize("value", UNUSABLE, ids=["inf", "-inf", "1e309", "nan", "5000 digits"])
-@pytest.mark.parametrize("page_id", [page_id for page_id, _ in NAV])
+@pytest.mark.parametrize("page_id", [entry.id for entry in PAGES])
 def test_numbers_no_widget_can_take_are_dropped_on_every_page(page_id, value):
     """?seed=inf once broke every page: Streamlit converted it with int() before its range check."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.helpers import APP
-
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.switch_page(f"pages/{page_id}.py")
-    at.query_params["toy"] = "true"
-    for name in NUMERIC_PARAMS:
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, f"{page_id} with ={value[:12]}: {at.exception}"
+    at = open_link(page_id, **dict.fromkeys(NUMERIC_PARAMS, value))
     assert at.title
     notes = [box.value for box in at.info if "not a number this page can use" in box.value]
     assert notes, "the page says which values it dropped"
@@ -155,7 +145,7 @@ def test_a_position_at_its_default_is_left_out_of_the_link():
 
 
 def test_the_trained_heads_layer_and_head_are_left_out_at_their_default():
-    from attention_ui.shell import DEFAULTS
+    from attention_ui.settings import DEFAULTS
 
     at = open_link("pages/matrices.py", layer=str(DEFAULTS["layer"] + 1), head=str(DEFAULTS["head"] + 1))
     assert at.session_state["layer"] == DEFAULTS["layer"] and at.session_state["head"] == DEFAULTS["head"]

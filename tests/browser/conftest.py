@@ -1,7 +1,8 @@
 """Fixtures for the browser tests: a real Streamlit server and Debian's Chromium.
 
-The helpers (wait_for_app, plotly_data, no_exception, fresh_server) live in harness.py,
-which scripts/screenshots.py shares; test files import them from ``tests.browser.harness``.
+The helpers (wait_for_app, plotly_data, no_exception, fresh_server) live in the harness package
+(``harness/``), which the benches and scripts/screenshots.py share; test files import them from
+``harness``.
 
 On a developer machine without Chromium or Playwright these tests skip. In CI (the
 ``CI`` environment variable is set, as ``.ci/run`` does) they must run: a missing
@@ -15,7 +16,7 @@ import os
 
 import pytest
 
-from tests.browser.harness import CHROMIUM, COUNT_RUNS_JS, VIEWPORT, launch_browser, streamlit_server, wait_for_app
+from harness import CHROMIUM, COUNT_RUNS_JS, VIEWPORT, launch_browser, streamlit_server, wait_for_app
 
 IN_CI = bool(os.environ.get("CI"))
 

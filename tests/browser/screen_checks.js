@@ -1,23 +1,24 @@
 // What a learner would see wrong on the page in front of us; a list of sentences, empty when the
-// page fits its screen. tests/browser/test_screens.py runs it in every view (issue 16).
+// page fits its screen. tests/browser/test_screens.py runs it in every view (issue 16), each
+// testid(name) written as Streamlit's selector (harness.js).
 () => {
   const problems = [];
   const shown = el => {  // laid out, and not in the closed sidebar (off the screen)
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && !el.closest('[data-testid="stSidebar"][data-collapsed="true"]');
+    return r.width > 0 && r.height > 0 && !el.closest('testid(stSidebar)[data-collapsed="true"]');
   };
   const name = el => (el.innerText || el.textContent || '').trim().slice(0, 60);
   // 1. The page does not scroll sideways.
-  for (const id of ['stMain', 'stMainBlockContainer']) {
-    const el = document.querySelector(`[data-testid="${id}"]`);
+  for (const [id, selector] of [['stMain', 'testid(stMain)'], ['stMainBlockContainer', 'testid(stMainBlockContainer)']]) {
+    const el = document.querySelector(selector);
     if (el && el.scrollWidth > el.clientWidth + 1) problems.push(`${id} scrolls sideways: ${el.scrollWidth} > ${el.clientWidth} px`);
   }
   if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the document scrolls sideways');
   // 1b. One page title.
-  const titles = document.querySelectorAll('[data-testid="stMain"] h1');
+  const titles = document.querySelectorAll('testid(stMain) h1');
   if (titles.length !== 1) problems.push(`${titles.length} page titles`);
   // 2. No button label is cut with an ellipsis.
-  for (const button of document.querySelectorAll('button, [data-testid="stPageLink"] a')) {
+  for (const button of document.querySelectorAll('button, testid(stPageLink) a')) {
     if (!shown(button)) continue;
     for (const el of [button, ...button.querySelectorAll('*')]) {
       if (getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1) {
@@ -27,12 +28,12 @@
     }
   }
   // 2b. No button lies (partly) outside the page's column or its row of choices (scrolled out of sight).
-  const column = document.querySelector('[data-testid="stMainBlockContainer"]');
+  const column = document.querySelector('testid(stMainBlockContainer)');
   if (column) {
     const c = column.getBoundingClientRect();
     for (const button of column.querySelectorAll('button')) {
       const r = button.getBoundingClientRect();
-      const group = button.closest('[data-testid="stButtonGroup"]');
+      const group = button.closest('testid(stButtonGroup)');
       const g = group ? group.getBoundingClientRect() : c;
       if (r.width > 0 && (r.left < Math.max(c.left, g.left) - 1 || r.right > Math.min(c.right, g.right) + 1)) {
         problems.push(`button "${name(button)}" lies outside the page's column`);
@@ -43,7 +44,7 @@
   // 3. No formula is wider than its box: every piece KaTeX laid out lies inside the text column.
   for (const math of document.querySelectorAll('.katex-display')) {
     if (!shown(math)) continue;
-    const box = math.closest('[data-testid="stMarkdownContainer"]').getBoundingClientRect();
+    const box = math.closest('testid(stMarkdownContainer)').getBoundingClientRect();
     const wide = [...math.querySelectorAll('.katex-html > *')].map(el => el.getBoundingClientRect())
       .find(r => r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1));
     if (wide) {
@@ -67,9 +68,9 @@
     const heading = plot.querySelector('.gtitle');
     if (heading && heading.getBoundingClientRect().width > 0) {
       const t = heading.getBoundingClientRect();
-      const element = plot.closest('[data-testid="stElementContainer"]');
+      const element = plot.closest('testid(stElementContainer)');
       const bars = [...plot.querySelectorAll('.modebar-btn'),
-                    ...(element ? element.querySelectorAll('[data-testid="stElementToolbar"] button') : [])];
+                    ...(element ? element.querySelectorAll('testid(stElementToolbar) button') : [])];
       for (const b of bars) {
         const r = b.getBoundingClientRect();
         let visible = r.width > 0;

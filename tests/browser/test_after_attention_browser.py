@@ -14,8 +14,9 @@ import pytest
 
 from attention_core.after_attention import compare_sentences, sentence_table, sentence_vector
 from attention_core.lesson import TRAINED_HEAD
-from attention_ui.shell import DEFAULT_SENTENCE
-from tests.browser.harness import download_first_csv, fresh_server, no_exception, plotly_data, wait_for_app
+from attention_ui.internals import testid
+from attention_ui.settings import DEFAULT_SENTENCE
+from harness import download_first_csv, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -26,8 +27,8 @@ ROWS = "A dog barked at the mailman\nThe postman was chased by a dog\nRain is ex
 
 
 def shown_cosine(page) -> str:
-    box = page.locator('[data-testid="stMetric"]').filter(has_text="cos(e_A, e_B)")
-    return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+    box = page.locator(testid("stMetric")).filter(has_text="cos(e_A, e_B)")
+    return box.locator(testid("stMetricValue")).inner_text().strip()
 
 
 def expected_cosine(b: str) -> str:
@@ -41,14 +42,12 @@ def test_a_shared_link_with_a_second_sentence_opens_on_a_fresh_server(app_page):
         page.goto(srv.url + link)
         wait_for_app(page)
         no_exception(page)
-        assert "After attention" in page.locator('[data-testid="stMain"] h1').first.inner_text()
+        assert "After attention" in page.locator(f"{testid('stMain')} h1").first.inner_text()
         assert shown_cosine(page) == expected_cosine(SENTENCE_B)
         query = parse_qs(urlparse(page.url).query)
         assert query.get("compare") == [SENTENCE_B] and query.get("vector_view") == ["compare"], page.url
 
-        box = page.locator('[data-testid="stMain"]').get_by_label(
-            "Sentence B, to compare with your sentence A", exact=True
-        )
+        box = page.locator(testid("stMain")).get_by_label("Sentence B, to compare with your sentence A", exact=True)
         box.fill(TYPED_B)
         box.press("Enter")
         for _ in range(50):  # the rerun lands, then the browser writes the link

@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, fresh_server, matrix_tables, no_exception, plotly_data, wait_for_app
+from attention_ui.internals import testid
+from harness import TOY, fresh_server, matrix_tables, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -20,11 +21,11 @@ HTML_SENTENCE = "<b>bold</b><script>window.__pwned=1</script>"
 
 
 def sidebar_link(page, label: str):
-    return page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]').filter(has_text=label)
+    return page.locator(f"{testid('stSidebar')} {testid('stPageLink')}").filter(has_text=label)
 
 
 def sentence_input(page):
-    return page.locator('[data-testid="stSidebar"]').get_by_label("Sentence", exact=True)
+    return page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
 
 
 def type_sentence(page, text: str) -> None:
@@ -36,7 +37,7 @@ def type_sentence(page, text: str) -> None:
 
 def token_choice(page, label: str):
     """One option of the token picker (st.segmented_control: buttons with role="radio")."""
-    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+    return page.locator(f"{testid('stMain')} {testid('stButtonGroup')} button").filter(
         has_text=re.compile(f"^{re.escape(label)}$")
     )
 
@@ -56,7 +57,7 @@ def weights_table(page) -> dict:
 
 
 def heading(page) -> str:
-    return page.locator('[data-testid="stMain"] h1').first.inner_text()
+    return page.locator(f"{testid('stMain')} h1").first.inner_text()
 
 
 def query(page) -> dict[str, list[str]]:
@@ -64,7 +65,7 @@ def query(page) -> dict[str, list[str]]:
 
 
 def step_indicator(page) -> tuple[int, int]:
-    text = page.locator('[data-testid="stProgress"]').inner_text()
+    text = page.locator(testid("stProgress")).inner_text()
     m = re.search(r"Step (\d+) of (\d+)", text)
     assert m, f"no step indicator in {text!r}"
     return int(m.group(1)), int(m.group(2))
@@ -80,7 +81,7 @@ def test_home_renders_with_the_real_model(open_app):
     no_exception(page)
     assert "Attention Lab" in heading(page)
     assert page.get_by_text("Page not found").count() == 0
-    captions = page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+    captions = page.locator(testid("stCaptionContainer")).all_inner_texts()
     assert any("all-MiniLM-L6-v2" in c for c in captions), captions  # the real model, not a fallback
     assert not page.js_errors, page.js_errors
 
@@ -88,7 +89,7 @@ def test_home_renders_with_the_real_model(open_app):
 def test_every_page_in_the_sidebar_opens_without_exception(open_app):
     """Whatever pages the app lists (new ones too), each one opens from its link."""
     page = open_app(f"?{TOY}")
-    links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+    links = page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
     labels = [" ".join(t.split()) for t in links.all_inner_texts()]
     assert len(labels) >= 3, labels
     for n, label in enumerate(labels):
@@ -116,7 +117,7 @@ def test_typed_sentence_with_repeated_word_reaches_the_weights_table_and_chart(o
     assert table["texts"] == [[f"{x:.2f}" for x in row] for row in table["z"]]
     assert table["rows"] == table["cols"] and table["rows"][0] == "1: [CLS]" and table["rows"][-1] == "7: [SEP]"
 
-    page.locator('[data-testid="stMain"]').get_by_text("Interactive chart").click()  # the same numbers, hover-able
+    page.locator(testid("stMain")).get_by_text("Interactive chart").click()  # the same numbers, hover-able
     wait_for_app(page)
     no_exception(page)
     assert query(page).get("chart") == ["true"], page.url
@@ -143,7 +144,7 @@ def test_step_by_step_pick_a_token_and_walk_to_the_last_step(open_app):
     assert query(page).get("token") == ["3"]  # the number shown, not the index
     step, total = step_indicator(page)
     assert step == 1 and total > 1
-    next_button = page.locator('[data-testid="stMain"]').get_by_role("button", name=re.compile("Next"))
+    next_button = page.locator(testid("stMain")).get_by_role("button", name=re.compile("Next"))
     seen = [step]
     while step < total:
         next_button.click()
@@ -169,7 +170,7 @@ def test_html_sentence_is_shown_as_literal_text(open_app):
                   .filter(e => /bold|__pwned/.test(e.textContent)).map(e => e.outerHTML)"""
     )
     assert injected == [], injected
-    picker = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.inner_text()
+    picker = page.locator(f"{testid('stMain')} {testid('stButtonGroup')}").first.inner_text()
     assert "<" in picker and ">" in picker, picker  # the angle brackets are shown, not parsed
 
     sidebar_link(page, "Attention matrices").click()
@@ -216,6 +217,26 @@ def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
         assert "step" in heading(page).lower()
 
 
+def test_fresh_server_first_request_to_a_function_page_draws_the_whole_route(app_page):
+    """The same first request to a page that defines render() (Matrices above is still a script
+    page): Streamlit runs the page file alone, and its last line runs the app's route around it,
+    once: one sidebar, one title, the link's sentence, the page's own widgets working."""
+    page = app_page
+    with fresh_server() as srv:
+        page.goto(srv.url + "step_by_step?sentence=hello+world+hello&step=2&" + TOY)
+        wait_for_app(page)
+        no_exception(page)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator(f"{testid('stMain')} h1").count() == 1 and "step" in heading(page).lower()
+        assert page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True).count() == 1
+        assert sentence_input(page).input_value() == "hello world hello"
+        assert step_indicator(page)[0] == 2
+        token_choice(page, "2: world").click()  # the page's own widgets answer
+        wait_for_app(page)
+        no_exception(page)
+        assert query(page).get("token") == ["2"], page.url
+
+
 @pytest.mark.parametrize("path", ["step_by_step", "matrices", ""])
 def test_bad_url_parameters_give_a_working_page(open_app, path):
     page = open_app(f"{path}?token=999&d_k=-3&step=77&source=xx&toy=maybe&seed=1e99")
@@ -227,7 +248,7 @@ def test_bad_url_parameters_give_a_working_page(open_app, path):
         assert 1 <= step <= total
         # ?token=999 fell back to the default query token: left out of the URL, as every default
         assert "token" not in query(page) and "step" not in query(page), page.url
-        chosen = page.locator('[data-testid="stMain"] .st-key-token_picker button[aria-checked="true"]')
+        chosen = page.locator(f'{testid("stMain")} .st-key-token_picker button[aria-checked="true"]')
         assert chosen.count() == 1, "one token is chosen"
     if path == "matrices":
         assert_rows_sum_to_one(weights_table(page)["z"])
@@ -243,11 +264,11 @@ def test_switch_to_chinese_every_page_and_a_chinese_sentence(open_app):
 
     page = open_app(f"?{TOY}&lang=en")
     assert heading(page) == translate("en", "home.title")
-    page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"] button').filter(has_text="中文").click()
+    page.locator(f"{testid('stSidebar')} {testid('stButtonGroup')} button").filter(has_text="中文").click()
     wait_for_app(page)
     assert heading(page) == translate("zh", "home.title")
     assert query(page).get("lang") == ["zh"], page.url
-    links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+    links = page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
     labels = [" ".join(t.split()) for t in links.all_inner_texts()]
     assert all(CJK.search(label) for label in labels), labels
     for n, label in enumerate(labels):
@@ -255,16 +276,16 @@ def test_switch_to_chinese_every_page_and_a_chinese_sentence(open_app):
         wait_for_app(page)
         no_exception(page)
         assert CJK.search(heading(page)), f"{label}: the title is not Chinese: {heading(page)!r}"
-        main = page.locator('[data-testid="stMain"]').inner_text()
+        main = page.locator(testid("stMain")).inner_text()
         assert len(CJK.findall(main)) > 20, f"{label}: little Chinese text on the page"
         assert query(page).get("lang") == ["zh"], f"{label} lost ?lang=zh: {page.url}"
     sidebar_link(page, translate("zh", "shell.nav_step_by_step")).click()
     wait_for_app(page)
-    box = page.locator('[data-testid="stSidebar"]').get_by_label(translate("zh", "shell.sentence"), exact=True)
+    box = page.locator(testid("stSidebar")).get_by_label(translate("zh", "shell.sentence"), exact=True)
     box.fill("我爱猫")
     box.press("Enter")
     wait_for_app(page)
     no_exception(page)
-    picker = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]').first.inner_text()
+    picker = page.locator(f"{testid('stMain')} {testid('stButtonGroup')}").first.inner_text()
     assert all(ch in picker for ch in "我爱猫"), picker
     assert query(page).get("sentence") == ["我爱猫"], page.url

@@ -23,7 +23,7 @@ from attention_ui import internals
 from attention_ui.figures import MIN_TEXT_PX
 from attention_ui.style import PRINT_WIDTH_PX
 from attention_ui.tables import MATRIX_CLASS
-from tests.browser.harness import no_exception, wait_for_app
+from harness import no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, no_exception, wait_for_app
+from attention_ui.internals import testid
+from harness import TOY, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -17,7 +18,7 @@ PROJECTOR = {"width": 1024, "height": 768}
 
 
 def step_number(page) -> int:
-    text = page.locator('[data-testid="stMain"] [data-testid="stProgress"]').inner_text()
+    text = page.locator(f"{testid('stMain')} {testid('stProgress')}").inner_text()
     return int(re.search(r"(\d+)", text).group(1))
 
 
@@ -31,7 +32,7 @@ def test_the_remote_walks_the_steps_and_the_views(tab, server):
     page = tab(viewport=PROJECTOR)
     page.goto(server + f"step_by_step?sentence=the+dog+sat+on+it&present=true&{TOY}")
     wait_for_app(page)
-    page.locator('[data-testid="stMain"] h1').first.click()  # the focus on the page, not in a box
+    page.locator(f"{testid('stMain')} h1").first.click()  # the focus on the page, not in a box
     assert step_number(page) == 1
     press(page, "ArrowRight")
     assert step_number(page) == 2
@@ -42,14 +43,14 @@ def test_the_remote_walks_the_steps_and_the_views(tab, server):
     press(page, "PageUp")
     assert step_number(page) == 1
 
-    box = page.locator('[data-testid="stSidebar"] input[type="text"], [data-testid="stSidebar"] textarea').first
+    box = page.locator(f'{testid("stSidebar")} input[type="text"], {testid("stSidebar")} textarea').first
     box.focus()  # the teacher is typing a sentence: the arrow keys move the cursor, not the lesson
     press(page, "ArrowRight")
     assert step_number(page) == 1
 
     page.goto(server + f"matrices?sentence=the+dog+sat&present=true&{TOY}")
     wait_for_app(page)
-    page.locator('[data-testid="stMain"] h1').first.click()
+    page.locator(f"{testid('stMain')} h1").first.click()
     before = parse_qs(urlparse(page.url).query).get("matrix", ["weights"])
     press(page, "ArrowRight")
     after = parse_qs(urlparse(page.url).query).get("matrix")
@@ -59,6 +60,6 @@ def test_the_remote_walks_the_steps_and_the_views(tab, server):
 def test_the_page_tells_the_browser_its_language(open_app):
     page = open_app("?lang=zh")
     assert page.evaluate("document.documentElement.lang") == "zh"
-    page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"] button').filter(has_text="English").click()
+    page.locator(f"{testid('stSidebar')} {testid('stButtonGroup')} button").filter(has_text="English").click()
     wait_for_app(page)
     assert page.evaluate("document.documentElement.lang") == "en"

@@ -24,7 +24,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, VIEWPORT, no_exception, wait_for_app
+from attention_ui.internals import testid
+from harness import TOY, VIEWPORT, no_exception, wait_for_app
 from tests.test_deploy import (
     AUDIT_HOOK,
     ensure_nginx,
@@ -73,8 +74,8 @@ def view_of(page) -> dict:
     return {
         "path": url.path,
         "query": query(page.url),
-        "title": page.locator('[data-testid="stMain"] h1').first.inner_text(),
-        "main": page.locator('[data-testid="stMain"]').inner_text(),
+        "title": page.locator(f"{testid('stMain')} h1").first.inner_text(),
+        "main": page.locator(testid("stMain")).inner_text(),
     }
 
 

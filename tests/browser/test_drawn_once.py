@@ -32,8 +32,8 @@ import pytest
 from attention_core.lesson import STEPS
 from attention_ui import internals
 from attention_ui.internals import KEY_CLASS
-from attention_ui.shell import NAV
-from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
+from attention_ui.registry import PAGES
+from harness import load_side_by_side, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -116,13 +116,13 @@ class Passes:
 def test_every_chart_is_drawn_once_with_the_margins_it_was_sent(tab, server, lang):
     tabs = [tab(timeout=90_000) for _ in range(2)]
     passes = {id(page): Passes(page) for page in tabs}
-    paths = [("" if name == NAV[0][0] else name) for name, _ in NAV] + EXTRA
+    paths = [("" if entry is PAGES[0] else entry.id) for entry in PAGES] + EXTRA
     urls = [server + path + ("&" if "?" in path else "?") + f"lang={lang}" for path in paths]
     drawn_again, counted, charts, read = [], [], 0, 0
     try:
         for page, url in load_side_by_side(tabs, urls, settle=300):  # two pages at a time
             path = url.removeprefix(server)
-            name = path.split("?")[0] or NAV[0][0]
+            name = path.split("?")[0] or PAGES[0].id
             no_exception(page)
             on_page = page.evaluate(PUSHED_JS)
             for chart in on_page:

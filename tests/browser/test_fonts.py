@@ -29,12 +29,12 @@ CHUNK_FETCHES_JS = (
 def test_the_charts_code_is_loaded_on_a_page_without_charts_once(open_app):
     """attention_ui/preload.py: Home draws no chart, yet the chart chunk arrives while it is
     read; a page with charts opened next fetches it no second time."""
-    from attention_ui.internals import plotly_chunk
+    from attention_ui.internals import plotly_chunk, testid
 
     chunk = plotly_chunk()
     page = open_app("?lang=en")
     assert page.locator(".js-plotly-plot").count() == 0, "Home drew a chart: pick a page without one"
     page.wait_for_function(f"(chunk) => ({CHUNK_FETCHES_JS})(chunk) > 0", arg=chunk, timeout=15_000)
-    page.locator('[data-testid="stSidebar"] a[href*="why_scaling"]').first.click()
+    page.locator(f'{testid("stSidebar")} a[href*="why_scaling"]').first.click()
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     assert page.evaluate(CHUNK_FETCHES_JS, chunk) == 1, "the chart chunk was fetched twice"

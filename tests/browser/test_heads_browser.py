@@ -11,7 +11,8 @@ import pytest
 from attention_core.heads import census
 from attention_ui.head_claims import head_summary
 from attention_ui.i18n import translate
-from tests.browser.harness import no_exception, wait_for_app
+from attention_ui.internals import testid
+from harness import no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -34,7 +35,7 @@ def summary_shown(page, lang: str, layer: int, head: int) -> bool:
     from functools import partial
 
     expected = head_summary(census(), layer, head, tr=partial(translate, lang)).replace("**", "")
-    return expected[:60] in page.locator('[data-testid="stMain"]').inner_text()
+    return expected[:60] in page.locator(testid("stMain")).inner_text()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -62,7 +63,7 @@ def test_a_click_on_the_grid_chooses_the_head_and_the_link_opens_it(open_app, la
 def test_a_shared_link_to_the_contrast_view_opens_it_on_a_projector(open_app):
     page = open_app("heads?lang=zh&heads_view=contrast&present=true&layer=6&head=12")
     no_exception(page)
-    text = page.locator('[data-testid="stMain"]').inner_text()
+    text = page.locator(testid("stMain")).inner_text()
     assert translate("zh", "heads.contrast_text")[:20] in text
     assert page.locator(".st-key-fig_outcome_present .js-plotly-plot").count() == 1  # the projector's chart key
     assert summary_shown(page, "zh", 5, 11)

@@ -9,7 +9,7 @@ import pytest
 
 from attention_ui import internals
 from attention_ui.model_figures import SELECTED
-from tests.browser.harness import no_exception, wait_for_app
+from harness import no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

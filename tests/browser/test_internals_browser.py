@@ -12,7 +12,7 @@ import json
 import pytest
 
 from attention_ui import internals
-from tests.browser.harness import streamlit_server, wait_for_app
+from harness import streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

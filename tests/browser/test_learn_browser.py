@@ -16,13 +16,13 @@ import pytest
 
 from attention_core.learning import DEFAULT_TASK, TASKS, accuracy, generate, train
 from attention_ui.i18n import translate
-from tests.browser.harness import COUNT_RUNS_JS, TOY, VIEWPORT, no_exception, plotly_data, wait_for_app
+from attention_ui.internals import testid
+from harness import COUNT_RUNS_JS, TOY, VIEWPORT, js, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-WATCH_JS = (
-    COUNT_RUNS_JS
-    + """
+WATCH_JS = COUNT_RUNS_JS + js(
+    """
 (() => {
   window.__seen = {};
   // Each added element is looked at, not only the page at the observer's turn: on a loaded
@@ -34,18 +34,18 @@ WATCH_JS = (
   };
   new MutationObserver((records) => {
     const added = records.flatMap(r => [...r.addedNodes]).filter(n => n.nodeType === 1);
-    mark('progress', '[data-testid="stMain"] [data-testid="stProgress"]', added);
+    mark('progress', 'testid(stMain) testid(stProgress)', added);
     mark('live', '[class*="st-key-fig_curves_live"] .js-plotly-plot', added);
     mark('curves', '.st-key-fig_curves .js-plotly-plot', added);
   }).observe(document, {subtree: true, childList: true});
 })();"""
 )
 
-FINISHED_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
+FINISHED_JS = js("""() => {
+  const app = document.querySelector('testid(stApp)');
   const plot = document.querySelector('.st-key-fig_curves .js-plotly-plot');
   return app && app.getAttribute('data-test-script-state') === 'notRunning' && plot && plot.data && plot._fullLayout;
-}"""
+}""")
 
 
 @pytest.mark.parametrize(("task", "prompt"), [("reverse", "abcde|"), ("induction", "hgfedc|e")])
@@ -60,7 +60,7 @@ def test_train_watch_the_curves_then_write(server, chromium, task, prompt):
         page.goto(server + f"learn?{TOY}&lang=en&task={task}&temperature=0")
         wait_for_app(page)
         no_exception(page)
-        main = page.locator('[data-testid="stMain"]')
+        main = page.locator(testid("stMain"))
         assert main.get_by_text(translate("en", "learn.press_train").replace("**", "")).count() == 1
         steps = TASKS[task].steps
 

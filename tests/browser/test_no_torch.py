@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from attention_ui.i18n import translate
-from tests.browser.harness import load_side_by_side, no_exception, streamlit_server, wait_for_app
+from attention_ui.internals import testid
+from harness import load_side_by_side, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -50,7 +51,7 @@ def test_every_page_runs_without_torch(tab, tmp_path):
         page = tabs[0]
         page.goto(server.url)
         wait_for_app(page)
-        links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+        links = page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
         hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]
         assert len(hrefs) >= 10, hrefs
         opened = 0
@@ -65,7 +66,7 @@ def test_every_page_runs_without_torch(tab, tmp_path):
         page.get_by_role("button", name=re.compile("Check against PyTorch")).click()
         wait_for_app(page)
         no_exception(page)
-        main = page.locator('[data-testid="stMain"]').inner_text()
+        main = page.locator(testid("stMain")).inner_text()
         assert translate("en", "shell.problem_no_torch") in main, main[-600:]
         libraries = mapped_libraries(server.process.pid)
         for shown in tabs:

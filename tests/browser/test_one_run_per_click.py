@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from tests.browser.harness import COUNT_RUNS_JS, EARLY_FOR_RERUN, VIEWPORT, no_exception, wait_for_app
+from attention_ui.internals import testid
+from harness import COUNT_RUNS_JS, EARLY_FOR_RERUN, VIEWPORT, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -26,11 +27,11 @@ def runs_of(page, act) -> list[int]:
 
 
 def sidebar_link(page, label: str):
-    return page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a').filter(has_text=label).first
+    return page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a").filter(has_text=label).first
 
 
 def button_in(page, where: str, label: str):
-    return page.locator(f'[data-testid="{where}"] [data-testid="stButtonGroup"] button').filter(has_text=label).first
+    return page.locator(f"{testid(where)} {testid('stButtonGroup')} button").filter(has_text=label).first
 
 
 def test_each_click_is_one_script_run(server, chromium):
@@ -42,14 +43,14 @@ def test_each_click_is_one_script_run(server, chromium):
         page.goto(server + "matrices?lang=en")
         wait_for_app(page)
         no_exception(page)
-        main = page.locator('[data-testid="stMain"]')
+        main = page.locator(testid("stMain"))
         clicks = {  # what a learner does, in order: name -> the action
             "matrices: the Scores view": lambda: main.get_by_role("radio", name=re.compile("Scores")).click(),
             "sidebar: scaling off": lambda: (
-                page.locator('[data-testid="stSidebar"]').get_by_text("Divide scores by √d_k").click()
+                page.locator(testid("stSidebar")).get_by_text("Divide scores by √d_k").click()
             ),
             "sidebar: scaling on": lambda: (
-                page.locator('[data-testid="stSidebar"]').get_by_text("Divide scores by √d_k").click()
+                page.locator(testid("stSidebar")).get_by_text("Divide scores by √d_k").click()
             ),
             "page: Step by step": lambda: sidebar_link(page, "Step by step").click(),
             "step by step: Next": lambda: main.get_by_role("button", name=re.compile("Next")).click(),

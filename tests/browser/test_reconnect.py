@@ -3,7 +3,8 @@
 When the server restarts (an update, a crash, the Cloud waking up) the open pages reconnect by
 themselves to a new session on a fresh process. Their first click then arrives before the new
 session knows any widget's callback, and on a fresh process it goes through Streamlit's legacy
-router (``shell.legacy_page_run``). Every kind of control must still act on that first click:
+router, which runs the page file by itself (and it runs the app's route: ``attention_ui.registry``). Every
+kind of control must still act on that first click:
 Next, Back, a view button, the W choice, a token, a layer.
 """
 
@@ -15,19 +16,20 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser.harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
+from attention_ui.internals import ERROR_ALERT, testid
+from harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
 
 def option(page, where: str, label: str, within: str = ""):
     """An option of a segmented control (buttons of an stButtonGroup) by its exact label."""
-    buttons = page.locator(f'[data-testid="{where}"] {within} [data-testid="stButtonGroup"] button')
+    buttons = page.locator(f"{testid(where)} {within} {testid('stButtonGroup')} button")
     return buttons.filter(has_text=re.compile(f"^{re.escape(label)}$")).first
 
 
 def main_button(page, label: str):
-    return page.locator('[data-testid="stMain"]').get_by_role("button", name=label, exact=True)
+    return page.locator(testid("stMain")).get_by_role("button", name=label, exact=True)
 
 
 STEPS = "step_by_step?sentence=the+dog+sat+on+it&token=3"
@@ -106,7 +108,7 @@ def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab)
     time.sleep(1)  # the server is gone; the page tries to reconnect
     with streamlit_server(port=port):
         wait_for_app(page)
-        box = page.locator('[data-testid="stSidebar"]').get_by_label("Sentence", exact=True)
+        box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
         box.fill("a cat slept on my warm bed")  # shorter, and token 5 would be a word of it ("my")
         box.press("Enter")
         for _ in range(50):
@@ -116,7 +118,7 @@ def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab)
             page.wait_for_timeout(200)
         no_exception(page)
         assert query(page).get("sentence") == ["a cat slept on my warm bed"], page.url
-        chosen = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button[aria-checked="true"]')
+        chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
         assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
         assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
-        assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+        assert page.locator(ERROR_ALERT).count() == 0

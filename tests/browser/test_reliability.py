@@ -1,5 +1,5 @@
 """Reliability in a real browser: keyboard-only use, hand-typed URLs and markup in the sentence
-on every page of attention_ui.shell.NAV (new pages are covered without a change here)."""
+on every page of attention_ui.registry.PAGES (new pages are covered without a change here)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,22 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from attention_ui.shell import NAV
-from tests.browser.harness import TOY, no_exception, wait_for_app
+from attention_ui.internals import testid
+from attention_ui.registry import PAGES as REGISTERED
+from harness import TOY, js, no_exception, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
-PAGES = [page for page, _ in NAV]
+PAGES = [entry.id for entry in REGISTERED]
 BAD_PARAMS = "token=999&d_k=-3&lang=xx&seed=abc&step=-1&layer=99&head=x&toy=maybe"
 URL_INDICES = {"step_by_step": ("token", "step"), "real_model": ("layer", "head")}
 """The index parameters a page reads (through url_state.url_int): each must come back clamped."""
 MARKUP = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script><b>bold</b> [x](javascript:alert(1))"
 
-FOCUSED = """() => { const e = document.activeElement; if (!e) return null;
+FOCUSED = js("""() => { const e = document.activeElement; if (!e) return null;
   return {tag: e.tagName, type: e.type || '', text: (e.innerText || '').trim().slice(0, 40),
           label: e.getAttribute('aria-label') || '',
-          sidebar: !!e.closest('[data-testid="stSidebar"]'), main: !!e.closest('[data-testid="stMain"]')}; }"""
+          sidebar: !!e.closest('testid(stSidebar)'), main: !!e.closest('testid(stMain)')}; }""")
 
 
 def tab_until(page, wanted, limit: int = 80) -> list[dict]:
@@ -39,7 +40,7 @@ def tab_until(page, wanted, limit: int = 80) -> list[dict]:
 
 
 def step_number(page) -> int:
-    text = page.locator('[data-testid="stProgress"]').inner_text()
+    text = page.locator(testid("stProgress")).inner_text()
     m = re.search(r"(\d+)\D+(\d+)", text)
     assert m, f"no step indicator in {text!r}"
     return int(m.group(1))
@@ -66,7 +67,7 @@ def test_keyboard_only_reaches_the_sentence_and_operates_next(open_app):
     page.keyboard.press("Enter")
     wait_for_app(page)
     no_exception(page)
-    labels = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').all_inner_texts()
+    labels = page.locator(f"{testid('stMain')} {testid('stButtonGroup')} button").all_inner_texts()
     assert [lab.strip() for lab in labels] == ["1: keys", "2: only", "3: please"], labels
 
     tab_until(page, is_next)
@@ -102,12 +103,12 @@ def test_keyboard_reaches_the_token_picker(open_app):
 
 @pytest.mark.parametrize("page_id", PAGES)
 def test_hand_typed_url_and_markup_sentence_are_safe_on_every_page(open_app, page_id):
-    path = "" if page_id == NAV[0][0] else page_id  # the default page lives at "/" (st.navigation)
+    path = "" if page_id == PAGES[0] else page_id  # the default page lives at "/" (st.navigation)
     page = open_app(f"{path}?{BAD_PARAMS}&sentence={quote(MARKUP)}")
     no_exception(page)
     assert page.get_by_text("Page not found").count() == 0
-    assert page.locator('[data-testid="stMain"] h1').count() >= 1, f"{page_id} has no title"
-    box = page.locator('[data-testid="stSidebar"] textarea').first
+    assert page.locator(f"{testid('stMain')} h1").count() >= 1, f"{page_id} has no title"
+    box = page.locator(f"{testid('stSidebar')} textarea").first
     assert box.input_value() == MARKUP, "the markup sentence from the URL is in the box (the test is not vacuous)"
     assert page.evaluate("() => window.__pwned") is None, "input markup ran as script"
     injected = page.evaluate(

@@ -36,9 +36,9 @@ import pytest
 from attention_core.lesson import STEPS
 from attention_ui import internals
 from attention_ui.model_figures import grid_min_width
-from attention_ui.shell import NAV
+from attention_ui.registry import PAGES
 from attention_ui.tables import MATRIX_CLASS
-from tests.browser.harness import load_side_by_side, no_exception, wait_for_app
+from harness import js, load_side_by_side, no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -59,14 +59,14 @@ GRIDS = {"multi_head": ("fig_trained_heads", 12), "real_model": ("fig_grid", 12)
 """The heads grids read on the phone: page -> (the chart's key, its number of heads)."""
 
 _CHECKS_FILE = (Path(__file__).parent / "screen_checks.js").read_text(encoding="utf-8")
-SCREEN_CHECKS = _CHECKS_FILE[_CHECKS_FILE.index("() =>") :]  # without the comment above the function
+SCREEN_CHECKS = js(_CHECKS_FILE[_CHECKS_FILE.index("() =>") :])  # without the comment above the function
 """A list of what is wrong with the page in front of us (empty when it fits)."""
 
-CUT_LINKS = """() => {
-  const bar = document.querySelector('[data-testid="stSidebar"]');
+CUT_LINKS = js("""() => {
+  const bar = document.querySelector('testid(stSidebar)');
   if (!bar || bar.getAttribute('aria-expanded') === 'false' || bar.getBoundingClientRect().right < 50) return null;
   const cut = [];
-  for (const link of bar.querySelectorAll('[data-testid="stPageLink"] a')) {
+  for (const link of bar.querySelectorAll('testid(stPageLink) a')) {
     for (const el of [link, ...link.querySelectorAll('span, p')]) {
       const text = el.innerText.trim();
       if (text && !/^[a-z_]+$/.test(text) && el.scrollWidth > el.clientWidth + 1) {
@@ -76,7 +76,7 @@ CUT_LINKS = """() => {
     }
   }
   return cut;
-}"""
+}""")
 """The sidebar's page links whose label is wider than its box (null: the sidebar is closed).
 A Material icon's ligature name (lower case, "_") is no label."""
 
@@ -98,23 +98,23 @@ BROKEN_TERMS = """() => {
 """Lines of a formula that end with =, ∈ … while the value stands alone at the start of the next
 (a list after a colon may start a line: "α_{2,j}/√32:" then the numbers)."""
 
-GRID = """(key) => {
+GRID = js("""(key) => {
   const box = document.querySelector(`[class*="st-key-wide"]:has(.st-key-${key})`);
-  const chart = box && box.querySelector('[data-testid="stPlotlyChart"]');
+  const chart = box && box.querySelector('testid(stPlotlyChart)');
   if (!chart) return null;
   const width = chart.getBoundingClientRect().width;
   return {width, scroll: box.scrollWidth, client: box.clientWidth, overflow: getComputedStyle(box).overflowX};
-}"""
+}""")
 """The heads grid keyed ``key``: its chart's width and whether its frame scrolls."""
 
 
 def page_urls(lang: str, extra_views: bool = True) -> list[str]:
-    """Every page of NAV (and, with ``extra_views``, the extra views of some; the views of
+    """Every page of ``registry.PAGES`` (and, with ``extra_views``, the extra views of some; the views of
     ``EXTRA_EVERYWHERE`` always) with the 15-word sentence."""
     common = f"sentence={SENTENCE.replace(' ', '+')}&lang={lang}"
     urls = []
-    for page, _ in NAV:
-        path = "" if page == NAV[0][0] else page
+    for page in [entry.id for entry in PAGES]:
+        path = "" if page == PAGES[0].id else page
         extras = EXTRA_EVERYWHERE.get(page, []) + (EXTRA.get(page, []) if extra_views else [])
         for extra in [""] + extras:
             urls.append(f"{path}?{common}" + (f"&{extra}" if extra else ""))
@@ -189,19 +189,19 @@ def test_a_13_token_weights_matrix_prints_all_169_numbers(tab, server, view):
 
 
 def test_on_a_phone_the_sidebar_closes_after_a_page_is_picked(views, server):
+    """On a phone the sidebar lies over the page: a tap on a page link opens the page and folds
+    the sidebar away (``style.SIDEBAR_SCRIPT``), so the learner sees the page they picked."""
+    from playwright.sync_api import expect
+
     page = views("phone")
     page.goto(server + "?lang=en")
     wait_for_app(page, settle=200)
     sidebar = page.locator(internals.testid("stSidebar"))
     if sidebar.get_attribute("data-collapsed") == "true":
         page.locator(internals.testid("stExpandSidebarButton")).click()
-    page.wait_for_function(
-        f"""() => document.querySelector('{internals.testid("stSidebar")}').dataset.collapsed === 'false'"""
-    )
+    expect(sidebar).to_have_attribute("data-collapsed", "false")  # open, over the page
     page.locator(f'{internals.testid("stSidebar")} {internals.testid("stPageLink")} a[href*="matrices"]').first.click()
     page.wait_for_url("**/matrices*")
     wait_for_app(page, settle=200)
-    page.wait_for_function(
-        f"""() => document.querySelector('{internals.testid("stSidebar")}').dataset.collapsed === 'true'""",
-        timeout=5_000,
-    )
+    expect(sidebar).to_have_attribute("data-collapsed", "true", timeout=5_000)  # folded away after the tap
+    assert page.locator("h1").first.inner_text().startswith("Attention matrices")  # the page picked

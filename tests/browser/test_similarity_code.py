@@ -10,20 +10,21 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from attention_ui.i18n import translate
-from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+from attention_ui.internals import testid
+from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 
 def heading(page) -> str:
-    return page.locator('[data-testid="stMain"] h1').first.inner_text()
+    return page.locator(f"{testid('stMain')} h1").first.inner_text()
 
 
 def metrics(page) -> dict[str, str]:
-    boxes = page.locator('[data-testid="stMetric"]')
+    boxes = page.locator(testid("stMetric"))
     return {
-        boxes.nth(n).locator('[data-testid="stMetricLabel"]').inner_text().strip(): boxes.nth(n)
-        .locator('[data-testid="stMetricValue"]')
+        boxes.nth(n).locator(testid("stMetricLabel")).inner_text().strip(): boxes.nth(n)
+        .locator(testid("stMetricValue"))
         .inner_text()
         .strip()
         for n in range(boxes.count())
@@ -31,7 +32,7 @@ def metrics(page) -> dict[str, str]:
 
 
 def slider_thumb(page, label: str):
-    return page.locator('[data-testid="stSlider"]').filter(has_text=label).locator('input[type="range"]')
+    return page.locator(testid("stSlider")).filter(has_text=label).locator('input[type="range"]')
 
 
 def test_longer_key_changes_the_dot_product_not_the_cosine(open_app):
@@ -66,7 +67,7 @@ def test_code_page_in_chinese_shows_source_and_the_torch_check(open_app):
     page = open_app(f"code?{TOY}&lang=zh")
     no_exception(page)
     assert heading(page) == "代码"
-    code = " ".join(page.locator('[data-testid="stCode"]').all_inner_texts())
+    code = " ".join(page.locator(testid("stCode")).all_inner_texts())
     for name in ("attention", "softmax", "cosine_similarity", "torch_attention"):  # the five lines first
         assert f"def {name}(" in code, name
     assert float(metrics(page)["与 scaled_dot_product_attention 的最大差异"]) < 1e-12
@@ -76,8 +77,8 @@ def test_code_page_in_chinese_shows_source_and_the_torch_check(open_app):
     no_exception(page)
     assert float(metrics(page)["与我们结果的最大差异"]) < 1e-12
     # what the app runs is behind an expander, drawn when opened
-    page.locator('[data-testid="stExpander"] summary').filter(has_text="scaled_dot_product_attention").click()
-    runs = page.locator('[data-testid="stExpander"] [data-testid="stCode"]')
+    page.locator(f"{testid('stExpander')} summary").filter(has_text="scaled_dot_product_attention").click()
+    runs = page.locator(f"{testid('stExpander')} {testid('stCode')}")
     runs.filter(has_text="def scaled_dot_product_attention(").first.wait_for(timeout=30_000)
 
 

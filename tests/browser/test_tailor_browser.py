@@ -13,7 +13,8 @@ import pytest
 
 from attention_core.tailor import SAMPLES, Request, fit
 from attention_ui.i18n import translate
-from tests.browser.harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
+from attention_ui.internals import testid
+from harness import TOY, fresh_server, no_exception, plotly_data, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -58,7 +59,7 @@ def expected_shirt(request: Request, beta: float = 0.5, similarity: str = "dot")
 
 def option(page, label: str):
     """An option button of a segmented control in the main area (not the sidebar's language switch)."""
-    return page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+    return page.locator(f"{testid('stMain')} {testid('stButtonGroup')} button").filter(
         has_text=re.compile(f"^{re.escape(label)}$")
     )
 
@@ -92,7 +93,7 @@ def test_fresh_server_opens_a_shared_fitting_in_chinese(app_page):
         wait_for_app(app_page)
         no_exception(app_page)
         assert app_page.get_by_text("Page not found").count() == 0
-        assert app_page.locator('[data-testid="stMain"] h1').first.inner_text().startswith("裁缝铺")
+        assert app_page.locator(f"{testid('stMain')} h1").first.inner_text().startswith("裁缝铺")
         request = Request("mens", "plaid", "cotton", "formal", DEFAULT.importance)
         np.testing.assert_allclose(
             weights_on_page(app_page, "zh"), fit(request, sharpness=50.0, similarity="cosine").weights, atol=1e-9
@@ -125,7 +126,7 @@ def test_intuition_page_moves_the_focus_by_click_and_by_slider(open_app):
     assert budget and abs(sum(budget[0]["data"][0]["y"]) - 100) < 1e-6
     assert focus() == (78, 84)
     before = picture_source()
-    chart = page.locator('[data-testid="stPlotlyChart"]').first.bounding_box()
+    chart = page.locator(testid("stPlotlyChart")).first.bounding_box()
     page.mouse.click(chart["x"] + 0.2 * chart["width"], chart["y"] + 0.3 * chart["height"])  # the house
     wait_for_app(page)
     no_exception(page)
@@ -134,7 +135,7 @@ def test_intuition_page_moves_the_focus_by_click_and_by_slider(open_app):
     assert picture_source() != before, "a click redraws the picture around the new focus"
 
     clicked = picture_source()
-    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').first.get_by_role("slider")
+    slider = page.locator(f"{testid('stMain')} {testid('stSlider')}").first.get_by_role("slider")
     slider.focus()
     for _ in range(5):
         slider.press("ArrowRight")

@@ -1,14 +1,18 @@
 """Drive the real app: start a Streamlit server, launch Debian's Chromium, read the page.
 
-Shared by ``tests/browser/conftest.py`` and ``scripts/screenshots.py``; it imports neither
-pytest nor the app. Playwright is imported only by ``launch_browser`` so that this module
-loads (and the conftest can say what is missing) on a machine without it.
+The one harness of the browser tests (``tests/browser/``), the benches (``bench/``) and
+``scripts/screenshots.py``. It imports neither pytest nor the app: every ``data-testid`` it
+selects is named in ``attention_ui.internals`` (``testid``; in JavaScript, ``js``), imported when
+first needed, so that a bench can load this module before NumPy and Streamlit. Playwright is
+imported only by ``launch_browser`` so that this module loads (and the conftest can say what is
+missing) on a machine without it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -21,7 +25,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+_TESTID = re.compile(r"testid\((\w+)\)")
+
+
+def testid(name: str) -> str:
+    """The CSS selector of Streamlit's element ``name``: ``attention_ui.internals.testid``."""
+    from attention_ui.internals import testid as selector
+
+    return selector(name)
+
+
+def js(code: str) -> str:
+    """JavaScript ``code`` with each ``testid(name)`` written as the selector of Streamlit's element
+    ``name`` (``internals.testid``, which knows the names its canaries watch).
+
+    >>> print(js("document.querySelector('testid(stApp) h1')"))
+    document.querySelector('[data-testid="stApp"] h1')
+    """
+    return _TESTID.sub(lambda m: testid(m.group(1)), code)
+
+
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -37,6 +61,17 @@ SERVER_ENV = {
     "TRANSFORMERS_OFFLINE": "1",
     "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
 }
+STREAMLIT_FLAGS = [
+    "--server.headless",
+    "true",
+    "--server.address",
+    "127.0.0.1",
+    "--server.fileWatcherType",
+    "none",
+    "--browser.gatherUsageStats",
+    "false",
+]
+"""``streamlit run``'s options for a server of tests and benches: headless, local, no file watcher."""
 # The toy embedder in a URL. The app binds its "toy" toggle to ?toy=; ?source=toy is the
 # name in the original page contract. Unknown query params are harmless, so send both.
 TOY = "toy=true&source=toy"
@@ -62,11 +97,12 @@ class Server:
             return ""
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """Stop the server's whole process group: SIGTERM, then SIGKILL after 10 s."""
-    if proc.poll() is not None:
+def stop_group(proc: subprocess.Popen | None, term_wait: float = 10.0) -> None:
+    """Stop ``proc``'s process group (it was started with ``start_new_session``): SIGTERM, then
+    SIGKILL after ``term_wait`` seconds."""
+    if proc is None or proc.poll() is not None:
         return
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+    for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 5.0)):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
         try:
@@ -89,23 +125,7 @@ def streamlit_server(
     """
     port = port or free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        app,
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
+    cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port), *STREAMLIT_FLAGS]
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
@@ -132,7 +152,7 @@ def streamlit_server(
             time.sleep(0.25)
         yield server
     finally:
-        _stop(proc)
+        stop_group(proc)
         log.close()
         with contextlib.suppress(OSError):
             os.unlink(log.name)
@@ -192,19 +212,20 @@ COUNT_RUNS_JS = """(() => {
 """An init script: ``window.__runs`` collects the status of every script run the page's
 WebSocket reports finished (the one-run-per-click and learn browser tests)."""
 
-# The app is idle when the script is not running, no element is still stale from the last
-# run or a lazy-loading skeleton, and every Plotly chart container holds a drawn figure.
-_IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
+IDLE_JS = """() => {
+  const app = document.querySelector('testid(stApp)');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')) return false;
-  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  if (document.querySelector('[data-stale="true"], testid(stSkeleton)')) return false;
+  const charts = document.querySelectorAll('testid(stPlotlyChart)');
   for (const c of charts) {
     const plot = c.querySelector('.js-plotly-plot');
     if (!plot || !plot.data || !plot._fullLayout) return false;
   }
   return true;
 }"""
+"""The app is idle: its script is not running, no element is still stale from the last run nor a
+lazy-loading skeleton, and every Plotly chart container holds a drawn figure. Its selectors are
+written ``testid(name)``: pass it through ``js``."""
 
 
 EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: another run follows at once
@@ -229,7 +250,7 @@ _SETTLED_JS = (
   const quiet = now - window.__quietSince;
   if (runs.length > acked) return runs[runs.length - 1] !== FOR_RERUN && quiet >= QUIET;
   return runs.length > 0 && quiet >= 2 * settle;
-}""".replace("IDLE", _IDLE_JS)
+}""".replace("IDLE", IDLE_JS)
     .replace("FOR_RERUN", str(EARLY_FOR_RERUN))
     .replace("QUIET", str(QUIET_AFTER_RUN_MS))
 )
@@ -245,16 +266,16 @@ def wait_for_app(page, timeout: float = 120_000, settle: int = 400) -> None:
     twice, ``settle`` ms apart, so a rerun that starts right after a click or an Enter (the
     attribute may still read "notRunning" for a moment) is waited for too.
     """
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    page.wait_for_selector(testid("stApp"), timeout=timeout)
     # with the counter, the quiet time starts with this wait (__lastRuns: no count seen yet)
     if page.evaluate("() => window.__countsRuns === true && (window.__lastRuns = -1, true)"):
-        page.wait_for_function(_SETTLED_JS, arg=settle, timeout=timeout, polling=50)
+        page.wait_for_function(js(_SETTLED_JS), arg=settle, timeout=timeout, polling=50)
         page.evaluate("() => { window.__acked = window.__runs.length; }")
         return
     for _ in range(2):
-        page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
+        page.wait_for_function(js(IDLE_JS), timeout=timeout, polling=100)
         page.wait_for_timeout(settle)
-    page.wait_for_function(_IDLE_JS, timeout=timeout, polling=100)
+    page.wait_for_function(js(IDLE_JS), timeout=timeout, polling=100)
 
 
 def load_side_by_side(tabs: list, urls: list[str], settle: int = 400) -> Iterator[tuple]:
@@ -326,7 +347,7 @@ def matrix_tables(page) -> list[dict]:
 
 def exception_texts(page) -> list[str]:
     """The text of every Streamlit exception box on the page."""
-    return page.locator('[data-testid="stException"]').all_inner_texts()
+    return page.locator(testid("stException")).all_inner_texts()
 
 
 def no_exception(page) -> None:
@@ -342,15 +363,15 @@ fresh_server = streamlit_server
 def download_first_csv(page):
     """Open the charts' Download menus in page order until one offers a CSV, click it, and
     return Playwright's Download (each chart's export control is a menu: exports.show_figure)."""
-    menus = page.locator('[data-testid="stMain"] [data-testid="stPopover"] button')
+    menus = page.locator(f"{testid('stMain')} {testid('stPopover')} button")
     for n in range(menus.count()):
         if not menus.nth(n).is_visible():  # a chart on a closed tab or expander: not one the learner sees
             continue
         menus.nth(n).click()
-        body = page.locator('[data-testid="stPopoverBody"]').last
+        body = page.locator(testid("stPopoverBody")).last
         body.wait_for(state="visible")
-        body.locator('[data-testid="stButtonGroup"]').first.wait_for()  # the menu is drawn: its image formats
-        csv = body.locator('[data-testid="stDownloadButton"] button')
+        body.locator(testid("stButtonGroup")).first.wait_for()  # the menu is drawn: its image formats
+        csv = body.locator(f"{testid('stDownloadButton')} button")
         if csv.count():
             with page.expect_download() as download:
                 csv.first.click()

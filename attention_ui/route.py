@@ -1,0 +1,126 @@
+"""The one route of every script run (``run_app``: app.py is that call) and the start of a page
+(``page_start``, the first call of its ``render``).
+
+``run_app`` declares the pages (``registry.PAGES``), draws the shared sidebar, runs the page and
+adds the link to this view after it. A page file that Streamlit runs by itself ends by calling
+``run_app`` (see ``registry``), so that run takes this same route.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from attention_core import Lesson, build_lesson, clean_text
+from attention_ui.exports import view_link_expander
+from attention_ui.i18n import LANGS, t
+from attention_ui.lesson_notes import window_control, window_start
+from attention_ui.model_access import get_embedder, require_model, warm_up
+from attention_ui.presentation import apply_presentation, is_presenting
+from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
+from attention_ui.release import FAVICON
+from attention_ui.sentence_box import show_presented
+from attention_ui.settings import init_lang
+from attention_ui.sidebar import sidebar
+from attention_ui.style import apply_style
+from attention_ui.url_state import drop_unusable_numbers, url_notes
+
+SHARE_KEY = "share_open"
+"""The share expander's key: its open state, kept by Streamlit, says whether to draw the link."""
+LANG_SCRIPT = {lang: f"<script>document.documentElement.lang = {lang!r};</script>" for lang in LANGS}
+"""Tells the browser the page's language (``<html lang>``), so a screen reader reads Chinese as
+Chinese and the browser picks Chinese fonts; Streamlit writes ``lang="en"`` whatever the text."""
+_SIDEBAR_THIS_RUN = "_sidebar_this_run"  # session key: the sidebar's values, for this run's page_start
+
+
+def navigation_pages() -> list:
+    """The st.Page list handed to st.navigation (``registry.PAGES``), titled in the session's
+    language, which this fixes on a session's first run."""
+    init_lang()
+    return [st_page(entry) for entry in PAGES]
+
+
+def run_app() -> None:
+    """The one route of every script run: the page list, the shared sidebar, the page, and the
+    link to this view after it."""
+    page_run = st.navigation(navigation_pages(), position="hidden")
+    drop_unusable_numbers()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
+    warm_up()
+    *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
+    st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
+    st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
+    page_run.run()
+    share_link(share_box)
+
+
+def share_link(box) -> None:
+    """What ``run_app`` does after the page: the link to this exact view, in the sidebar's slot
+    ``box``, once the page has put its own parameters (token, step, tab …) in the URL; drawn
+    only while its expander is open (``exports.view_link_expander``)."""
+    view_link_expander(t("shell.share"), SHARE_KEY, box=box)
+
+
+def page_start(page_id: str, *, needs_model: bool | None = None) -> tuple[Lesson | None, str]:
+    """Page config, the page's title and the lesson for the current sentence, for the page
+    ``page_id`` of ``registry.PAGES`` (e.g. "step_by_step"): the first call of its ``render``.
+
+    The title is ``t(Page.title_key)``; in presentation mode the sentence comes under it, large
+    (``sentence_box.show_presented``; not on the pages that need ``NOTHING`` of it), then the notes
+    on the sentence (cut to the first tokens, the model unavailable, a URL value out of range).
+    Returns (lesson, source); lesson is None (and a friendly message is shown) when the sentence
+    cannot be used. A page that ``needs`` the ``MODEL`` says so and stops here when the model is
+    unavailable (``model_access.require_model``). ``needs_model`` is what the script pages still
+    pass; it must agree with the registry.
+    """
+    entry = page(page_id)
+    if needs_model is not None and needs_model != (entry.needs == MODEL):
+        raise ValueError(f"page_start({page_id!r}): the registry says it needs {entry.needs!r}")
+    if entry.script and _script_ran_alone():
+        return _route_around_script_page()
+    init_lang()
+    st.set_page_config(page_title=t("shell.page_title", page=t(entry.nav_key)), page_icon=FAVICON, layout="wide")
+    sentence, source, settings = st.session_state.pop(_SIDEBAR_THIS_RUN)
+    apply_presentation(is_presenting())
+    apply_style()
+    st.title(t(entry.title_key))
+    if is_presenting() and entry.needs != NOTHING:
+        show_presented(sentence)  # on a projector the sidebar is folded away: the room reads it here
+    url_notes()
+    if entry.needs == MODEL:
+        require_model(page_id)
+    embedder, warning = get_embedder(source)
+    if warning:
+        st.warning(warning)
+    if settings.projection == "trained" and not embedder.real:
+        if not warning:  # the fallback warning has said why already
+            st.info(t("shell.trained_needs_model"))
+        settings = replace(settings, projection="random")
+    settings = replace(settings, first_piece=window_start(sentence))
+    try:
+        lesson = build_lesson(sentence, embedder, settings)
+    except ValueError:  # no tokens: nothing typed, or only spaces, invisible or control characters
+        st.info(t("shell.no_sentence") if not clean_text(sentence) else t("shell.nothing_readable"))
+        return None, source
+    if lesson.truncated:
+        window_control(lesson)
+    return lesson, source
+
+
+# --------------------------------------------------------------------------- script pages, until converted
+# A page whose file is still a script (``registry.Page.script``) cannot end with the route, as a
+# function page does: its top level has drawn the page by then. Streamlit runs such a file by
+# itself on a fresh server's first request (and AppTest on every run): ``page_start`` notices
+# (the sidebar left no values for this run), runs the route around the same page, and stops the
+# outer run. No rerun: a click that came with that request still counts. This part goes when the
+# last script page defines ``render()``.
+
+
+def _script_ran_alone() -> bool:
+    """True when Streamlit ran a script page's file by itself, not through ``run_app``."""
+    return _SIDEBAR_THIS_RUN not in st.session_state
+
+
+def _route_around_script_page():
+    run_app()
+    st.stop()

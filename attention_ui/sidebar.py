@@ -1,0 +1,235 @@
+"""The sidebar every page shares: the language switch, the page links, the sentence and the
+settings (``sidebar``), and the choices of a trained head that pages offer too (``choose_head``).
+
+``route.run_app`` draws it on every run of every page, before the page, so its widgets keep
+their values and URL parameters when another page opens (widgets drawn by a page lose theirs).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention_core import MAX_TOKENS, LessonSettings
+from attention_core.lesson import PROJECTIONS
+from attention_core.text import CJK_MODES, has_cjk, word_segmenter_available
+from attention_ui.busy import BUSY_SCRIPT, busy_note, slow_run
+from attention_ui.head_claims import head_summary, measured_census
+from attention_ui.i18n import LANGS, t
+from attention_ui.model_access import model_control, model_name, model_or_problem, model_shape, toy_dim
+from attention_ui.notation import shown
+from attention_ui.preload import PRELOAD_SCRIPT
+from attention_ui.presentation import presentation_toggle
+from attention_ui.registry import PAGES, page, page_link
+from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box
+from attention_ui.settings import DEFAULTS, init_lang, link_params
+from attention_ui.style import sidebar_script
+from attention_ui.url_state import keep_in_url, remember, remembered, url_choice, url_int, url_picker
+
+D_K_RANGE = (2, 16)
+CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PRELOAD_SCRIPT
+"""The sidebar's own scripts, the waiting note's (``busy``), the sentence box's Enter
+(``sentence_box``) and the early load of the charts' code (``preload``), in one element: each
+script element takes a line of the sidebar."""
+
+
+def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
+    """Draw the shared sidebar for page ``page_id``; return (sentence, source, settings) and the
+    sidebar's empty slot at its foot, for the link to this view (``route.share_link``)."""
+    with st.sidebar:
+        language_switch()
+        nav = st.container()  # filled last, once the widgets have put their values in the URL
+        busy_note(t("shell.busy"))  # first: a long run shows "Working…" (busy.py)
+        slow_run()  # a slow run on purpose, only when $ATTENTION_LAB_SLOW_RUN says so
+        st.header(t("shell.your_sentence"))
+        sentence = sentence_box(
+            t("shell.sentence"), DEFAULTS["sentence"], t("shell.sentence_help", max_tokens=MAX_TOKENS)
+        )
+        st.header(t("shell.settings"))
+        toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
+        model = model_control(sentence or "", toy)
+        cjk = _cjk_control(sentence or "", toy)
+        w = url_choice(
+            t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], lambda kind: t(f"shell.w_{kind}"), help=t("shell.w_help")
+        )
+        layer, head = trained_head(model_shape(), show_pickers=pickers_in_sidebar(w, page_id))
+        d_k = d_k_control(w, toy)
+        seed = st.number_input(
+            t("shell.seed"),
+            0,
+            10_000,
+            step=1,
+            key="seed",
+            bind="query-params",
+            disabled=w != "random",
+            value=DEFAULTS["seed"],
+        )
+        scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
+        trained = w == PROJECTIONS[0]
+        positional = st.toggle(
+            t("shell.positional"),
+            key="positional",
+            bind="query-params",
+            value=DEFAULTS["positional"],
+            disabled=trained,
+            help=t("shell.positional_trained") if trained else None,
+        )
+        presentation_toggle()
+        share_box = st.container()  # filled after the page (route.share_link)
+        sidebar_script()
+        st.html(CLIENT_SCRIPT, unsafe_allow_javascript=True)
+    values = {
+        "sentence": sentence,
+        "toy": toy,
+        "w": w,
+        "layer": layer,
+        "head": head,
+        "d_k": d_k,
+        "seed": seed,
+        "scaled": scaled,
+        "positional": positional,
+        "cjk": cjk,
+        "model": model,
+    }
+    for key, value in values.items():
+        remember(key, value)
+    other, same = link_params(**values), link_params(same_page=True, **values)
+    with nav:
+        for entry in PAGES:
+            page_link(entry.id, same if entry.id == page_id else other)
+    source = "toy" if toy else "model"
+    settings = LessonSettings(
+        projection=w,
+        layer=int(layer),
+        head=int(head),
+        d_k=int(d_k),
+        seed=int(seed),
+        scaled=bool(scaled),
+        positional=bool(positional),
+        max_tokens=MAX_TOKENS,
+        cjk=cjk,
+    )
+    return sentence or "", source, settings, share_box
+
+
+def _set_lang() -> None:
+    chosen = st.session_state.get("lang_picker")
+    if chosen in LANGS:
+        st.session_state["lang"] = chosen
+        keep_in_url("lang", chosen)
+
+
+def language_switch() -> str:
+    """The English / 中文 switch at the top of the sidebar; returns the language."""
+    lang = init_lang()
+    st.session_state["lang_picker"] = lang  # widget state is dropped on page change: set it each run
+    st.segmented_control(
+        t("shell.language"),
+        list(LANGS),
+        format_func=LANGS.get,
+        key="lang_picker",
+        on_change=_set_lang,
+        label_visibility="collapsed",
+    )
+    return lang
+
+
+def _cjk_control(sentence: str, toy: bool) -> str:
+    """How Chinese text is cut ("chars" or "words"): a sidebar choice shown only when the
+    sentence has CJK characters, kept in the URL as ?cjk= and across pages. It applies to
+    the toy embedder; the real model always uses its own tokenizer."""
+    mode = url_choice(
+        t("shell.cjk"),
+        "cjk",
+        CJK_MODES,
+        DEFAULTS["cjk"],
+        lambda m: t(f"shell.cjk_{m}"),
+        shown=has_cjk(sentence),
+        required=False,  # clicking the chosen option off keeps it
+        selection_mode="single",
+        disabled=not toy,
+        help=t("shell.cjk_help") if toy else t("shell.cjk_model_help"),
+    )
+    if mode == "words" and toy and not word_segmenter_available():
+        st.caption(t("shell.segmenter_missing"))
+    return mode
+
+
+def d_k_control(w: str, toy: bool) -> int:
+    """The d_k slider when W is random (trained W on the toy embedder falls back to random);
+    otherwise no slider, which would show a d_k the page does not use, but a line with the d_k
+    that is: the trained head's own, or d_model for the identity. Returns the random W's d_k."""
+    if w == "random" or (w == "trained" and toy):
+        return st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", value=DEFAULTS["d_k"])
+    embedder, _ = (None, None) if toy else model_or_problem()
+    if w == "trained" and embedder is not None:
+        from attention_core.model import model_info
+
+        info = model_info(embedder.name)
+        st.caption(t("shell.d_k_fixed_trained", d_k=info.d_head, d_model=info.d_model, n_heads=info.n_heads))
+    else:
+        st.caption(t("shell.d_k_fixed_identity", d_k=embedder.dim if embedder else toy_dim()))
+    return int(remembered("d_k", DEFAULTS["d_k"]))
+
+
+def pickers_in_sidebar(w: str | None, page_id: str) -> bool:
+    """Whether the sidebar draws the layer and head pickers: with trained W, on every page but
+    those that draw them beside their grid of heads (``registry.Page.head_pickers``). A page that
+    needs a layer without them (After attention, whose model runs whatever W is) draws its own.
+
+    >>> pickers_in_sidebar("trained", "matrices"), pickers_in_sidebar("random", "matrices")
+    (True, False)
+    >>> pickers_in_sidebar("trained", "heads")
+    False
+    """
+    return w == "trained" and not page(page_id).head_pickers
+
+
+def trained_head(shape: tuple[int, int], *, show_pickers: bool) -> tuple[int, int]:
+    """The trained head (layer, head), kept in the URL as ?layer=&head= and across pages.
+
+    With ``show_pickers`` the layer and head are chosen here (segmented controls); the Real
+    model heads page draws the same pickers itself, next to its grid of heads."""
+    n_layers, n_heads = shape
+    if not show_pickers:
+        return (
+            url_int("layer", n_layers, DEFAULTS["layer"], clamp=True),
+            url_int("head", n_heads, DEFAULTS["head"], clamp=True),
+        )
+    layer = url_picker(t("shell.layer"), "layer", n_layers, default=DEFAULTS["layer"], clamp=True)
+    head = url_picker(t("shell.head"), "head", n_heads, default=DEFAULTS["head"], clamp=True)
+    found = measured_census(model_name())
+    if found is not None:
+        st.caption(head_summary(found, layer, head, brief=True))
+        heads_with_a_job_buttons()
+    return layer, head
+
+
+def choose_head(layer: int, head: int) -> None:
+    """Make (``layer``, ``head``) the trained head, 0-based: a callback (a button, a click on a
+    grid of heads), so it runs before the pickers are drawn and they show the new head."""
+    state = st.session_state
+    state["layer"] = state["layer_picker"] = int(layer)
+    state["head"] = state["head_picker"] = int(head)
+    remember("layer", int(layer))
+    remember("head", int(head))
+
+
+def heads_with_a_job_buttons() -> None:
+    """One button per head with a measured job (previous token, next token, he/she): a click
+    makes it the trained head."""
+    from attention_core.heads import heads_with_a_job
+
+    found = measured_census(model_name())
+    if found is None:
+        return
+    st.caption(t("shell.jobs_label"))
+    with st.container(horizontal=True, gap="small"):
+        for job in heads_with_a_job(found):
+            st.button(
+                t(f"heads.job_{job.job}", layer=shown(job.layer), head=shown(job.head), score=job.score),
+                key=f"job_{job.job}",
+                on_click=choose_head,
+                args=(job.layer, job.head),
+                help=t(f"heads.job_{job.job}_help", **vars(job.held_out)),  # the held-out figure
+                type="secondary",
+            )
