@@ -26,6 +26,7 @@ from attention_ui.busy import BUSY_SCRIPT, busy_note, slow_run
 from attention_ui.exports import view_link_expander
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
 from attention_ui.i18n import LANGS, choose_lang, t
+from attention_ui.internals import keep_streamlit_local
 from attention_ui.notation import shown
 from attention_ui.preload import PRELOAD_SCRIPT
 from attention_ui.presentation import apply_presentation, is_presenting, presentation_toggle
@@ -576,6 +577,7 @@ def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, and the
     link to this view after it. app.py is this call; ``page_start`` makes it too when Streamlit
     ran a page file by itself (``legacy_page_run``), so every run takes this same path."""
+    keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
     page = st.navigation(navigation_pages(), position="hidden")
     drop_unusable_numbers()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     app_sidebar(page.url_path or NAV[0][0])
