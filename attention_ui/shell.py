@@ -34,7 +34,8 @@ from attention_ui.safe import escape_markdown
 from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box, show_presented
 from attention_ui.style import apply_style, sidebar_script
 from attention_ui.url_state import (
-    drop_unusable_numbers,
+    after_page,
+    drop_unusable_values,
     keep_in_url,
     remember,
     remembered,
@@ -579,9 +580,10 @@ def run_app() -> None:
     ran a page file by itself (``legacy_page_run``), so every run takes this same path."""
     keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
     page = st.navigation(navigation_pages(), position="hidden")
-    drop_unusable_numbers()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
+    drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     app_sidebar(page.url_path or NAV[0][0])
     page.run()
+    after_page()  # says which values the page's own widgets could not take
     share_link()
 
 
