@@ -71,23 +71,28 @@ def pytorch_check(key: str, fingerprint, run, *, button: str, cost: str, running
     if not checks_enabled():
         st.caption(t("shell.checks_off"))
         return None
-    if state.get(f"_{key}_asked") != fingerprint:
-        st.button(button, icon=":material/science:", key=key, on_click=_ask, args=(key, fingerprint))
-        st.caption(t("checks.cancelled") if state.pop(f"_{key}_cancelled", False) else cost)
+    top, below = st.empty(), st.empty()
+    checking = state.get(f"_{key}_asked") == fingerprint
+    # The button keeps its place, greyed out while the check runs (a keyed element that left its
+    # place would stay on the page, stale, until the run ends); Cancel and the spinner go below.
+    top.button(button, icon=":material/science:", key=key, on_click=_ask, args=(key, fingerprint), disabled=checking)
+    if not checking:
+        below.caption(t("checks.cancelled") if state.pop(f"_{key}_cancelled", False) else cost)
         return None
-    controls = st.empty()  # the Cancel button, gone when the check is over
-    controls.button(t("checks.cancel"), icon=":material/cancel:", key=f"{key}_cancel", on_click=_cancel, args=(key,))
-    result = None
+    beat, result = _Beat(), None
     try:
-        with st.spinner(running, show_time=True):
-            result = run(_Beat())
+        with below.container():
+            st.button(t("checks.cancel"), icon=":material/cancel:", key=f"{key}_cancel", on_click=_cancel, args=(key,))
+            with st.spinner(running, show_time=True):
+                result = run(beat)
     except TimeoutError:
         st.warning(t("checks.timeout", seconds=round(TIMEOUT_S)))
     except CheckFailed:
         st.warning(t("checks.failed"))
     finally:
         state.pop(f"_{key}_asked", None)  # also when the run is stopped: the button comes back
-    controls.empty()
-    if result is not None:
+    top.empty()
+    if result is not None:  # else ``below`` keeps what the page said about why the check could not run
+        below.empty()
         state[f"_{key}_result"] = (fingerprint, result)
     return result

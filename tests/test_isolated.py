@@ -222,8 +222,7 @@ threading.Thread(target=run_isolated, args=("time", "sleep", 600), daemon=True).
 while not running_children():
     time.sleep(0.05)
 print(running_children()[0], flush=True)
-if sys.argv[1] == "wait":
-    time.sleep(600)
+sys.stdin.readline()  # the test has seen the child: exit now (a SIGKILL may come first)
 """
 
 
@@ -232,8 +231,9 @@ def test_no_check_outlives_its_server(how):
     """A server that exits (a script thread still waiting, as at a SIGTERM) kills its checks
     on the way out; a server killed outright (SIGKILL) leaves a child that exits by itself."""
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVER, "exit" if how == "exits" else "wait"],
+        [sys.executable, "-c", SERVER],
         cwd=ROOT,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -243,6 +243,9 @@ def test_no_check_outlives_its_server(how):
         assert group_members(child) == [child]
         if how == "killed":
             server.kill()
+        else:
+            server.stdin.write("\n")
+            server.stdin.flush()
         server.wait(timeout=120)  # without the exit hook it would wait (or leave the child) for 600 s
         assert wait_until(lambda: group_members(child) == []), f"the check's child {child} outlived its server"
     finally:
