@@ -98,7 +98,9 @@ def one_try(browser, case: str, tree: Path) -> tuple[Stopped, int]:
                 if not ask_for_a_check(page, url, wait_page, proc.pid):
                     raise RuntimeError("no check started")
                 stopped = stop_and_watch(proc, noted)
-                return stopped, len(leaks(logs()))
+                text = logs()
+                stopped.killed = "still running after" in text  # serve.sh had to SIGKILL
+                return stopped, len(leaks(text))
         with streamlit_server(cwd=tree, timeout=180.0) as srv:
             if case == "streamlit run, idle":
                 page.goto(srv.url + "code?toy=true&lang=en")
@@ -137,7 +139,8 @@ def main() -> None:
                     results.setdefault((case, name), []).append(got)
                     stopped = got[0]
                     print(f"try {n + 1} {case} [{name}]: exit {stopped.exit_s:.2f} s, all gone {stopped.gone_s:.2f} s"
-                          f", left {stopped.left_commands}, leak lines {got[1]}", flush=True)  # fmt: skip
+                          f", left {stopped.left_commands}, leak lines {got[1]}, serve.sh killed: "
+                          f"{stopped.killed}", flush=True)  # fmt: skip
     rows = []
     for (case, name), got in results.items():
         exits = [s.exit_s for s, _ in got]
@@ -153,6 +156,7 @@ def main() -> None:
                 f"{min(gone):.2f}–{max(gone):.2f}",
                 sum(bool(s.left) for s, _ in got),
                 sum(leak > 0 for _, leak in got),
+                sum(s.killed for s, _ in got),
                 failures.get((case, name), 0),
             ]
         )
@@ -161,7 +165,7 @@ def main() -> None:
     print(
         table(
             ["case", "code", "tries", "exit s (median)", "exit s (range)", "all gone s (median)", "all gone s (range)"]
-            + ["tries with survivors", "tries with leak lines", "failed tries"],
+            + ["tries with survivors", "tries with leak lines", "serve.sh killed", "failed tries"],
             rows,
             title="SIGTERM: until the signalled process exited, and until every process below it was gone",
         )

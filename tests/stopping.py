@@ -118,6 +118,7 @@ class Stopped:
     code: int | None  # the signalled process's exit code (None: it did not exit)
     left: list[int]  # noted processes still running at the end
     left_commands: list[str]
+    killed: bool = False  # serve.sh said it had to SIGKILL what SIGTERM did not stop
 
 
 def stop_and_watch(proc: subprocess.Popen, noted: Noted, within: float = 30.0) -> Stopped:
