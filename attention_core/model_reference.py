@@ -153,7 +153,7 @@ def reference_or_problem(ids, name: str | None = None):
         return ("problem", "memory", "not enough memory to run the reference model")
 
 
-def compare(trace: EncoderTrace) -> Comparison:
+def compare(trace: EncoderTrace, *, while_waiting=None) -> Comparison:
     """Our ``encode`` trace against the model's own numbers for the same word pieces.
 
     About 1e-6 for the bundled model: both multiply in float32, we accumulate the attention
@@ -161,7 +161,8 @@ def compare(trace: EncoderTrace) -> Comparison:
     the server never imports torch, and its memory returns when the check ends.
 
     Raises ModelUnavailable with reason "no_torch" where PyTorch is not installed (the lean
-    install), or the reason the child met.
+    install), or the reason the child met. ``while_waiting`` is called while the child runs;
+    what it raises stops the check (``isolated.run_isolated``).
 
     >>> from attention_core.encoder import encode
     >>> compare(encode("the cat sat")).weights < 1e-5  # doctest: +SKIP
@@ -169,7 +170,13 @@ def compare(trace: EncoderTrace) -> Comparison:
     """
     if not torch_installed():
         raise ModelUnavailable("PyTorch is not installed here; the check needs it", reason="no_torch")
-    found = run_isolated("attention_core.model_reference", "reference_or_problem", np.asarray(trace.ids), trace.model)
+    found = run_isolated(
+        "attention_core.model_reference",
+        "reference_or_problem",
+        np.asarray(trace.ids),
+        trace.model,
+        while_waiting=while_waiting,
+    )
     if found[0] != "ok":
         raise ModelUnavailable(found[2], reason=found[1])
     run = found[1]

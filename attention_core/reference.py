@@ -122,11 +122,12 @@ def torch_run(q, k, v, scale) -> tuple:
     return (*torch_attention(q, k, v, scale=scale), str(torch.__version__))
 
 
-def compare_with_torch(trace: AttentionTrace) -> TorchComparison | None:
+def compare_with_torch(trace: AttentionTrace, *, while_waiting=None) -> TorchComparison | None:
     """Run ``torch_attention`` on the trace's q, k, v and scale; None when torch is missing.
 
     Only unmasked single-head traces (2-D weights), the kind a lesson has. PyTorch runs in a
     child process (``isolated.run_isolated``): the server itself never imports it.
+    ``while_waiting`` is called while the child runs; what it raises stops the check.
 
     >>> from attention_core import scaled_dot_product_attention
     >>> rng = np.random.default_rng(0)
@@ -139,7 +140,9 @@ def compare_with_torch(trace: AttentionTrace) -> TorchComparison | None:
     if not torch_available():
         return None
     q, k, v = (np.asarray(x) for x in (trace.q, trace.k, trace.v))
-    weights, outputs, builtin, version = run_isolated("attention_core.reference", "torch_run", q, k, v, trace.scale)
+    weights, outputs, builtin, version = run_isolated(
+        "attention_core.reference", "torch_run", q, k, v, trace.scale, while_waiting=while_waiting
+    )
     return TorchComparison(
         weights=float(np.abs(weights - trace.weights).max()),
         outputs=float(np.abs(outputs - trace.outputs).max()),

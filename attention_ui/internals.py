@@ -424,3 +424,58 @@ COLORBAR_DEFAULTS = {"thickness": 30, "xpad": 10, "x": 1.02}
 """Plotly's own colour bar: its thickness and padding (px) and where it sits (plot widths)."""
 COLORAXIS_XPAD = 28
 """The padding a shared colour axis' bar takes with Streamlit's theme (its ``xpad`` and more)."""
+
+
+# ===========================================================================================
+# Streamlit's outside lookups (issue 44). A section of its own, apart from the chart pipeline's
+# values above; its canaries are in tests/test_internals_network.py.
+# ===========================================================================================
+
+STREAMLIT_OUTSIDE_CALLS = {
+    ("net_util.py", "requests.get("): "get_external_ip: asks checkip.amazonaws.com (HTTP, then HTTPS)",
+    ("net_util.py", ".connect(("): "get_internal_ip: a UDP connect toward 8.8.8.8 (no packet, but a connect)",
+    ("web/bootstrap.py", "net_util.get_internal_ip"): "the banner's Network URL (not printed: browser.serverAddress)",
+    ("web/bootstrap.py", "net_util.get_external_ip"): "the banner's External URL (not printed: browser.serverAddress)",
+    ("web/server/server_util.py", "net_util.get_internal_ip"): "the origin check of a foreign Origin's websocket",
+    ("web/server/server_util.py", "net_util.get_external_ip"): "the same check, after the internal address",
+    ("runtime/credentials.py", "requests.get("): "the e-mail prompt of a first interactive start (never headless)",
+    ("runtime/credentials.py", "requests.post("): "the same prompt's answer",
+    ("web/cli.py", "requests.get("): "`streamlit run <URL>` (the app runs a file)",
+    ("config_util.py", "urlopen("): "a theme file given as a URL (the app's theme is in config.toml)",
+}
+"""Every place in Streamlit's Python code that can reach another machine, as (file under the
+streamlit package, what the code says) → when it runs. ``tests/test_internals_network.py``
+finds exactly these in the installed Streamlit. The two lookups of this machine's address run
+whenever a websocket comes from a foreign ``Origin`` (``is_url_from_allowed_origins`` tries the
+internal, then the external address before it refuses), which any web page a learner visits
+can make happen; ``keep_streamlit_local`` routes them around the network. The others never run
+in this app's settings (headless, a file, no theme URL)."""
+
+
+def _no_external_address() -> None:
+    """Streamlit's ``get_external_ip`` without asking anyone: unknown (an origin at the public
+    address is refused; the same-origin websocket of a learner's page never needs it)."""
+    return None
+
+
+def _internal_address() -> str:
+    """Streamlit's ``get_internal_ip`` read from the interfaces (``netaddr``), not by a connect."""
+    from attention_ui.netaddr import primary_address
+
+    return primary_address() or "127.0.0.1"  # Streamlit's own answer when it finds none
+
+
+def keep_streamlit_local() -> None:
+    """Route Streamlit's two lookups of this machine's addresses (``streamlit.net_util``) around
+    the network: the external address is unknown, the internal one is read from the interfaces.
+    Every caller looks them up on the module at call time (the canary checks), so this takes
+    effect at once, for the origin check of every later websocket. Safe to call again.
+
+    ``shell.run_app`` calls it on every script run (a server's first run patches it);
+    ``attention_ui.launch`` calls it before the server starts, so that a foreign knock before any
+    page has run cannot look out either.
+    """
+    from streamlit import net_util
+
+    net_util.get_external_ip = _no_external_address
+    net_util.get_internal_ip = _internal_address

@@ -15,6 +15,7 @@ import streamlit as st
 from attention_core import Lesson, build_lesson, clean_text
 from attention_ui.exports import view_link_expander
 from attention_ui.i18n import LANGS, t
+from attention_ui.internals import keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
 from attention_ui.model_access import get_embedder, require_model, warm_up
 from attention_ui.presentation import apply_presentation, is_presenting
@@ -24,7 +25,7 @@ from attention_ui.sentence_box import show_presented
 from attention_ui.settings import init_lang
 from attention_ui.sidebar import sidebar
 from attention_ui.style import apply_style
-from attention_ui.url_state import drop_unusable_numbers, url_notes
+from attention_ui.url_state import after_page, drop_unusable_values, url_notes
 
 SHARE_KEY = "share_open"
 """The share expander's key: its open state, kept by Streamlit, says whether to draw the link."""
@@ -44,13 +45,15 @@ def navigation_pages() -> list:
 def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, and the
     link to this view after it."""
+    keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
     page_run = st.navigation(navigation_pages(), position="hidden")
-    drop_unusable_numbers()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
+    drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     warm_up()
     *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
     st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
     st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
     page_run.run()
+    after_page()  # says which values the page's own widgets could not take
     share_link(share_box)
 
 

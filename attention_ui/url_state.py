@@ -15,6 +15,14 @@ in three ways:
 
 A value equal to its default is left out of the URL, so a link names only what differs.
 
+A value a page cannot use is left out too, whichever the parameter, and the page says so (the
+note of ``url_notes``): ``URL_PARAMS`` names every parameter a page reads with the form of its
+values, and ``drop_unusable_values`` drops a value of another form before any widget reads the
+URL (``?first=0x10``, ``?seed=٣``, ``?model=../../etc/passwd``); the readers here drop or correct
+a value of the right form that is not one of theirs (``?matrix=zzz``, ``?token=99`` of 5 tokens);
+and ``after_page`` notes a value that a widget bound to the URL refused (``?seed=20000``:
+Streamlit drops it silently). Parameters that no page reads are left alone.
+
 Streamlit forgets the value of a widget a page drew when another page opens. ``remember`` keeps
 the last value of a setting in session state under ``_keep_<name>``; ``url_choice`` falls back to
 it when the URL does not say, and ``settings.link_params`` builds links to other pages from it. The
@@ -27,11 +35,12 @@ the chosen index (1 for "cat") and keeps the number shown in the URL as ``?token
 from __future__ import annotations
 
 import math
+import re
 
 import streamlit as st
 
 from attention_ui.clicker import clicker
-from attention_ui.i18n import t
+from attention_ui.i18n import LANGS, t
 from attention_ui.notation import FIRST, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 
@@ -44,8 +53,14 @@ OLD_LINKS = {"w": ("identity", "true", "identity")}
 
 
 def url_value(name: str) -> str | None:
-    """The URL's ``?name=`` as typed (the last one if repeated), or None."""
-    return st.query_params.get(name)
+    """The URL's ``?name=`` as typed (the last one if repeated), or None; a value of a form no
+    page can read (``usable``: ``?lang=xx``, ``?first=0x10``) is dropped, said so, and read as None."""
+    value = st.query_params.get(name)
+    _read_here(name)
+    if value is not None and not usable(name, value):
+        drop(name, value)
+        return None
+    return value
 
 
 def url_params() -> dict[str, list[str]]:
@@ -62,6 +77,7 @@ def keep_in_url(name: str, value, default=None) -> None:
     this under load). Example: ``keep_in_url("step", 3)`` gives ``?step=3``; calling it again
     sends nothing; ``keep_in_url("match", "dot", "dot")`` removes ``?match=``.
     """
+    _read_here(name)
     if default is not None and value == default:
         st.query_params.pop(name, None)  # sends a message only if the parameter was there
     elif st.query_params.get(name) != str(value):
@@ -131,6 +147,8 @@ def seed_choice(name: str, options, default, *, key: str | None = None):
         st.query_params.pop(param, None)
     found = parse_choice(raw, options)
     if found is None:
+        if raw is not None:
+            drop(name, raw)  # an id this choice does not have: left out, and the page says so
         found = remembered(name)
     return found if found in options else default
 
@@ -222,19 +240,24 @@ def url_int(name: str, count: int, default: int = 0, *, clamp: bool = False) -> 
     first step. At ``default`` it is left out of the URL, as every default is; a link that names
     the default (``?layer=2`` for the trained head's layer) opens it all the same.
 
-    Hand-typed values (``?token=999``, ``?step=abc``, ``?token=0``) fall back to ``default``
-    silently; with ``clamp`` a number out of range becomes the nearest end (``?layer=9`` →
-    layer 6, index 5) and text the default, and the page says so (``url_notes``).
+    A hand-typed position out of range (``?token=999``, ``?token=0``) falls back to ``default``;
+    with ``clamp`` it becomes the nearest end instead (``?layer=9`` → layer 6, index 5); either
+    way the page says so (``url_notes``). Text (``?step=abc``) never gets here: it is dropped
+    before the run (``drop_unusable_values``).
     """
     state = st.session_state
     if name not in state:  # the session's first read: the link's value (after that the session's own)
         raw = url_value(name)
         try:
             state[name] = int(raw) - FIRST if raw is not None else default
-        except ValueError:
+        except ValueError:  # drop_unusable_values lets only digits through: kept for a direct call
             state[name] = default
             if clamp:
                 _note(name, raw, default, count)
+        else:
+            if raw is not None and not clamp and not 0 <= state[name] < count:
+                _note(name, raw, default, count)  # ?token=99 of 5 tokens: the default, and the page says so
+                state[name] = default
     value = state.get(name)
     if not isinstance(value, int) or not 0 <= value < count:
         fixed = min(max(value, 0), count - 1) if clamp and isinstance(value, int) else default
@@ -259,8 +282,8 @@ def _note(name: str, got, fixed: int, count: int) -> None:
     st.session_state.setdefault(_URL_NOTES, []).append(
         t(
             "shell.url_clamped",
-            name=name,
-            got=escape_markdown(str(got))[:40],
+            name=escape_markdown(name[:40]),
+            got=escape_markdown(str(got)[:40]),
             shown=shown(fixed),
             first=shown(0),
             last=shown(count - 1),
@@ -268,53 +291,213 @@ def _note(name: str, got, fixed: int, count: int) -> None:
     )
 
 
-TEXT_PARAMS = ("sentence", "compare", "sentences", "pair_a", "pair_b", "pair_word")
-"""URL parameters that hold a learner's text: "inf" or "1e309" there is a sentence, not a number."""
+# --------------------------------------------------------------------------- values no page can use
+
 LARGEST = 2**53
 """No number a link may carry is this large (the widgets' ranges end far below): beyond it a
 float loses its integer digits, and Streamlit's own conversion may overflow."""
 
 
-def unusable_number(value: str) -> bool:
-    """True when ``value`` reads as a number that no widget can take: not finite, or too large
-    (Streamlit 1.67 converts a bound number input's URL value with ``int()`` before its range
-    check, so ``?seed=inf`` broke every page).
+def _number_no_widget_takes(value: str) -> bool:
+    """Reads as a number, but not finite or too large for any widget (an id may be a number:
+    tailor's sharpness 0.5, 2).
 
-    >>> [unusable_number(v) for v in ("inf", "-Infinity", "nan", "1e309", "9" * 310, "12", "abc", "0.5")]
-    [True, True, True, True, True, False, False, False]
+    >>> [_number_no_widget_takes(v) for v in ("inf", "NaN", "1e309", "9" * 20, "2", "0.5", "cosine")]
+    [True, True, True, True, False, False, False]
     """
     try:
         number = float(value)
     except (ValueError, OverflowError):
-        return False  # not a number: the widget rejects it itself
+        return False
     return not math.isfinite(number) or abs(number) >= LARGEST
 
 
-def drop_unusable_numbers() -> None:
-    """Before any widget reads the URL: drop every parameter (but the learner's text) whose value
-    is a number no widget can take, say so on the page (``url_notes``), and run again.
+WHOLE = re.compile(r"[+-]?[0-9]{1,16}")
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+POSITION = re.compile(r"[0-9]{1,6}")
+ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+FORMS = {
+    "text": None,  # a learner's text: any
+    "flag": lambda v: v.lower() in ("true", "false"),  # what Streamlit's bound toggles read
+    "whole": lambda v: WHOLE.fullmatch(v) is not None and abs(int(v)) < LARGEST,
+    "number": lambda v: NUMBER.fullmatch(v) is not None and math.isfinite(float(v)) and abs(float(v)) < LARGEST,
+    "position": lambda v: POSITION.fullmatch(v) is not None,  # a place counted from 1, as shown
+    "id": lambda v: ID.fullmatch(v) is not None and not _number_no_widget_takes(v),  # a choice, a view, a language
+}
+"""The forms a URL value can take, each a test of the text as typed (ASCII digits only: Python
+reads "٣" and "1_000" as numbers, a link should not)."""
+
+URL_PARAMS = {
+    # the sidebar, on every page
+    "sentence": "text", "toy": "flag", "model": "id", "cjk": "id", "w": "id", "layer": "position",
+    "head": "position", "d_k": "whole", "seed": "whole", "scaled": "flag", "positional": "flag",
+    "present": "flag", "lang": "id", "first": "position", "chart": "flag",
+    # the pages
+    "token": "position", "step": "position", "matrix": "id", "model_qkv": "id", "model_matrix": "id",
+    "model_token": "position", "after_token": "position", "layer_step": "id", "layers_view": "id",
+    "vector_view": "id", "compare": "text", "sentences": "text", "sentence_b": "text", "swap": "flag",
+    "self_of": "id", "heads": "whole", "causal": "flag", "q_angle": "whole", "q_length": "number",
+    "k_angle": "whole", "k_length": "number", "vectors": "id", "eye_x": "whole", "eye_y": "whole",
+    "eye_r": "whole", "read_beta": "number", "budget_beta": "number", "match": "id", "sharpness": "id",
+    "want_*": "id", "imp_*": "number", "ex_kind": "id", "ex_source": "id", "ex_seed": "whole",
+    "heads_view": "id", "measure": "id", "pair_a": "text", "pair_b": "text", "pair_word": "text",
+    "sweep": "id", "exp_d_k": "whole", "task": "id", "steps": "id", "snapshot": "id", "train_seed": "whole",
+    "trained": "flag", "learn_head": "position", "learn_query": "position", "qk": "id", "learn_step": "id",
+    "gen_step": "position", "prompt": "text", "temperature": "number", "sample_seed": "whole",
+}  # fmt: skip
+"""Every URL parameter a page reads, and the form of its values (``FORMS``); ``name_*`` stands for
+every parameter that starts with ``name_``. Parameters not named here (``?utm_source=``) are left
+alone: nothing reads them. ``tests/test_url_state.py`` finds every parameter in the code here."""
+NUMERIC = ("whole", "number")
+
+
+def param_form(name: str) -> str | None:
+    """The form of parameter ``name`` (``URL_PARAMS``), None for one no page reads.
+
+    >>> param_form("seed"), param_form("want_cut"), param_form("utm_source")
+    ('whole', 'id', None)
+    """
+    return URL_PARAMS.get(name) or next(
+        (form for key, form in URL_PARAMS.items() if key.endswith("*") and name.startswith(key[:-1])), None
+    )
+
+
+def usable(name: str, value: str) -> bool:
+    """Whether ``?name=value`` has a form the page can read. Example:
+    ``[usable(*p) for p in (("first", "4e15"), ("first", "0x10"), ("seed", "٣"), ("model", "../../etc/passwd"))]``
+    is all False; ``usable("seed", "42")`` and ``usable("sentence", "<b>")`` are True.
+
+    >>> [usable("first", v) for v in ("4e15", "0x10", "3")], usable("seed", "٣"), usable("model", "../../etc/passwd")
+    ([False, False, True], False, False)
+    >>> usable("lang", "zh"), usable("lang", "xx"), usable("toy", "TRUE"), usable("toy", "1"), usable("x", "?")
+    (True, False, True, False, True)
+    """
+    form = param_form(name)
+    if form is None or FORMS[form] is None:
+        return True
+    if not FORMS[form](value):
+        return False
+    if name == "lang":
+        return value in LANGS
+    if name == "model":  # a choice only where the server offers two models or more (shell.model_control)
+        return value in _model_ids()
+    return True
+
+
+AUTO_MODEL = "auto"
+"""The id of the automatic model choice (``shell.AUTO_MODEL``, the same: a test holds them equal)."""
+
+
+def _model_ids() -> set[str]:
+    """The ids ``?model=`` may name: the installed models' and automatic, when there are two or more."""
+    from attention_core.model_choice import installed_models
+
+    models = installed_models()
+    return {AUTO_MODEL, *(model.id for model in models)} if len(models) >= 2 else set()
+
+
+def _note_dropped(name: str, got: str) -> None:
+    """Remember to say that ``?name=got`` was left out (``url_notes``): the usual note."""
+    key = "shell.url_unusable" if param_form(name) in NUMERIC else "url.unusable"
+    st.session_state.setdefault(_URL_NOTES, []).append(
+        t(key, name=escape_markdown(name[:40]), got=escape_markdown(got[:40]))
+    )
+
+
+def drop(name: str, got: str) -> None:
+    """Leave ``?name=`` out of the URL and say so on the page (``url_notes``): a value the page
+    cannot use, whichever the parameter. The note shows on this run's ``url_notes`` if it has not
+    run yet, else ``after_page`` runs the page again to show it."""
+    st.query_params.pop(name, None)
+    _note_dropped(name, got)
+
+
+_AT_START = "_url_at_start"  # URL values of the parameters whose widget this session has not drawn yet
+_READ_HERE = "_url_read_here"  # the parameters this module read or wrote in this run (it says what it drops)
+_NOTES_RERUN = "_url_notes_rerun"  # a run started only to show notes: no second one
+_URL_SHOWN = "_url_notes_shown"  # how many of the notes this run has shown
+
+
+def drop_unusable_values() -> None:
+    """Before any widget reads the URL: drop every parameter whose value has no form a page can
+    read (``usable``), say so on the page (``url_notes``), and run again. Also notes what the
+    widgets' parameters are now, for ``after_page``.
 
     The run again is needed: a bound widget reads the URL as it was when the run began. It
-    cannot cost a click: only a hand-made link carries such a number, and it is gone after this."""
+    cannot cost a click: only a hand-made link carries such a value, and it is gone after this."""
+    state = st.session_state
+    if not state.get(_NOTES_RERUN):  # notes a run before this one showed are said: forget them
+        state[_URL_NOTES] = state.get(_URL_NOTES, [])[state.get(_URL_SHOWN, 0) :]
+    state[_URL_SHOWN] = 0
     dropped = False
     for name in list(st.query_params.keys()):
-        if name in TEXT_PARAMS:
-            continue
         values = st.query_params.get_all(name)
-        if any(unusable_number(value) for value in values):
-            del st.query_params[name]
+        bad = next((v for v in values if not usable(name, v)), None)
+        if bad is not None:
+            drop(name, bad)
             dropped = True
-            st.session_state.setdefault(_URL_NOTES, []).append(
-                t("shell.url_unusable", name=escape_markdown(name)[:40], got=escape_markdown(values[-1])[:40])
-            )
     if dropped:
         st.rerun()
+    params = st.query_params
+    state[_AT_START] = {
+        name: params.get(name)
+        for name in params.keys()
+        if param_form(name) not in (None, "text") and name not in state  # a widget reads the URL only at its first draw
+    }
+    state[_READ_HERE] = set()
+
+
+def _read_here(name: str) -> None:
+    """Note that this module read ``?name=`` (so ``after_page`` leaves it to what said so here)."""
+    read = st.session_state.get(_READ_HERE)
+    if read is not None:
+        read.add(name)
+
+
+def _reads_as(value: str, widget_value) -> bool:
+    """Whether the URL text ``value`` is what a widget now holds: the widget read it as given.
+
+    >>> _reads_as("true", True), _reads_as("5", 5), _reads_as("0.50", 0.5), _reads_as("20000", 0), _reads_as("a", "a")
+    (True, True, True, False, True)
+    """
+    if isinstance(widget_value, bool):
+        return value.lower() == str(widget_value).lower()
+    if isinstance(widget_value, int | float):
+        try:
+            return float(value) == float(widget_value)
+        except ValueError:
+            return False
+    return value == str(widget_value)
+
+
+def after_page() -> None:
+    """After the page: a widget bound to the URL (``bind="query-params"``) that Streamlit found a
+    value it cannot take (``?seed=20000``, out of its range) drops it silently; say so, as for
+    every other parameter. Then, when notes wait that this run did not show, run once more to
+    show them (``url_notes`` comes before the page's own widgets)."""
+    state = st.session_state
+    read_here = state.pop(_READ_HERE, set())
+    for name, value in state.pop(_AT_START, {}).items():
+        if name in read_here or name not in state:
+            continue  # read (and said so) here, or no widget drew it in this run
+        if not _reads_as(value, state[name]):  # a widget drew it for the first time and took another value
+            _note_dropped(name, value)
+    notes, shown = state.get(_URL_NOTES, []), state.get(_URL_SHOWN, 0)
+    if len(notes) > shown and not state.pop(_NOTES_RERUN, False):  # a note came after url_notes
+        state[_NOTES_RERUN] = True  # the next run shows them all, those shown here too
+        st.rerun()
+    state.pop(_NOTES_RERUN, None)
+    state[_URL_NOTES], state[_URL_SHOWN] = notes[shown:], 0  # what was shown is said; the rest waits
 
 
 def url_notes() -> None:
-    """Say which URL values were out of range and what is shown instead (then forget them)."""
-    for note in st.session_state.pop(_URL_NOTES, []):
+    """Say which URL values were dropped or out of range and what is shown instead: the notes
+    not shown yet in this run (a page may call it again after its own pickers)."""
+    state = st.session_state
+    notes = state.get(_URL_NOTES, [])
+    for note in notes[state.get(_URL_SHOWN, 0) :]:
         st.info(note, icon=":material/build:")
+    state[_URL_SHOWN] = len(notes)
 
 
 def url_picker(

@@ -258,6 +258,8 @@ cookie_secret=$(<"$secret_file")
 # ----------------------------------------------------------------------------- processes
 declare -A app_pid=()  # port -> pid of its streamlit process
 nginx_pid="" sleeper="" stopping=0 exit_code=0
+STOP_GRACE_S=4 # seconds between SIGTERM and SIGKILL when stopping: everything is gone within 5 s
+SETSID=$(command -v setsid || true) # util-linux: each app process in a session of its own
 
 nap() { # sleep without blocking the traps (SIGTERM is handled at once)
   sleep "$1" &
@@ -268,9 +270,10 @@ nap() { # sleep without blocking the traps (SIGTERM is handled at once)
 
 start_app() { # start_app PORT
   local p=$1
-  # The welcome banner's "External URL" asks an outside service for this machine's address
-  # unless browser.serverAddress is set (here and in .streamlit/config.toml): nothing leaves.
-  local args=(-m streamlit run app.py
+  # attention_ui.launch is `streamlit run` with Streamlit's lookups of this machine's address
+  # routed around the network from the start (a websocket from a foreign Origin made it ask an
+  # outside service); browser.serverAddress keeps the banner from asking too: nothing leaves.
+  local args=(-m attention_ui.launch app.py
     --server.headless true
     --server.address "$app_address"
     --server.port "$p"
@@ -278,8 +281,10 @@ start_app() { # start_app PORT
     --browser.serverAddress localhost
     --browser.gatherUsageStats false)
   [ -n "$base_path" ] && args+=(--server.baseUrlPath "${base_path#/}")
-  # The secret goes through the environment (readable by this user only), not the command line.
-  (cd "$ROOT" && exec env STREAMLIT_SERVER_COOKIE_SECRET="$cookie_secret" HF_HUB_OFFLINE=1 \
+  # Each process leads a session (and process group) of its own, so that stopping it can kill
+  # whatever it started too. The secret goes through the environment (readable by this user
+  # only), not the command line.
+  (cd "$ROOT" && exec $SETSID env STREAMLIT_SERVER_COOKIE_SECRET="$cookie_secret" HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 "$PYTHON" "${args[@]}" </dev/null >>"$run_dir/logs/app-$p.log" 2>&1) &
   app_pid[$p]=$!
   echo "${app_pid[$p]}" >"$run_dir/app-$p.pid"
@@ -290,21 +295,29 @@ stop_all() {
   stopping=1
   trap '' INT TERM
   [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null
-  local pids=() pid waited=0
+  local pids=() pid waited=0 left=()
   [ -n "$nginx_pid" ] && pids+=("$nginx_pid")
   for pid in "${app_pid[@]}"; do [ -n "$pid" ] && pids+=("$pid"); done
   if [ "${#pids[@]}" -gt 0 ]; then
     say "stopping what it started (${#pids[@]} processes: the apps and nginx)"
     kill -TERM "${pids[@]}" 2>/dev/null || true
-    # Streamlit and nginx stop within a second or two; whatever is left after 15 s is killed.
-    while [ "$waited" -lt 150 ]; do
+    # An app stops its PyTorch checks and exits within about 2 s (docs/deploy.md, "Stopping");
+    # whatever is left after STOP_GRACE_S is killed with its process group.
+    while [ "$waited" -lt $((STOP_GRACE_S * 10)) ]; do
       local alive=0
       for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
       [ "$alive" -eq 0 ] && break
       sleep 0.1
       waited=$((waited + 1))
     done
-    kill -KILL "${pids[@]}" 2>/dev/null || true
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left+=("$pid"); done
+    if [ "${#left[@]}" -gt 0 ]; then
+      say "killing ${#left[@]} processes still running after ${STOP_GRACE_S} s: ${left[*]}"
+      kill -KILL "${left[@]}" 2>/dev/null || true
+    fi
+    if [ -n "$SETSID" ]; then # and whatever an app started in its group (a model download)
+      for pid in "${app_pid[@]}"; do [ -n "$pid" ] && { kill -KILL -- "-$pid" 2>/dev/null || true; }; done
+    fi
     wait 2>/dev/null || true
   fi
   rm -f "$run_dir"/app-*.pid "$run_dir/serve.pid"

@@ -15,8 +15,8 @@ from attention_core import (
     softmax,
 )
 from attention_core.attention import attention
-from attention_core.isolated import checks_enabled
 from attention_core.reference import compare_with_torch, source_of, torch_attention
+from attention_ui.checks import fingerprint, pytorch_check
 from attention_ui.formulas import attention_times, kept_terms
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
@@ -40,10 +40,12 @@ SHOWN = {  # section -> the functions whose source it prints, in the order of th
 MAX_COLUMNS = 16  # identity W gives d_k = d_model = 384: show the first components, say how many there are
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def torch_comparison(q, k, v, scale):
-    """PyTorch on the same q, k, v (torch is imported on the first call only); None without torch."""
-    return compare_with_torch(scaled_dot_product_attention(q, k, v, scale=scale))
+def torch_comparison(trace, while_waiting):
+    """PyTorch on the trace's q, k, v, in a child process; None, after saying so, without torch."""
+    comparison = compare_with_torch(trace, while_waiting=while_waiting)
+    if comparison is None:
+        st.info(t("code.no_torch"))
+    return comparison
 
 
 def matrix(x, row_labels, symbol: str) -> None:
@@ -183,25 +185,15 @@ def render() -> None:
     # --------------------------------------------------------------------------- PyTorch
     with section("torch"):
         call(f"weights, outputs, builtin = torch_attention(trace.q, trace.k, trace.v{scale_arg})")
-        comparison = False  # not asked for: PyTorch runs only on request, in a child process (attention_core.isolated)
-        if not checks_enabled():
-            st.caption(t("shell.checks_off"))
-        elif not st.session_state.get("code_torch"):
-            st.button(
-                t("code.torch_button"),
-                icon=":material/science:",
-                key="code_torch_button",
-                on_click=lambda: st.session_state.update(code_torch=True),
-            )
-            st.caption(t("code.torch_cost"))
-        else:
-            with st.spinner(t("code.torch_running"), show_time=True):
-                comparison = torch_comparison(trace.q, trace.k, trace.v, trace.scale)
-        if comparison is False:
-            pass
-        elif comparison is None:
-            st.info(t("code.no_torch"))
-        else:
+        comparison = pytorch_check(  # PyTorch runs only on request, in a child process (attention_core.isolated)
+            "code_torch_button",
+            fingerprint(trace.q, trace.k, trace.v, trace.scale),
+            lambda while_waiting: torch_comparison(trace, while_waiting),
+            button=t("code.torch_button"),
+            cost=t("code.torch_cost"),
+            running=t("code.torch_running"),
+        )
+        if comparison is not None:
             st.metric(t("code.torch_largest"), f"{comparison.largest:.1e}")
             number_table(
                 {

@@ -6,11 +6,11 @@ the model run by PyTorch."""
 import streamlit as st
 
 from attention_core import explain
-from attention_core.isolated import checks_enabled
 from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.charts import tables_chosen
+from attention_ui.checks import pytorch_check
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
@@ -32,7 +32,6 @@ from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
 
 MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, by id
-CHECK = "_torch_check"  # session key: (the word pieces checked, model_reference.Comparison)
 
 
 def click_head(point) -> None:
@@ -40,15 +39,16 @@ def click_head(point) -> None:
     choose_head(*clicked_data(point))
 
 
-def run_check(encoded) -> None:
-    """Load the model through sentence-transformers (torch) and compare it with our numbers."""
+def run_check(encoded, while_waiting):
+    """Load the model through sentence-transformers (torch) in a child process and compare it
+    with our numbers; None, after saying why, when it cannot run here."""
     from attention_core.model_reference import compare
 
     try:
-        with st.spinner(t("real_model.check_loading"), show_time=True):
-            st.session_state[CHECK] = (encoded.ids.tobytes(), compare(encoded))
+        return compare(encoded, while_waiting=while_waiting)
     except (ModelUnavailable, MemoryError) as exc:
         st.warning(t("real_model.check_unavailable", reason=t(f"shell.problem_{getattr(exc, 'reason', 'memory')}")))
+        return None
 
 
 lesson, _ = page_start("real_model", needs_model=True)  # without the model: says why, links to the toy pages
@@ -87,9 +87,15 @@ if encoded.unknown:
 
 st.subheader(t("real_model.h_check"))
 st.markdown(t("real_model.check_intro", model=model_label_now(), n_layers=info.n_layers, n_heads=info.n_heads, T=T))
-checked = st.session_state.get(CHECK)
-if checked is not None and checked[0] == encoded.ids.tobytes():
-    found = checked[1]
+found = pytorch_check(
+    "torch_check",
+    (encoded.model, encoded.ids.tobytes()),  # what was checked: this model on these word pieces
+    lambda while_waiting: run_check(encoded, while_waiting),
+    button=t("real_model.check_button"),
+    cost=t("real_model.check_cost"),
+    running=t("real_model.check_loading"),
+)
+if found is not None:
     c_weights, c_hidden, c_embedding = st.columns(3)
     c_weights.metric(t("real_model.difference"), f"{found.weights:.1e}", help=t("real_model.difference_help"))
     c_hidden.metric(t("real_model.difference_hidden"), f"{found.hidden:.1e}")
@@ -99,13 +105,6 @@ if checked is not None and checked[0] == encoded.ids.tobytes():
         + " "
         + (t("real_model.check_ok") if found.weights < 1e-5 else t("real_model.check_bad"))
     )
-elif checks_enabled():
-    st.button(
-        t("real_model.check_button"), icon=":material/science:", key="torch_check", on_click=run_check, args=(encoded,)
-    )
-    st.caption(t("real_model.check_cost"))
-else:
-    st.caption(t("shell.checks_off"))
 
 st.subheader(t("real_model.h_grid", n=info.n_layers * info.n_heads))
 show_figure(  # the same figure for every pick; narrower than it needs, it scrolls sideways
