@@ -99,3 +99,22 @@ def warm_server_route(request, monkeypatch):
         PagesManager.uses_pages_directory = False  # what st.navigation in app.py sets on a server
 
     monkeypatch.setattr(PagesManager, "__init__", after_navigation)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server for the session (tests/postgres.py), or a skip where
+    PostgreSQL is not installed (a failure in CI)."""
+    from tests.postgres import start_or_skip
+
+    server = start_or_skip()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def class_db_url(request, tmp_path):
+    """A fresh, empty class database: a SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'classroom.sqlite3'}"
+    return request.getfixturevalue("postgres_server").new_database()
