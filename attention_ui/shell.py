@@ -265,6 +265,7 @@ NAV = [
     ("real_model", ":material/smart_toy:"),
     ("heads", ":material/biotech:"),
     ("exercises", ":material/quiz:"),
+    ("class", ":material/groups:"),
     ("code", ":material/code:"),
 ]
 """The pages in menu order: (page id, icon). Page ``id`` lives in ``pages/<id>.py``, its URL
@@ -609,7 +610,7 @@ def app_sidebar(page: str) -> None:
     st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
 
 
-PAGES_WITHOUT_SENTENCE = ("home", "intuition", "tailor_shop", "learn")
+PAGES_WITHOUT_SENTENCE = ("home", "intuition", "tailor_shop", "learn", "class")
 """Pages that do not teach on the learner's sentence: presentation mode shows it on the others."""
 
 
