@@ -121,7 +121,12 @@ def answer_form(kind: str, seed: int, key: str, *, disabled: bool):
                 disabled=disabled,
             )
         sent = st.form_submit_button(
-            t("class.send"), type="primary", disabled=disabled, icon=":material/send:", width="stretch"
+            t("class.send"),
+            type="primary",
+            disabled=disabled,
+            icon=":material/send:",
+            width="stretch",
+            key=f"{key}_send",
         )
     if not sent:
         return None
