@@ -147,23 +147,32 @@ def _fib_trie_addresses(text: str) -> list[str]:
     return found
 
 
+def _routed_address() -> str | None:
+    """The address this machine would send from (a UDP socket "connected" to a private
+    address: no packet is sent, no name is looked up), as Streamlit finds its Network URL."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+        except OSError:
+            return None
+
+
 @lru_cache(maxsize=1)
 def network_address() -> str | None:
-    """This machine's address on its network (not loopback), found without sending anything:
-    the addresses its host name resolves to, then (Linux) the kernel's table of local
-    addresses. Private addresses first (a school's LAN). None when there is none."""
-    candidates: list[str] = []
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            candidates.append(info[4][0])
-    except OSError:
-        pass
+    """This machine's address on its network (not loopback), found without a request or a name
+    lookup: on Linux the kernel's table of local addresses (/proc/net/fib_trie), elsewhere the
+    address a datagram would leave from. Private addresses first (a school's LAN). None when
+    there is none."""
     trie = Path("/proc/net/fib_trie")
+    candidates: list[str] = []
     if trie.exists():
         try:
-            candidates += _fib_trie_addresses(trie.read_text())
+            candidates = _fib_trie_addresses(trie.read_text())
         except OSError:
-            pass
+            candidates = []
+    else:
+        candidates = [a for a in [_routed_address()] if a]
     usable = []
     for address in candidates:
         try:

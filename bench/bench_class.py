@@ -41,6 +41,7 @@ from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
+from bench.core import machine, percentile
 from bench.protocol import Client
 from tests.test_deploy import free_port_block, serve
 
@@ -85,11 +86,6 @@ async def warm(port: int, processes: int) -> None:
         client = Client(f"http://127.0.0.1:{port + 1 + n}/", timeout=300)
         await client.open("exercises", "lang=en")
         await client.close()
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 async def teacher_start(browser, url: str):
@@ -207,7 +203,7 @@ def report(name: str, r: dict) -> None:
             return f"  {label}: none"
         return (
             f"  {label}: n={len(values)} median {statistics.median(values) * 1000:.0f} ms, "
-            f"p95 {percentile(values, 0.95) * 1000:.0f} ms, max {max(values) * 1000:.0f} ms"
+            f"p95 {percentile(values, 95) * 1000:.0f} ms, max {max(values) * 1000:.0f} ms"
         )
 
     print(f"\n{name}: {r['students']} students, {r['joined']} joined, {r['answers']} answers stored")
@@ -254,6 +250,7 @@ def main(argv=None) -> int:
             finally:
                 if server is not None:
                     server.stop()
+    print(machine())
     return 0
 
 

@@ -331,3 +331,17 @@ def test_codes_are_read_forgivingly_but_never_guessed():
     for bad in ("K7M3P", "K7M3PQR", "K7M3PO", "K7M3P1", "К7М3РQ", None, 123456, "x" * 100):
         assert normalise_code(bad) is None, bad
     assert not set("01OIL") & set(ALPHABET)
+
+
+def test_the_store_imports_no_streamlit_or_plotly():
+    """classroom/ is usable without Streamlit (the tests, the bench): checked in a fresh interpreter."""
+    import json
+    import subprocess
+    import sys
+
+    code = "import json, sys, classroom.store, classroom.config; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = {m.split(".")[0] for m in json.loads(out.stdout)}
+    assert not loaded & {"streamlit", "plotly", "torch"}, loaded & {"streamlit", "plotly", "torch"}
+    assert "sqlalchemy" in loaded  # the check sees what it imports
