@@ -83,6 +83,6 @@ def bars_html(
         label = escape(labels.get(bar.outcome, bar.outcome))
         cells = "".join(bar_cells(tally.bars[n].share, tally.bars[n].count) for _, tally in rounds)
         body.append(f"<tr{kind}><th>{label}{mark}</th>{cells}</tr>")
-    cls = "al-class-bars al-big" if big else "al-class-bars"
+    cls = " ".join(("al-class-bars", "al-big")) if big else "al-class-bars"
     top = f"<caption>{escape(caption)}</caption>" if caption else ""
     return f'<table class="{cls}">{top}<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

@@ -142,7 +142,7 @@ def _fib_trie_addresses(text: str) -> list[str]:
         line = line.strip()
         if line.startswith("|--"):
             last = line[3:].strip()
-        elif line.startswith("/32 host LOCAL") and last and last not in found:
+        elif line.split()[:3] == ["/32", "host", "LOCAL"] and last and last not in found:
             found.append(last)
     return found
 

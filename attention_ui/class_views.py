@@ -66,9 +66,8 @@ CSS = (
 .al-qr img { display: block; width: 100%; height: auto; image-rendering: pixelated; }
 .al-class-big .al-qr { max-width: 210px; }
 @media (max-width: 640px) { .al-qr { margin: 0 auto; max-width: 240px; } .al-class-code { font-size: 2.4rem; } }
-"""
-    + f"@media (min-width: 700px) {{ {_SIDE_BY_SIDE} {{ min-width: 0 !important; flex: 1 1 0% !important; }} }}"
-    + "</style>"
+@media (min-width: 700px) { SIDE_BY_SIDE { min-width: 0 !important; flex: 1 1 0% !important; } }
+</style>""".replace("SIDE_BY_SIDE", _SIDE_BY_SIDE)
 )
 """The class views' style sheet: constants only."""
 
