@@ -28,8 +28,8 @@ CSS = """<style>
 .al-class-bars th, .al-class-bars td { padding: 0.25rem 0.4rem; vertical-align: middle; text-align: left; }
 .al-class-bars thead th { font-weight: 600; font-size: 0.85em; opacity: 0.8;
   border-bottom: 1px solid rgba(128,128,128,0.4); }
-.al-class-bars tbody th { font-weight: 500; width: 38%; overflow-wrap: anywhere; }
-.al-class-bars .al-track { background: rgba(128,128,128,0.16); border-radius: 4px; height: 1.3em; min-width: 4rem; }
+.al-class-bars tbody th { font-weight: 500; min-width: 5.5em; overflow-wrap: normal; word-break: keep-all; }
+.al-class-bars .al-track { background: rgba(128,128,128,0.16); border-radius: 4px; height: 1.3em; min-width: 2rem; }
 .al-class-bars .al-fill { display: block; height: 100%; border-radius: 4px; background: #0072B2; }
 .al-class-bars tr.al-right .al-fill { background: #009E73; }
 .al-class-bars tr.al-wrong .al-fill { background: #E69F00; }
@@ -37,6 +37,8 @@ CSS = """<style>
 .al-class-bars .al-num { white-space: nowrap; font-variant-numeric: tabular-nums; width: 1%; }
 .al-class-bars .al-num small { opacity: 0.7; }
 .al-class-bars.al-big { font-size: 1.2rem; }
+.al-class-bars.al-big.al-two { font-size: 0.95rem; }
+.al-bars-box { overflow-x: auto; }
 .al-class-bars thead th { text-align: left; }
 @media (prefers-color-scheme: dark) { .al-class-bars tr.al-right th { color: #3ddc97; } }
 </style>"""
@@ -83,6 +85,7 @@ def bars_html(
         label = escape(labels.get(bar.outcome, bar.outcome))
         cells = "".join(bar_cells(tally.bars[n].share, tally.bars[n].count) for _, tally in rounds)
         body.append(f"<tr{kind}><th>{label}{mark}</th>{cells}</tr>")
-    cls = " ".join(("al-class-bars", "al-big")) if big else "al-class-bars"
+    cls = " ".join(("al-class-bars", *(("al-big",) if big else ()), *(("al-two",) if len(rounds) > 1 else ())))
     top = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f'<table class="{cls}">{top}<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    table = f'<table class="{cls}">{top}<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return f'<div class="al-bars-box">{table}</div>'
