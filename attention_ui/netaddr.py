@@ -6,8 +6,9 @@ source address the kernel picks (Streamlit's ``net_util.get_internal_ip`` aims a
 (docs/deploy.md, "Nothing leaves the school"). Here the kernel is asked directly, on Linux:
 the interfaces (``socket.if_nameindex``), whether each is up and not loopback, and its IPv4
 address (``ioctl`` SIOCGIFFLAGS and SIOCGIFADDR on a socket that is never connected), with the
-interface of the default route (``/proc/net/route``) first. Elsewhere (macOS, Windows) it
-returns no address, and the caller says it does not know.
+interface of the default route (``/proc/net/route``) first. Elsewhere (macOS, Windows) a UDP
+socket is "connected" to a private address (10.255.255.255): that sends no packet and looks up
+no name, and the kernel names the source address it would use; None when it has none.
 
 Example, on a machine whose default route goes through eth0 with 192.168.1.20 and that also
 runs docker0 with 172.17.0.1: ``lan_addresses()`` → ``["192.168.1.20", "172.17.0.1"]`` and
@@ -64,11 +65,24 @@ def _usable(address: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified)
 
 
+def _routed_address() -> str | None:
+    """The source address the kernel would pick toward a private address: no packet is sent
+    (UDP ``connect`` only sets the peer), no name looked up. For systems without Linux's ioctls."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect(("10.255.255.255", 1))
+            return sock.getsockname()[0]
+        except OSError:
+            return None
+
+
 def lan_addresses() -> list[str]:
-    """The IPv4 addresses of this machine's interfaces that are up, the default route's first;
-    [] where the interfaces cannot be read this way (not Linux). Never touches the network."""
+    """The IPv4 addresses of this machine's interfaces that are up, the default route's first
+    (elsewhere than Linux: the one address the kernel would send from, or []). Never touches
+    the network."""
     if not sys.platform.startswith("linux"):
-        return []
+        routed = _routed_address()
+        return [routed] if routed and _usable(routed) else []
     addresses: dict[str, str] = {}  # interface -> address
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:  # only a handle for ioctl
         for _, name in socket.if_nameindex():

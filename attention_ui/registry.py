@@ -83,6 +83,7 @@ PAGES = (
     Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True, script=True),
     Page("heads", ":material/biotech:", MODEL, head_pickers=True, script=True),
     Page("exercises", ":material/quiz:", LESSON, instead_of_model=True, script=True),
+    Page("class", ":material/groups:", NOTHING),
     Page("code", ":material/code:", LESSON),
 )
 """Every page of the app, in menu order; the first is the default (``/``)."""
@@ -121,3 +122,9 @@ def page_link(page_id: str, query_params: dict[str, str] | None = None, *, label
     only when the file is what ``st.navigation`` runs: a function page must be given as itself.)"""
     entry = page(page_id)
     st.page_link(st_page(entry), label=label or t(entry.nav_key), icon=icon or entry.icon, query_params=query_params)
+
+
+def switch_to(page_id: str, query_params: dict[str, str] | None = None) -> None:
+    """Open page ``page_id`` with ``query_params`` now (``st.switch_page``), given as the page
+    itself, like ``page_link``: a function page has no file Streamlit could look it up by."""
+    st.switch_page(st_page(page(page_id)), query_params=query_params)

@@ -24,6 +24,9 @@ Usage: bash deploy/serve.sh [options]
   --port P             port nginx listens on (default 8080)
   --listen ADDR        address nginx listens on (default 0.0.0.0, every interface)
   --base-path /PATH    serve the app under a sub-path, e.g. /attention-lab (default: /)
+  --base-url URL       the address phones use, for the Class page's link and QR code, e.g.
+                       http://lab.school.example:8080/attention-lab (default: the address the
+                       teacher's browser shows, or this machine's network address)
   --app-port Q         first internal port: the processes use Q, Q+1, ... (default P+1)
   --app-address ADDR   address the app processes listen on (default 127.0.0.1; use this
                        machine's LAN address with --no-proxy on a machine that serves
@@ -57,7 +60,7 @@ TEMPLATE="$ROOT/deploy/nginx.conf.template"
 
 # ----------------------------------------------------------------------------- arguments
 processes="" port=8080 listen=0.0.0.0 base_path="" app_port="" app_address=127.0.0.1
-run_dir="" secret_file="" start_timeout=300 check_only=0 proxy=1
+run_dir="" secret_file="" start_timeout=300 check_only=0 proxy=1 base_url=""
 upstreams=()
 
 need_value() { if [ "$#" -lt 2 ] || [ -z "$2" ]; then die 2 "$1 needs a value"; fi; }
@@ -74,6 +77,7 @@ while [ "$#" -gt 0 ]; do
     --port) need_value "$@"; port=$2; shift 2 ;;
     --listen) need_value "$@"; listen=$2; shift 2 ;;
     --base-path) need_value "$@"; base_path=$2; shift 2 ;;
+    --base-url) need_value "$@"; base_url=$2; shift 2 ;;
     --app-port) need_value "$@"; app_port=$2; shift 2 ;;
     --app-address) need_value "$@"; app_address=$2; shift 2 ;;
     --upstream) need_value "$@"; upstreams+=("$2"); shift 2 ;;
@@ -100,6 +104,10 @@ check_port --app-port "$app_port"
 [ $((app_port + processes - 1)) -le 65535 ] || die 2 "--app-port $app_port leaves no room for $processes processes"
 if ! { is_int "$start_timeout" && [ "$start_timeout" -ge 1 ]; }; then
   die 2 "--start-timeout must be a whole number of seconds, got '$start_timeout'"
+fi
+url_re='^https?://[][A-Za-z0-9._:@%/-]+$' # letters, digits and what an address needs ([] for IPv6)
+if [ -n "$base_url" ] && ! [[ $base_url =~ $url_re ]]; then
+  die 2 "--base-url must be an http(s) address such as http://lab.school.example:8080, got '$base_url'"
 fi
 [[ $listen =~ ^[0-9A-Za-z.:_-]+$ ]] || die 2 "--listen must be an address such as 0.0.0.0 or 127.0.0.1, got '$listen'"
 [[ $app_address =~ ^[0-9A-Za-z.:_-]+$ ]] || die 2 "--app-address must be an address such as 127.0.0.1, got '$app_address'"
@@ -283,8 +291,11 @@ start_app() { # start_app PORT
   [ -n "$base_path" ] && args+=(--server.baseUrlPath "${base_path#/}")
   # Each process leads a session (and process group) of its own, so that stopping it can kill
   # whatever it started too. The secret goes through the environment (readable by this user
-  # only), not the command line.
-  (cd "$ROOT" && exec $SETSID env STREAMLIT_SERVER_COOKIE_SECRET="$cookie_secret" HF_HUB_OFFLINE=1 \
+  # only), not the command line. The Class page's links (attention_ui/class_link.py) start from
+  # --base-url when it is given.
+  local extra=()
+  [ -n "$base_url" ] && extra+=(ATTENTION_LAB_BASE_URL="$base_url")
+  (cd "$ROOT" && exec $SETSID env STREAMLIT_SERVER_COOKIE_SECRET="$cookie_secret" HF_HUB_OFFLINE=1 ${extra[@]+"${extra[@]}"} \
     TRANSFORMERS_OFFLINE=1 "$PYTHON" "${args[@]}" </dev/null >>"$run_dir/logs/app-$p.log" 2>&1) &
   app_pid[$p]=$!
   echo "${app_pid[$p]}" >"$run_dir/app-$p.pid"

@@ -9,7 +9,8 @@ import streamlit as st
 
 from attention_core import exercises as ex
 from attention_core.lesson import STEPS
-from attention_ui.exports import show_figure, view_link_expander
+from attention_ui.class_views import exercise_share, student_class
+from attention_ui.exports import show_figure
 from attention_ui.figures import heatmap, key_bars
 from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
 from attention_ui.i18n import t
@@ -19,6 +20,8 @@ from attention_ui.shell import page_start
 from attention_ui.url_state import url_choice
 
 lesson, _ = page_start("exercises")
+if student_class():  # ?class=<code>: this phone answers its class's question (the Class page)
+    st.stop()
 
 state = st.session_state
 state.setdefault("ex_attempts", {})  # exercise id -> right first time?
@@ -317,4 +320,4 @@ score_box.metric(
 )
 if answered:
     st.caption(t("exercises.first_counts"))
-view_link_expander(t("exercises.share_title"), "exercise_share_open", note=t("exercises.share_help"))
+exercise_share(kind)

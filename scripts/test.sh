@@ -26,7 +26,7 @@ export PIP_ROOT_USER_ACTION=ignore
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 
 # System packages: chromium when its binary is missing, nginx (deploy/serve.sh's proxy, tested by
-# tests/test_deploy.py) when there is none, the fonts when dpkg lacks them: fonts-noto-cjk (中文)
+# tests/test_deploy.py) and postgresql when there is none, the fonts when dpkg lacks them: fonts-noto-cjk (中文)
 # and fonts-liberation (the one font among chromium's recommended packages; the rest, ~100
 # packages such as systemd, cups and avahi, a headless browser does not use, so they are skipped).
 # SKIP_SYSTEM_PACKAGES=1 installs none, for a run without the browser and deploy tests
@@ -34,6 +34,9 @@ CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 apt_packages=()
 [ -x "$CHROMIUM" ] || apt_packages+=(chromium)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_packages+=(nginx)
+# PostgreSQL's server programs (initdb, pg_ctl): tests/postgres.py starts a throwaway server for
+# the class store's tests (tests/test_class_store.py), which must run in CI, not skip.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || [ -n "${PG_BIN:-}" ] || apt_packages+=(postgresql)
 if command -v dpkg >/dev/null 2>&1; then
   for font in fonts-noto-cjk fonts-liberation; do
     dpkg -s "$font" >/dev/null 2>&1 || apt_packages+=("$font")

@@ -75,3 +75,22 @@ def full_error_details():
     stconfig.set_option("client.showErrorDetails", "full")
     yield
     stconfig.set_option("client.showErrorDetails", before)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server for the session (tests/postgres.py), or a skip where
+    PostgreSQL is not installed (a failure in CI)."""
+    from tests.postgres import start_or_skip
+
+    server = start_or_skip()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def class_db_url(request, tmp_path):
+    """A fresh, empty class database: a SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'classroom.sqlite3'}"
+    return request.getfixturevalue("postgres_server").new_database()
