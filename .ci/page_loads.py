@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser.harness import launch_browser, wait_for_app  # noqa: E402
+from harness import launch_browser, wait_for_app  # noqa: E402
 
 CHECKS = [
     ("?lang=en", "h1", "Attention"),

@@ -344,6 +344,8 @@ URL_PARAMS = {
     "sweep": "id", "exp_d_k": "whole", "task": "id", "steps": "id", "snapshot": "id", "train_seed": "whole",
     "trained": "flag", "learn_head": "position", "learn_query": "position", "qk": "id", "learn_step": "id",
     "gen_step": "position", "prompt": "text", "temperature": "number", "sample_seed": "whole",
+    "noun_a": "text", "noun_b": "text", "write_from": "id",
+    "class": "text", "teacher": "text",  # a class's code, a teacher's token: the Class page checks them itself
 }  # fmt: skip
 """Every URL parameter a page reads, and the form of its values (``FORMS``); ``name_*`` stands for
 every parameter that starts with ``name_``. Parameters not named here (``?utm_source=``) are left

@@ -17,9 +17,8 @@ import statistics
 import threading
 import time
 
-from tests.browser.harness import launch_browser, streamlit_server, wait_for_app
-
 from bench.core import status_kb, tree_pids
+from harness import launch_browser, streamlit_server, wait_for_app
 
 MB = 1024 * 1024
 

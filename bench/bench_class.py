@@ -146,10 +146,10 @@ async def phone(i: int, base: str, code: str, start_at: float, keys: int, out: d
 
 async def one_class(url: str, students: int, window: float, db_url: str) -> dict:
     from playwright.async_api import async_playwright
-    from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS
 
     from attention_core import class_questions as cq
     from classroom.store import open_store
+    from harness import CHROMIUM, CHROMIUM_ARGS
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

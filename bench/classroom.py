@@ -431,7 +431,7 @@ PICKER_JS = js("""() => [...document.querySelectorAll('testid(stMain) .st-key-to
   .map(b => [b.innerText.trim(), b.getAttribute('aria-checked') === 'true'])""")
 
 # What the checks read from the page: the picker, the progress text, exception boxes and the
-# charts by key (typed arrays decoded to plain lists, as tests/browser/harness.py does).
+# charts by key (typed arrays decoded to plain lists, as harness/ does).
 VIEW_JS = js("""() => {
   const clean = v => (v && ArrayBuffer.isView(v)) ? Array.from(v) : Array.isArray(v) ? v.map(clean)
               : (v && typeof v === 'object' && 'bdata' in v) ? clean(v._inputArray) : v;

@@ -178,11 +178,12 @@ PAGE_READS = {  # what each page reads beyond the sidebar, on the view a link op
     "cross_attention": ("self_of",),
     "multi_head": ("heads",),
     "learn": ("task", "steps", "train_seed", "snapshot", "learn_head", "qk", "learn_query", "learn_step")
-    + ("gen_step", "temperature", "sample_seed"),
+    + ("gen_step", "temperature", "sample_seed", "write_from"),
     "real_model": ("model_token", "model_matrix"),
     "heads": ("heads_view", "measure"),
     "exercises": ("ex_kind", "ex_source", "ex_seed"),
     "code": ("token",),
+    "class": (),  # ?class= and ?teacher= are checked by the page itself (tests/test_class_page.py)
 }
 REVEAL = {"learn": {"trained": "true"}}  # a trained run: the learn page's later parts read their parameters
 
@@ -276,9 +277,9 @@ def test_good_values_stay_without_a_note():
 
 
 def test_auto_model_is_the_shells():
-    from attention_ui import shell, url_state
+    from attention_ui import settings, url_state
 
-    assert url_state.AUTO_MODEL == shell.AUTO_MODEL
+    assert url_state.AUTO_MODEL == settings.AUTO_MODEL
 
 
 def _params_in_code() -> set[str]:

@@ -25,12 +25,19 @@ import signal
 import time
 
 import pytest
-from tests.browser.harness import wait_for_app
 
 from attention_core import class_questions as cq
 from attention_ui.i18n import translate
 from classroom.store import open_store
+from harness import testid, wait_for_app
 from tests.test_deploy import ensure_nginx, free_port_block, serve
+
+
+def verdict_words(key: str) -> str:
+    """The words after the answer in a student's verdict (``class.yours_right`` / ``yours_wrong``):
+    "Right!" or "Not quite.", which only the revealed verdict shows."""
+    return translate("en", f"class.{key}", answer="\0").split("\0")[1].strip(" .")
+
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1500)]
 
@@ -60,13 +67,13 @@ def student(browser, link: str, lang: str):
     ctx.set_default_timeout(WAIT)
     page = ctx.new_page()
     page.goto(f"{link}&lang={lang}")
-    page.wait_for_selector('[data-testid="stForm"]')
+    page.wait_for_selector(testid("stForm"))
     wait_for_app(page, timeout=WAIT)
     return ctx, page
 
 
 def answer(page, lang: str, j: int, taps: int = 1) -> None:
-    page.locator('[data-testid="stMain"] [data-testid="stRadio"] [role="radiogroup"] label').nth(j).click()
+    page.locator(f'{testid("stMain")} {testid("stRadio")} [role="radiogroup"] label').nth(j).click()
     button = page.get_by_role("button", name=translate(lang, "class.send"))
     for _ in range(taps):
         button.click()
@@ -120,7 +127,7 @@ def test_a_class_answers_together_through_two_processes(chromium, tmp_path):
             reveal = translate("en", "class.reveal")
             assert phones[0].get_by_role("button", name=reveal).count() == 0
             phones[0].goto(f"{srv.url}class?class={code}&lang=en")
-            phones[0].wait_for_selector('[data-testid="stForm"]')
+            phones[0].wait_for_selector(testid("stForm"))
             wait_for_app(phones[0], timeout=WAIT)
             assert phones[0].get_by_role("button", name=reveal).count() == 0
             assert store.state(code).students == 3  # the same student, not a fourth
@@ -130,8 +137,7 @@ def test_a_class_answers_together_through_two_processes(chromium, tmp_path):
             right = state and cq.right_outcomes(state.round.kind, state.round.seed)
             for n, page in enumerate(phones):
                 mine = "key:0" if n < 2 else "key:1"
-                verdict = "success" if mine in right else "error"
-                page.locator(f'[data-testid="stAlertContent{verdict.title()}"]').first.wait_for()
+                page.get_by_text(verdict_words("yours_right" if mine in right else "yours_wrong")).first.wait_for()
 
             # one app process dies: serve.sh starts it again; nothing is lost
             pid = next(iter(srv.app_pids().values()))
@@ -146,8 +152,8 @@ def test_a_class_answers_together_through_two_processes(chromium, tmp_path):
             assert teacher.locator(".al-class-bars tr.al-right").count() >= 1
             assert bar_numbers(teacher)[:2] == ["67 % (2)", "33 % (1)"]
             phones[2].reload()
-            phones[2].locator(
-                '[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"]'
+            phones[2].get_by_text(verdict_words("yours_right")).or_(
+                phones[2].get_by_text(verdict_words("yours_wrong"))
             ).first.wait_for()
 
             # another class, in Chinese: none of the first class's answers

@@ -16,7 +16,8 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from tests.browser.harness import wait_for_app
+
+from harness import wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 

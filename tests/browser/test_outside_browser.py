@@ -31,9 +31,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from tests.browser.harness import ROOT, free_port, load_side_by_side, no_exception, wait_for_app
 
 from attention_ui.i18n import translate
+from harness import ROOT, free_port, load_side_by_side, no_exception, testid, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
 
@@ -146,7 +146,7 @@ def every_page(tab, url: str) -> int:
     home = tabs[0]
     home.goto(url)
     wait_for_app(home)
-    links = home.locator('[data-testid="stSidebar"] [data-testid="stPageLink"] a')
+    links = home.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
     paths = [
         links.nth(n).get_attribute("href").split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] for n in range(links.count())
     ]
@@ -164,7 +164,7 @@ def run_check(page, url: str, path: str, button: str, result: str) -> None:
     page.get_by_role("button", name=re.compile(re.escape(button))).click()
     wait_for_app(page, timeout=300_000)
     no_exception(page)
-    assert translate("en", result) in page.locator('[data-testid="stMain"]').inner_text()
+    assert translate("en", result) in page.locator(testid("stMain")).inner_text()
 
 
 def test_launched_the_server_looks_nowhere_whatever_comes(tab, tmp_path):

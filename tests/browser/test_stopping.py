@@ -11,9 +11,9 @@ several tries (docs/deploy.md, "Stopping").
 from __future__ import annotations
 
 import pytest
-from tests.browser.harness import no_exception, streamlit_server, wait_for_app
 
 from attention_ui.i18n import translate
+from harness import no_exception, streamlit_server, testid, wait_for_app
 from tests.stopping import (
     CANCEL_BUTTON,
     CHECK_BUTTON,
@@ -32,8 +32,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 
 def largest_difference(page) -> float:
     label = translate("en", "code.torch_largest")
-    box = page.locator('[data-testid="stMetric"]').filter(has_text=label)
-    return float(box.locator('[data-testid="stMetricValue"]').inner_text())
+    box = page.locator(testid("stMetric")).filter(has_text=label)
+    return float(box.locator(testid("stMetricValue")).inner_text())
 
 
 def test_a_learner_cancels_a_check_and_the_next_one_runs(tab):
@@ -45,7 +45,7 @@ def test_a_learner_cancels_a_check_and_the_next_one_runs(tab):
         page.get_by_role("button", name=CANCEL_BUTTON).click()
         wait_for_app(page)
         no_exception(page)
-        assert translate("en", "checks.cancelled") in page.locator('[data-testid="stMain"]').inner_text()
+        assert translate("en", "checks.cancelled") in page.locator(testid("stMain")).inner_text()
         assert wait_for(lambda: not check_children(server), 30) is True, "the cancelled check still runs"
         page.get_by_role("button", name=CHECK_BUTTON).click()  # the slot is free again
         wait_for_app(page)
