@@ -222,6 +222,7 @@ def _judge_order(answer) -> Judged:
     elif result.problem == "incomplete" and all(result.per_position):
         outcome = "incomplete"
     else:
+        assert result.first_wrong is not None  # not right and not a right beginning: some step is wrong
         outcome = f"wrong_at:{result.first_wrong + 1}"
     return Judged(_canonical(list(answer)), outcome)
 

@@ -9,6 +9,8 @@ class's (``class.*``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import streamlit as st
 
@@ -26,7 +28,9 @@ from attention_ui.safe import escape_markdown, numbered_labels
 def attend_tokens(seed: int) -> list[str]:
     """The generated sentence's tokens in this run's language (the catalog's word list)."""
     words = t("exercises.vocab").split()
-    return [words[w] for w in cq.attend_question(seed).word_ids]
+    word_ids = cq.attend_question(seed).word_ids
+    assert word_ids is not None  # a class question is always a generated sentence
+    return [words[w] for w in word_ids]
 
 
 def outcome_labels(kind: str, seed: int) -> dict[str, str]:
@@ -58,9 +62,9 @@ def show_question(kind: str, seed: int, key: str) -> None:
         draw(fig, f"{key}_scores")
         st.caption(t("exercises.generated_note"))
     elif kind == "by_hand":
-        exercise = cq.by_hand_question(seed)
+        hand = cq.by_hand_question(seed)
         st.markdown(t("exercises.by_hand_task", tolerance=ex.BY_HAND_TOLERANCE))
-        st.latex(kept_terms(by_hand_vectors(exercise.q, exercise.k, ex.BY_HAND_D_K)))
+        st.latex(kept_terms(by_hand_vectors(hand.q, hand.k, ex.BY_HAND_D_K)))
         st.latex(kept_terms(by_hand_softmax()))
     elif kind == "order":
         st.markdown(t("exercises.order_task"))
@@ -73,6 +77,7 @@ def answer_form(kind: str, seed: int, key: str, *, disabled: bool):
     """The answer widgets in a form; returns the answer (as ``class_questions.judge`` takes it)
     on the run its button was pressed with a complete answer, else None. A press without an
     answer says so."""
+    value: Any  # the answer in the form judge takes: a key index, weights, steps or a choice
     with st.form(f"{key}_form", border=True):
         if kind == "attend":
             labels = numbered_labels(attend_tokens(seed))
@@ -88,7 +93,7 @@ def answer_form(kind: str, seed: int, key: str, *, disabled: bool):
         elif kind == "by_hand":
             n = len(cq.by_hand_question(seed).weights)
             cols = st.columns(n)
-            value = [
+            typed = [
                 cols[j].number_input(
                     inline_math(alpha_hat(1, shown(j))),
                     value=None,
@@ -99,7 +104,7 @@ def answer_form(kind: str, seed: int, key: str, *, disabled: bool):
                 )
                 for j in range(n)
             ]
-            value = None if any(v is None for v in value) else [float(v) for v in value]
+            value = None if any(v is None for v in typed) else [float(v) for v in typed if v is not None]
         elif kind == "order":
             chosen = st.multiselect(
                 t("exercises.order_label"),
@@ -164,17 +169,17 @@ def explain_answer(kind: str, seed: int) -> None:
         )
         st.caption(t("exercises.attend_why"))
     elif kind == "by_hand":
-        exercise = cq.by_hand_question(seed)
+        hand = cq.by_hand_question(seed)
         st.markdown(
             t(
                 "class.by_hand_answer",
                 weights=", ".join(
-                    f"{inline_math(alpha_hat(1, shown(j)))} = {w:.3f}" for j, w in enumerate(exercise.weights)
+                    f"{inline_math(alpha_hat(1, shown(j)))} = {w:.3f}" for j, w in enumerate(hand.weights)
                 ),
             )
         )
-        st.latex(kept_terms(by_hand_working(exercise)))
-        st.latex(kept_terms(exp_sum(exercise.exps, exercise.total)))
+        st.latex(kept_terms(by_hand_working(hand)))
+        st.latex(kept_terms(exp_sum(hand.exps, hand.total)))
     elif kind == "order":
         st.markdown(t("exercises.order_expected"))
         st.markdown(

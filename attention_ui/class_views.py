@@ -104,7 +104,7 @@ def class_page() -> None:
     code = normalise_code(typed)
     store = class_store()
     state = store.state(code) if code else None
-    if state is None:
+    if code is None or state is None:
         unknown_class(typed)
         return
     from_link = url_value("teacher")
@@ -198,7 +198,7 @@ def start_view() -> None:
 def _join_by_code(typed: str, nickname: str) -> None:
     code = normalise_code(typed)
     result = class_store().join(code or typed or "", student_key(), nickname or None)
-    if result.status == "joined":
+    if result.status == "joined" and result.code is not None:  # a joined class always has its code
         st.session_state.setdefault(_JOINED, set()).add(result.code)
         switch_to("exercises", {"class": result.code})
     st.error(t(f"class.join_{result.status}", code=escape_markdown((typed or "")[:CODE_CHARS])))

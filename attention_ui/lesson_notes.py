@@ -53,8 +53,8 @@ def honesty_banner(lesson: Lesson) -> None:
     else:
         st.caption(text)
     if lesson.unknown:
-        words = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
-        unknown_tokens_help(lesson.text, lesson.unknown_words, len(lesson.unknown), words, offer_toy=True)
+        n_pieces = len(lesson.tokens) - (2 if lesson.trained else 0)  # [CLS] and [SEP] are no words of the sentence
+        unknown_tokens_help(lesson.text, lesson.unknown_words, len(lesson.unknown), n_pieces, offer_toy=True)
 
 
 MAX_LISTED = 20  # unknown words named in the message; more end in "…"

@@ -7,6 +7,8 @@ parameter of its name. What the URL keeps, and how, is ``attention_ui.url_state`
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from attention_core.lesson import TRAINED_HEAD
@@ -17,7 +19,7 @@ DEFAULT_SENTENCE = "The boy thanked the girl because she had helped him"
 AUTO_MODEL = "auto"
 """The model choice's default: the installed model that reads the sentence best."""
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {  # values of several types, each read where its widget is
     "sentence": DEFAULT_SENTENCE,
     "toy": False,
     "w": "trained",

@@ -125,7 +125,7 @@ def language_switch() -> str:
     st.segmented_control(
         t("shell.language"),
         list(LANGS),
-        format_func=LANGS.get,
+        format_func=LANGS.__getitem__,
         key="lang_picker",
         on_change=_set_lang,
         label_visibility="collapsed",

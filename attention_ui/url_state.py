@@ -375,9 +375,10 @@ def usable(name: str, value: str) -> bool:
     (True, False, True, False, True)
     """
     form = param_form(name)
-    if form is None or FORMS[form] is None:
+    check = FORMS[form] if form is not None else None
+    if check is None:
         return True
-    if not FORMS[form](value):
+    if not check(value):
         return False
     if name == "lang":
         return value in LANGS

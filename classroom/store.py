@@ -496,11 +496,10 @@ class ClassStore:
         return JoinResult("joined", code)
 
     def _count_failure(self, conn, minute: int) -> None:
-        if self.engine.dialect.name == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as upsert
-        else:
-            from sqlalchemy.dialects.sqlite import insert as upsert
-        statement = upsert(join_failures).values(minute=minute, failures=1)
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite
+        statement = dialect.insert(join_failures).values(minute=minute, failures=1)  # both have on_conflict
         conn.execute(
             statement.on_conflict_do_update(
                 index_elements=[join_failures.c.minute], set_={"failures": join_failures.c.failures + 1}
