@@ -35,7 +35,7 @@ import numpy as np
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention, softmax
 from .embeddings import ToyEmbedder
-from .encoder import MARKERS
+from .encoder_files import MARKERS
 from .explain import explain
 from .lesson import STEPS, LessonSettings, build_lesson
 from .scaling import scaling_experiment

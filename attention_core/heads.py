@@ -31,9 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from .arrays import frozen
-from .encoder import MARKERS, EncoderTrace, encode
+from .encoder import EncoderTrace, encode
+from .encoder_files import MARKERS
 from .estimates import BestOfCoins, Estimate, best_of_coins, mean_interval, wilson
-from .model_files import expected_weights_sha256, model_directory, resolve_model_name
+from .model_choice import model_directory, resolve_model_name
+from .model_files import expected_weights_sha256
 from .probes import HELD_OUT_FILE, PROBES_FILE, Probes, load_probes
 
 ROLES = ("previous", "next", "self", "cls", "sep", "punctuation", "rest", "favourite", "entropy")
@@ -164,7 +166,7 @@ def role_scores(text: str | EncoderTrace, *, name: str | os.PathLike | None = No
     text : str or EncoderTrace
         A sentence (run through the model by ``encoder.encode``) or its trace.
     name : str or path, optional
-        The model (see ``model_files.resolve_model_name``).
+        The model (see ``model_choice.resolve_model_name``).
 
     Returns
     -------
