@@ -39,12 +39,11 @@ from .encoder_files import MARKERS
 from .explain import explain
 from .lesson import STEPS, LessonSettings, build_lesson
 from .scaling import scaling_experiment
+from .seeds import MAX_SEED as MAX_SEED  # the pages read ex.MAX_SEED
+from .seeds import check_seed
 
 KINDS = ("attend", "by_hand", "order", "no_scaling")
 """The exercise kinds, in the order the page offers them."""
-
-MAX_SEED = 1_000_000
-"""Seeds are integers 0 … MAX_SEED − 1 (short enough to read out to a class)."""
 
 VOCAB = (
     "cat",
@@ -102,25 +101,6 @@ CORRECT_CHOICE = "saturate"
 NO_SCALING_D_KS = (16, 64, 256)
 NO_SCALING_KEYS = 8
 NO_SCALING_SAMPLES = 400
-
-
-def check_seed(seed) -> int:
-    """``seed`` as an int in 0 … MAX_SEED − 1, or a ValueError that says what is wrong.
-
-    >>> check_seed(7), check_seed(7.0)
-    (7, 7)
-    >>> check_seed(-1)
-    Traceback (most recent call last):
-    ...
-    ValueError: seed must be an integer from 0 to 999999, got -1
-    """
-    try:
-        ok = int(seed) == seed and 0 <= int(seed) < MAX_SEED
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise ValueError(f"seed must be an integer from 0 to {MAX_SEED - 1}, got {seed!r}")
-    return int(seed)
 
 
 def exercise_rng(seed: int, kind: str) -> np.random.Generator:

@@ -40,8 +40,8 @@ import numpy as np
 
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention, softmax
-from .exercises import check_seed
 from .masks import causal_mask
+from .seeds import check_seed
 
 IGNORE = -1
 """The target at a position that is not scored (its answer is not determined by what came before)."""
