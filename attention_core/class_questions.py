@@ -223,6 +223,7 @@ def _judge_order(answer) -> Judged:
     elif result.problem == "incomplete" and all(result.per_position):
         outcome = "incomplete"
     else:
+        assert result.first_wrong is not None  # not right: a step is wrong or missing
         outcome = f"wrong_at:{result.first_wrong + 1}"
     return Judged(_canonical(list(answer)), outcome)
 

@@ -199,7 +199,7 @@ class PairTest:
     @property
     def n_right(self) -> np.ndarray:
         """(L, H) int: in how many of the two sentences each head prefers the meant noun."""
-        if self.right_a is None:
+        if self.right_a is None or self.right_b is None:
             raise ValueError("the test was run without nouns: nothing is right or wrong")
         return self.right_a.astype(int) + self.right_b.astype(int)
 

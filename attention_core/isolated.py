@@ -158,7 +158,7 @@ def run_isolated(module: str, function: str, *args, timeout: float = TIMEOUT_S, 
 
 def _wait_for(child: subprocess.Popen, payload: bytes, deadline: float, timeout: float, while_waiting) -> bytes:
     """The child's output once it ends; TimeoutError past ``deadline``."""
-    given = payload
+    given: bytes | None = payload
     while True:
         try:
             out, _ = child.communicate(given, timeout=POLL_S)
