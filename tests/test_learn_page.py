@@ -432,7 +432,7 @@ def test_chinese_page_has_no_english_prose():
     at = open_link(PAGE, lang="zh", task="induction", trained="true", steps="30")
     assert not at.exception
     page = [text for text in page_texts(at) if CJK.search(text) or text.strip()]
-    allowed = ("attention_core/learning.py", "Adam", "argmax", "softmax", "induction head", "W^O_h")
+    allowed = ("attention_core/learning/", "Adam", "argmax", "softmax", "induction head", "W^O_h")
     leftover = english_prose(page, allowed_words=allowed)
     assert not leftover, leftover
     for spec in figures_by_key(at).values():
