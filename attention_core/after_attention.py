@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arrays import frozen
-from .encoder import EncoderTrace, LayerTrace, NormTrace, check_index, encode, load_encoder
-from .model_files import resolve_model_name
+from .encoder import EncoderTrace, LayerTrace, NormTrace, encode, load_encoder
+from .encoder_files import check_index
+from .model_choice import resolve_model_name
 from .similarity import cosine_similarity, unit_rows
 
 MAX_ROWS = 5

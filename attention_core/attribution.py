@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import frozen
-from .encoder import EncoderTrace, check_index, load_encoder
+from .encoder import EncoderTrace, load_encoder
+from .encoder_files import check_index
 
 
 def value_norms(trace: EncoderTrace, layer: int, head: int) -> np.ndarray:

@@ -26,7 +26,7 @@ writes three files beside the model's:
 
 Downloading uses huggingface_hub, which ``tokenizers`` already installs. The app itself never
 downloads unless $ATTENTION_LAB_FETCH_MODEL is set: then ``fetched_model`` runs this fetch once,
-for that one pinned model (``model_files.resolve_model_name``).
+for that one pinned model (``model_choice.resolve_model_name``).
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .encoder_files import EncoderConfig, read_encoder, tokenize
 from .model_files import (
     CONFIG_FILE,
     FETCH_ENV,
@@ -51,15 +52,18 @@ from .model_files import (
     SENTENCE_CONFIG_FILE,
     TOKENIZER_FILE,
     WEIGHTS_FILE,
+    ModelUnavailable,
+    check_weights,
     file_sha256,
     read_json,
+    read_tokenizer,
 )
 
 CHECKSUMS_FILE = "SHA256SUMS"
 FETCHED_FILE = "fetched.json"
 SIDECAR_FILE = WEIGHTS_FILE + ".sha256"
 REQUIRED = (CONFIG_FILE, TOKENIZER_FILE, WEIGHTS_FILE)
-"""What our encoder cannot do without (``encoder._read_encoder``)."""
+"""What our encoder cannot do without (``encoder_files.read_encoder``)."""
 
 _TOP_LEVEL = re.compile(r"[^/]+\.(json|txt|model)|README\.md|" + re.escape(WEIGHTS_FILE))
 _MODULE_FILE = re.compile(r"\d+_[A-Za-z]+/[^/]+\.(json|safetensors)")
@@ -212,7 +216,7 @@ def _check_against_listing(directory: Path, name: str, listed) -> str:
 
 def check_readable(directory: str | os.PathLike) -> None:
     """Refuse a model our encoder would read wrongly: the config checks of
-    ``encoder.EncoderConfig.from_files`` (``model_type`` "bert", exact GELU, absolute positions,
+    ``encoder_files.EncoderConfig.from_files`` (``model_type`` "bert", exact GELU, absolute positions,
     sizes that fit), and a tokenizer.json that ``tokenizers`` reads.
 
     An XLM-RoBERTa model (``model_type`` "xlm-roberta") has BERT's layers but counts positions
@@ -221,9 +225,6 @@ def check_readable(directory: str | os.PathLike) -> None:
     >>> from attention_core.model_files import bundled_path
     >>> check_readable(bundled_path())  # the bundled model: no error
     """
-    from .encoder import EncoderConfig
-    from .model_files import ModelUnavailable, read_tokenizer
-
     try:
         EncoderConfig.from_files(read_json(directory, CONFIG_FILE), read_json(directory, SENTENCE_CONFIG_FILE))
         read_tokenizer(directory)
@@ -359,8 +360,6 @@ def fetched_model(setting: str) -> Path:
     ...     print(err.reason, str(err).split(" with ")[0])
     missing ATTENTION_LAB_FETCH_MODEL must be owner/name@<commit>
     """
-    from .model_files import ModelUnavailable
-
     known = _READY.get(setting)
     if known is not None:
         return known
@@ -382,8 +381,6 @@ def fetched_model(setting: str) -> Path:
 
 
 def _fetch_and_verify(setting: str) -> Path:
-    from .model_files import ModelUnavailable
-
     try:
         repo_id, commit = parse_setting(setting)
     except ValueError as err:
@@ -451,22 +448,22 @@ CHINESE_SAMPLE = "小猫没有过马路，因为它太累了"
 
 def describe(directory: str | os.PathLike) -> str:
     """One line for the operator: what our encoder reads in ``directory`` and how it cuts a Chinese
-    sentence (how many pieces are unknown to the model).
+    sentence (how many pieces are unknown to the model). The weights are checked and read as the
+    app reads them (``encoder_files.read_encoder``); cutting a sentence needs no forward pass.
 
     >>> from attention_core.model_files import bundled_path
     >>> print(describe(bundled_path()).split(";")[0])
     6 layers × 12 heads, 30522 word pieces
     """
-    from .encoder import encode, load_encoder
-
-    encoder = load_encoder(str(directory))
-    trace = encode(CHINESE_SAMPLE, name=str(directory))
-    pieces = [i for i, token in zip(trace.ids, trace.tokens) if token not in encoder.markers]  # [CLS], [SEP] out
+    check_weights(directory)
+    encoder = read_encoder(Path(directory))
+    tokens, ids, _ = tokenize(encoder, CHINESE_SAMPLE)
+    pieces = [i for i, token in zip(ids, tokens) if token not in encoder.markers]  # [CLS], [SEP] out
     return (
         f"{encoder.config.n_layers} layers × {encoder.config.n_heads} heads, {encoder.word.shape[0]} word pieces; "
         f"{CHINESE_SAMPLE!r} → {len(pieces)} pieces, {sum(int(i) == encoder.unk_id for i in pieces)} of them unknown "
         "to the model: "
-        f"{' '.join(trace.tokens)}"
+        f"{' '.join(tokens)}"
     )
 
 

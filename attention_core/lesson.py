@@ -27,7 +27,8 @@ import numpy as np
 from .arrays import frozen
 from .attention import AttentionTrace, scaled_dot_product_attention
 from .embeddings import Embedder
-from .encoder import MARKERS, EncoderTrace, encode, first_piece_shown
+from .encoder import EncoderTrace, encode
+from .encoder_files import MARKERS, first_piece_shown
 from .model import ModelEmbedder, head_projections
 from .positional import sinusoidal_encoding
 from .projections import Projections, identity_projections, random_projections, self_attention
@@ -251,7 +252,7 @@ def _trained_lesson(text: str, embedder: Embedder, settings: LessonSettings) -> 
 
 
 MARKERS_LOWER = tuple(marker.lower() for marker in MARKERS)
-"""``encoder.MARKERS`` as ``default_query`` compares them (tokens in lower case)."""
+"""``encoder_files.MARKERS`` as ``default_query`` compares them (tokens in lower case)."""
 
 PRONOUNS = ("she", "he", "it", "her", "him", "they", "them")
 """Pronouns a lesson may open on: where a trained head has something to find."""
@@ -259,7 +260,7 @@ PRONOUNS = ("she", "he", "it", "her", "him", "they", "them")
 
 def default_query(tokens) -> int:
     """The query token a lesson opens on: the first pronoun (``PRONOUNS``), else the first
-    token that is not a marker ([CLS], [SEP]; <s>, </s>: ``encoder.MARKERS``).
+    token that is not a marker ([CLS], [SEP]; <s>, </s>: ``encoder_files.MARKERS``).
 
     >>> default_query(["[CLS]", "the", "girl", "was", "glad", "because", "she", "had", "helped", "him", "[SEP]"])
     6

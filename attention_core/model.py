@@ -24,8 +24,10 @@ import numpy as np
 
 from .attention import AttentionTrace
 from .embeddings import Embedding
-from .encoder import MARKERS, check_index, check_text, encode, load_encoder
-from .model_files import MODEL_ENV, ModelUnavailable, resolve_model_name
+from .encoder import encode, load_encoder
+from .encoder_files import MARKERS, check_index, check_text
+from .model_choice import resolve_model_name
+from .model_files import MODEL_ENV, ModelUnavailable
 from .projections import Projections, make_projections
 
 __all__ = [
@@ -104,7 +106,7 @@ class ModelEmbedder:
     Parameters
     ----------
     name : str or path, optional
-        See ``model_files.resolve_model_name``. The files are read on ``load`` or the first ``embed``.
+        See ``model_choice.resolve_model_name``. The files are read on ``load`` or the first ``embed``.
 
     Examples
     --------
@@ -159,7 +161,7 @@ def model_tokens_and_states(text: str, name: str | os.PathLike | None = None) ->
     text : str
         One sentence; beyond the model's 254 word pieces it is cut, as sentence-transformers cuts.
     name : str or path, optional
-        See ``model_files.resolve_model_name``.
+        See ``model_choice.resolve_model_name``.
 
     Returns
     -------
@@ -196,7 +198,7 @@ def head_projections(layer: int, head: int, name: str | os.PathLike | None = Non
     head : int
         0 … n_heads - 1.
     name : str or path, optional
-        See ``model_files.resolve_model_name``.
+        See ``model_choice.resolve_model_name``.
 
     Returns
     -------
@@ -248,7 +250,7 @@ def model_attention(
     head : int
         0 … n_heads - 1 (0 … 11).
     name : str or path, optional
-        See ``model_files.resolve_model_name``.
+        See ``model_choice.resolve_model_name``.
 
     Returns
     -------

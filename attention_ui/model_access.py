@@ -32,7 +32,7 @@ threadpool_limits(limits=1, user_api="blas")
 
 @st.cache_resource(show_spinner=False)
 def _model_embedder(name: str):
-    """Read the model ``name`` (``model_files.resolve_model_name``) once per server. Raises
+    """Read the model ``name`` (``model_choice.resolve_model_name``) once per server. Raises
     ModelUnavailable (or MemoryError): st.cache_resource does not keep a failure, so a passing
     fault (memory short at the first load) does not leave every later learner on the toy embedder."""
     from attention_core.model import ModelEmbedder
@@ -82,7 +82,7 @@ def model_or_problem():
     A failure is not cached, so a passing one (memory short) does not stick; a damaged weights
     file costs a later call a ``stat`` (``model_files.weights_sha256`` remembers its hash until
     the file changes), and is logged once (``LOG``) with its path and both checksums."""
-    from attention_core.model_files import resolve_model_name
+    from attention_core.model_choice import resolve_model_name
 
     try:
         embedder = _model_embedder(resolve_model_name(model_name()))  # the sidebar's choice, else the default
@@ -102,7 +102,7 @@ _MODEL_NAME = "_model_name"  # session key: the model the sidebar chose for this
 
 def model_name() -> str | None:
     """The model this run reads: the one chosen in the sidebar (``model_control``), or None for
-    the default one (``model_files.resolve_model_name``) when this server has only one."""
+    the default one (``model_choice.resolve_model_name``) when this server has only one."""
     return st.session_state.get(_MODEL_NAME)
 
 
@@ -246,8 +246,7 @@ def lesson_encoding(lesson: Lesson):
 
 def model_label_now() -> str:
     """The name of the model this run reads, as shown ("all-MiniLM-L6-v2")."""
-    from attention_core.model_choice import model_label
-    from attention_core.model_files import resolve_model_name
+    from attention_core.model_choice import model_label, resolve_model_name
 
     return model_label(resolve_model_name(model_name()))
 
@@ -255,8 +254,7 @@ def model_label_now() -> str:
 def better_readers(sentence: str) -> list:
     """The installed models other than this run's that lack fewer of ``sentence``'s word pieces
     (``model_choice.Reading``s, fewest unknown first): what the [UNK] notice offers."""
-    from attention_core.model_choice import installed_models, readings
-    from attention_core.model_files import resolve_model_name
+    from attention_core.model_choice import installed_models, readings, resolve_model_name
 
     now = resolve_model_name(model_name())
     found = readings(sentence, installed_models())

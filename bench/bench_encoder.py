@@ -72,6 +72,7 @@ def time_forward(reps: int) -> None:
     from transformers import BertModel
 
     from attention_core import encoder
+    from attention_core.encoder_files import tokenize
     from attention_core.model_files import bundled_path
 
     torch.set_num_threads(int(_n))
@@ -81,7 +82,7 @@ def time_forward(reps: int) -> None:
     head = f"{'pieces':>6}  {'T':>4}  {'ours median':>11}  {'ours p90':>9}  {'torch median':>12}  {'torch p90':>9}"
     print(head + "  ratio")
     for n in PIECES:
-        tokens, ids, _ = encoder.tokenize(enc, TEXT, max_pieces=n)
+        tokens, ids, _ = tokenize(enc, TEXT, max_pieces=n)
         assert len(tokens) - 2 == n, (n, len(tokens) - 2)
         input_ids = torch.tensor([ids.tolist()])
 

@@ -59,7 +59,11 @@ if mode == "in-memory":
     if not hasattr(model_files, "read_tensors") or "in_memory" not in model_files.read_tensors.__code__.co_varnames:
         raise SystemExit("this checkout has no in_memory reading: measure it with --reading mapped")
     original = model_files.read_tensors
-    encoder.read_tensors = lambda d, keep=lambda n: True, in_memory=None: original(d, keep, in_memory=lambda n: True)
+    try:  # the module that reads the weights into an Encoder
+        from attention_core import encoder_files as reader
+    except ImportError:  # a checkout from before it: the encoder read them itself
+        reader = encoder
+    reader.read_tensors = lambda d, keep=lambda n: True, in_memory=None: original(d, keep, in_memory=lambda n: True)
 start = time.perf_counter()
 enc = encoder.load_encoder(directory)
 loaded_s = time.perf_counter() - start

@@ -77,7 +77,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from attention_core import class_questions as cq
-from attention_core.exercises import check_seed
+from attention_core.seeds import check_seed
 
 from .codes import new_code, new_token, normalise_code, same_token, token_hash, valid_key
 

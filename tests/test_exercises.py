@@ -20,6 +20,7 @@ from attention_core.encoder import encode
 from attention_core.lesson import STEPS
 from attention_core.model import ModelEmbedder
 from attention_core.scaling import scaling_experiment
+from attention_core.seeds import MAX_SEED, check_seed
 from attention_ui.i18n import translate
 from attention_ui.notation import shown
 from attention_ui.settings import DEFAULT_SENTENCE
@@ -42,10 +43,10 @@ def loop_weights(q_row, keys, scale):
 
 
 def test_check_seed_and_rng():
-    assert ex.check_seed(0) == 0 and ex.check_seed(ex.MAX_SEED - 1) == ex.MAX_SEED - 1
-    for bad in (-1, ex.MAX_SEED, 1.5, "3", None, float("nan"), 10**30):
+    assert check_seed(0) == 0 and check_seed(MAX_SEED - 1) == MAX_SEED - 1
+    for bad in (-1, MAX_SEED, 1.5, "3", None, float("nan"), 10**30):
         with pytest.raises(ValueError):
-            ex.check_seed(bad)
+            check_seed(bad)
     with pytest.raises(ValueError):
         ex.exercise_rng(1, "no_such_kind")
 

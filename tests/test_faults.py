@@ -35,7 +35,7 @@ import pytest
 from streamlit import config as stconfig
 from streamlit.testing.v1 import AppTest
 
-from attention_core import LessonSettings, ToyEmbedder, build_lesson
+from attention_core import LessonSettings, ToyEmbedder, build_lesson, model_choice
 from attention_core import model as core_model
 from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
@@ -396,8 +396,8 @@ def test_a_hub_id_whose_cached_weights_are_damaged_is_refused(monkeypatch, tmp_p
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text("rev")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
-    assert mf.cached_snapshot("attention-lab/damaged-copy") == snapshot
-    assert mf.cached_snapshot("attention-lab/not-cached") is None
+    assert model_choice.cached_snapshot("attention-lab/damaged-copy") == snapshot
+    assert model_choice.cached_snapshot("attention-lab/not-cached") is None
     monkeypatch.setenv(mf.MODEL_ENV, "attention-lab/damaged-copy")
     assert _refused("attention-lab/damaged-copy") == "checksum"
 

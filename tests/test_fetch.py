@@ -34,6 +34,7 @@ import pytest
 
 from attention_core import encoder as enc
 from attention_core import fetch as fm
+from attention_core import model_choice
 from attention_core import model_files as mf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -363,12 +364,12 @@ def test_the_cloud_setting_fetches_once_verifies_and_the_app_reads_it(cloud, mon
 
     with StandInHub(bundled_files()) as hub:
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
-        assert mf.resolve_model_name() == str(cloud)
+        assert model_choice.resolve_model_name() == str(cloud)
         assert "model.safetensors" in hub.fetched()
         asked = len(hub.requests)
-        assert mf.resolve_model_name() == str(cloud)  # remembered in this process
+        assert model_choice.resolve_model_name() == str(cloud)  # remembered in this process
         fm.forget_fetched()  # a restart: found on disk and verified again, not fetched
-        assert mf.resolve_model_name() == str(cloud)
+        assert model_choice.resolve_model_name() == str(cloud)
         assert len(hub.requests) == asked
         assert (cloud / "model.safetensors").read_bytes() == (mf.bundled_path() / "model.safetensors").read_bytes()
         model_access._model_embedder.clear()
@@ -381,7 +382,7 @@ def test_the_cloud_setting_fetches_once_verifies_and_the_app_reads_it(cloud, mon
     flip_a_byte(cloud / "tokenizer.json", 0.9)  # changed since the fetch: the next start refuses it
     fm.forget_fetched()
     with pytest.raises(mf.ModelUnavailable) as caught:
-        mf.resolve_model_name()
+        model_choice.resolve_model_name()
     assert caught.value.reason == "checksum" and "tokenizer.json" in str(caught.value)
 
 
@@ -398,16 +399,16 @@ def test_a_cloud_fetch_that_fails_says_why_and_waits_before_trying_again(cloud, 
     real_run = fm.subprocess.run
     monkeypatch.setattr(fm.subprocess, "run", lambda *a, **k: children.append(a) or real_run(*a, **k))
     with pytest.raises(mf.ModelUnavailable) as caught:
-        mf.resolve_model_name()
+        model_choice.resolve_model_name()
     assert caught.value.reason == "missing" and "failed" in str(caught.value) and REPO in str(caught.value)
     for _ in range(3):
         with pytest.raises(mf.ModelUnavailable):
-            mf.resolve_model_name()
+            model_choice.resolve_model_name()
     assert len(children) == 1
     assert not cloud.exists()
     monkeypatch.setattr(fm, "RETRY_AFTER_S", 0.0)
     with pytest.raises(mf.ModelUnavailable):
-        mf.resolve_model_name()
+        model_choice.resolve_model_name()
     assert len(children) == 2
 
 
@@ -415,19 +416,19 @@ def test_a_cloud_fetch_that_fails_says_why_and_waits_before_trying_again(cloud, 
 def test_the_cloud_setting_must_pin_a_commit(cloud, monkeypatch, setting):
     monkeypatch.setenv(mf.FETCH_ENV, setting)
     with pytest.raises(mf.ModelUnavailable) as caught:
-        mf.resolve_model_name()
+        model_choice.resolve_model_name()
     assert caught.value.reason == "missing" and "owner/name@<commit>" in str(caught.value)
 
 
 def test_the_model_named_by_attention_lab_model_comes_first(cloud, monkeypatch):
     monkeypatch.setenv(mf.MODEL_ENV, str(mf.bundled_path()))
-    assert mf.resolve_model_name() == str(mf.bundled_path())  # no fetch at all: no hub is running
+    assert model_choice.resolve_model_name() == str(mf.bundled_path())  # no fetch at all: no hub is running
 
 
 def test_two_app_processes_fetch_the_model_once(cloud, monkeypatch):
     """serve.sh's processes start together: one fetches, the other waits for its lock and finds
     the model there."""
-    code = "from attention_core import model_files as mf; print(mf.resolve_model_name())"
+    code = "from attention_core import model_choice; print(model_choice.resolve_model_name())"
     with StandInHub(bundled_files()) as hub:
         env = dict(os.environ, HF_ENDPOINT=hub.url, PYTHONPATH=str(ROOT))
         children = [

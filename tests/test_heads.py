@@ -16,23 +16,25 @@ import pytest
 
 from attention_core.attribution import rollout, row_shares, value_norms
 from attention_core.encoder import encode
-from attention_core.heads import (
-    CENSUS_FILE,
+from attention_core.head_roles import (
     ROLES,
     WEIGHT_ROLES,
+    is_punctuation,
+    looks_most,
+    role_scores,
+    weights_role_scores,
+    word_position,
+)
+from attention_core.heads import (
+    CENSUS_FILE,
     best_heads,
     census,
     census_key,
     heads_with_a_job,
-    is_punctuation,
-    looks_most,
     measure,
     parking_heads,
     profile,
     read_census,
-    role_scores,
-    weights_role_scores,
-    word_position,
 )
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.probes import HELD_OUT_FILE, Probes, load_probes

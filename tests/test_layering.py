@@ -7,6 +7,8 @@
 * No module of the core imports streamlit or plotly anywhere, not even lazily.
 * Every docstring example in the core runs and prints what it shows, as part of a plain
   ``pytest`` run.
+* No import circle among the app's modules, imports inside functions included: each module
+  stands on the ones it imports, never on one that needs it back.
 """
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ CORE = ROOT / "attention_core"
 
 HEAVY = ["streamlit", "plotly", "torch", "transformers", "sentence_transformers", "scipy", "rjieba"]
 NEVER_IN_CORE = {"streamlit", "plotly"}
-CORE_MODULES = sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
+CORE_MODULES = sorted(
+    ".".join(p.relative_to(CORE).with_suffix("").parts) for p in CORE.rglob("*.py") if p.stem != "__init__"
+)
+"""The core's modules below ``attention_core``, dotted: ``encoder``, ``learning.training``."""
+CORE_PACKAGES = sorted(".".join(p.parent.relative_to(CORE).parts) for p in CORE.rglob("*/__init__.py"))
+"""The core's subpackages, dotted (their ``__init__`` re-exports their modules' names)."""
 
 
 def test_core_files_exist():
@@ -78,9 +85,9 @@ def test_each_core_module_alone_loads_no_heavy_package(module):
     assert loaded == [], f"import attention_core.{module} pulled in {loaded}"
 
 
-@pytest.mark.parametrize("module", CORE_MODULES + ["__init__"])
+@pytest.mark.parametrize("module", CORE_MODULES + [f"{p}.__init__" for p in CORE_PACKAGES] + ["__init__"])
 def test_no_streamlit_or_plotly_import_anywhere_in_the_core(module):
-    tree = ast.parse((CORE / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((CORE / f"{module.replace('.', '/')}.py").read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -89,6 +96,94 @@ def test_no_streamlit_or_plotly_import_anywhere_in_the_core(module):
             if node.module.split(".")[0] in NEVER_IN_CORE:
                 found.append(node.module)
     assert not found, f"attention_core/{module}.py imports {found}"
+
+
+# --------------------------------------------------------------------------- import circles
+
+APP_PACKAGES = ("attention_core", "attention_ui", "classroom", "pages", "harness")
+
+
+def _module_files() -> dict[str, Path]:
+    """Every module of the app's packages by its dotted name (a package by its own name)."""
+    found = {}
+    for package in APP_PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    found["app"] = ROOT / "app.py"
+    return found
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The app modules that ``name`` imports anywhere in its file: at the top, inside a function,
+    under ``if TYPE_CHECKING``. ``from package import module`` counts as the module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]  # a name defined in a module: the module
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of ``graph`` with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_no_import_circle_among_the_app_modules():
+    modules = _module_files()
+    graph = {name: _imported(name, path, modules) for name, path in modules.items()}
+    assert len(graph) > 100 and graph["attention_core.encoder"], "the walk found the modules and their imports"
+    assert _circles(graph) == []
+
+
+def test_the_circle_finder_sees_a_circle_closed_inside_a_function(tmp_path):
+    """Guard against a vacuous check: a circle closed by an import in a function body is found."""
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    probe = tmp_path / "x.py"
+    probe.write_text("from . import y\n\n\ndef f():\n    from .z import g  # closes a circle\n", encoding="utf-8")
+    modules = {"pkg": tmp_path / "__init__.py", "pkg.x": probe, "pkg.y": tmp_path / "y.py", "pkg.z": tmp_path / "z.py"}
+    assert _imported("pkg.x", probe, modules) == {"pkg.y", "pkg.z"}
 
 
 # --------------------------------------------------------------------------- doctests
@@ -105,7 +200,7 @@ def _run_doctests(module_name: str) -> tuple[int, int, str]:
     return runner.failures, runner.tries, out.getvalue()
 
 
-@pytest.mark.parametrize("module", ["attention_core"] + [f"attention_core.{m}" for m in CORE_MODULES])
+@pytest.mark.parametrize("module", ["attention_core"] + [f"attention_core.{m}" for m in CORE_PACKAGES + CORE_MODULES])
 def test_doctests(module):
     failures, tries, report = _run_doctests(module)
     assert failures == 0, report
@@ -147,7 +242,7 @@ def test_one_list_of_steps():
     from attention_core.lesson import STEPS
 
     assert exercises.STEPS is STEPS
-    for path in (ROOT / "attention_ui" / "steps.py", CORE / "exercises.py"):
+    for path in (ROOT / "attention_ui" / "steps.py", *(CORE / "exercises").glob("*.py")):
         assert not any(line.startswith("STEPS =") for line in path.read_text(encoding="utf-8").splitlines())
 
 

@@ -68,7 +68,7 @@ def test_head_report_equals_loops():
     """on_answer, on_previous and without, recomputed example by example, position by position."""
     params = train("copy", steps=30, seed=3).params
     report = head_report(params, "copy", n=40, seed=2)
-    from attention_core.learning import HELD_OUT_STREAM, _batch  # the held-out examples head_report reads
+    from attention_core.learning.tasks import HELD_OUT_STREAM, _batch  # the held-out examples head_report reads
 
     inputs, targets = _batch(TASKS["copy"], 40, [2, HELD_OUT_STREAM], held_out=True)
     weights = forward(params, inputs).layers[0].attention.weights  # (n, H, T, T)
@@ -432,7 +432,7 @@ def test_chinese_page_has_no_english_prose():
     at = open_link(PAGE, lang="zh", task="induction", trained="true", steps="30")
     assert not at.exception
     page = [text for text in page_texts(at) if CJK.search(text) or text.strip()]
-    allowed = ("attention_core/learning.py", "Adam", "argmax", "softmax", "induction head", "W^O_h")
+    allowed = ("attention_core/learning/", "Adam", "argmax", "softmax", "induction head", "W^O_h")
     leftover = english_prose(page, allowed_words=allowed)
     assert not leftover, leftover
     for spec in figures_by_key(at).values():

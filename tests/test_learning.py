@@ -16,6 +16,7 @@ import pytest
 import scipy.stats
 
 from attention_core import learning
+from attention_core.attention import softmax
 from attention_core.learning import (
     DEFAULT_TASK,
     HELD_OUT_EVERY,
@@ -183,11 +184,11 @@ def test_batches_follow_the_task_layout(task_id):
 @pytest.mark.parametrize("task_id", ["copy", "sort"])
 def test_held_out_examples_are_never_trained_on(task_id):
     task = get_task(task_id)
-    train_rows = {tuple(r) for r in learning._batch(task, 4000, [0, learning.TRAIN_STREAM, 0], held_out=False)[0]}
+    train_rows = {tuple(r) for r in learning.tasks._batch(task, 4000, [0, learning.TRAIN_STREAM, 0], held_out=False)[0]}
     held_rows = {tuple(r) for r in make_batch(task, 1000, seed=0, held_out=True)[0]}
     assert not train_rows & held_rows
     everything = task.sample(np.random.default_rng(5), 8000)
-    share = learning._held_out(everything).mean()
+    share = learning.tasks._held_out(everything).mean()
     assert abs(share - 1 / HELD_OUT_EVERY) < 0.02, share
 
 
@@ -317,8 +318,8 @@ def test_sampling_frequencies_match_the_probabilities():
 
 def test_tempered_is_softmax_of_scaled_logits():
     logits = np.array([1.0, -0.5, 2.0, 0.0])
-    np.testing.assert_allclose(tempered(logits, 1.0), learning.softmax(logits), rtol=1e-15)
-    np.testing.assert_allclose(tempered(logits, 0.5), learning.softmax(2 * logits), rtol=1e-14)
+    np.testing.assert_allclose(tempered(logits, 1.0), softmax(logits), rtol=1e-15)
+    np.testing.assert_allclose(tempered(logits, 0.5), softmax(2 * logits), rtol=1e-14)
     assert tempered(logits, 1e6).max() - tempered(logits, 1e6).min() < 1e-5  # hot: uniform
     np.testing.assert_array_equal(tempered(logits, 0), [0, 0, 1, 0])
 

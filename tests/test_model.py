@@ -31,7 +31,7 @@ from attention_core.model import (
     model_layer_attention,
     model_tokens_and_states,
 )
-from attention_core.model_files import resolve_model_name
+from attention_core.model_choice import resolve_model_name
 from attention_core.model_reference import compare, load_model
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,15 +10,16 @@ import sys
 import pytest
 
 from attention_core import encoder as enc
+from attention_core import encoder_files
 from attention_core import model_files as mf
 from attention_core.encoder import load_encoder
+from attention_core.model_choice import resolve_model_name
 from attention_core.model_files import (
     BUNDLED_PACKAGES,
     BUNDLED_SHA256,
     MODEL_ENV,
     ModelUnavailable,
     file_sha256,
-    resolve_model_name,
     verify_weights,
 )
 
@@ -127,7 +128,7 @@ def test_failures_are_not_cached(tmp_path, monkeypatch):
     with pytest.raises(ModelUnavailable):
         load_encoder(target)
     sentinel = object()
-    monkeypatch.setattr(enc, "_read_encoder", lambda directory: sentinel)  # the model "appears"
+    monkeypatch.setattr(enc, "read_encoder", lambda directory: sentinel)  # the model "appears"
     (tmp_path / "later").mkdir()
     assert load_encoder(target) is sentinel  # tried again, not a cached failure
     assert load_encoder(target) is sentinel
@@ -142,7 +143,7 @@ def test_out_of_memory_is_reported_as_memory(tmp_path, monkeypatch):
     def no_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(enc, "read_tensors", no_memory)
+    monkeypatch.setattr(encoder_files, "read_tensors", no_memory)
     monkeypatch.setattr(enc, "_encoder_cached", functools.lru_cache(maxsize=4)(enc._encoder_cached.__wrapped__))
     with pytest.raises(ModelUnavailable) as caught:
         load_encoder(str(copy))
@@ -431,7 +432,7 @@ def test_a_mapping_the_system_refuses_for_lack_of_memory_is_memory(tmp_path, mon
     ],
 )
 def test_a_config_whose_model_the_encoder_does_not_compute_exactly_is_refused(tmp_path, change, said, reason):
-    """Only model_type "bert" is computed exactly (encoder.MODEL_TYPES): an XLM-RoBERTa or
+    """Only model_type "bert" is computed exactly (encoder_files.MODEL_TYPES): an XLM-RoBERTa or
     RoBERTa model counts positions from pad_token_id + 1, a decoder masks the future, relative
     positions add terms BERT has not. Each is refused ("unsupported"; a config naming no model
     "load") with the reason, before the
