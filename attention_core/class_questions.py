@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from . import exercises as ex
 from .lesson import STEPS
+from .seeds import check_seed
 
 KINDS = ex.KINDS
 """The kinds a class can be asked: every kind of the Exercises page."""
@@ -113,7 +114,7 @@ def outcomes(kind: str, seed: int) -> tuple[str, ...]:
     >>> outcomes("order", 1)[:3]
     ('right', 'wrong_at:1', 'wrong_at:2')
     """
-    seed = ex.check_seed(seed)
+    seed = check_seed(seed)
     kind = check_kind(kind)
     if kind == "attend":
         return tuple(f"key:{j}" for j in range(len(attend_question(seed).tokens)))
@@ -132,7 +133,7 @@ def right_outcomes(kind: str, seed: int) -> frozenset[str]:
     ['saturate']
     """
     if check_kind(kind) == "attend":
-        return frozenset(f"key:{j}" for j in attend_question(ex.check_seed(seed)).answers)
+        return frozenset(f"key:{j}" for j in attend_question(check_seed(seed)).answers)
     if kind == "no_scaling":
         return frozenset({ex.CORRECT_CHOICE})
     return frozenset({"right"})
@@ -173,7 +174,7 @@ def judge(kind: str, seed: int, answer) -> Judged:
     attention_core.class_questions.InvalidAnswer: option '<script>' is not offered by this question
     """
     try:
-        seed = ex.check_seed(seed)
+        seed = check_seed(seed)
     except ValueError as err:
         raise InvalidAnswer(str(err)) from None
     kind = check_kind(kind)
