@@ -9,7 +9,7 @@ Debian's Chromium and times, with the page's own clock (``bench/pageclock.py``: 
 ``performance.now()`` from the click until the last change to the page is painted), a click from
 an empty page to each variant, the variants interleaved within every repetition:
 
-* ``vectors384 now`` / ``compact``: three ``figures.vectors_matrix`` of 12 × 384 (q, k, v with
+* ``vectors384 now`` / ``compact``: three ``vector_figures.vectors_matrix`` of 12 × 384 (q, k, v with
   identity W; the trained multi-head page's concatenation and W^O output are as wide), as the
   app builds them (one tick label per column, tilted), and the same figures with a tick every
   32 columns, flat. The numbers, the colours and the hover are the same.
@@ -27,11 +27,11 @@ an empty page to each variant, the variants interleaved within every repetition:
   off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
   does for every chart of the app).
 * ``matrix16 plotly numbers`` / ``html table``: a 16 × 16 weights matrix with its 256 numbers, as
-  the app draws it outside presentation mode (``figures.token_matrix`` through ``charts.draw``, its
+  the app draws it outside presentation mode (``heatmaps.token_matrix`` through ``charts.draw``, its
   print-only table twin included) and as presentation mode draws it (``tables.matrix_html``: one
   coloured HTML cell per number, ``charts.draw_table`` without its spotlight choice).
 * ``sim3 figures`` / ``one figure``: three 12 × 12 maps as three charts in columns
-  (``figures.heatmap`` each), and the same three as panels of one chart (``figures.heatmap_row``,
+  (``heatmaps.heatmap`` each), and the same three as panels of one chart (``heatmaps.heatmap_row``,
   what the Similarity page draws).
 
 ``--only TEXT`` times only the variants whose name contains TEXT.
@@ -69,7 +69,7 @@ VARIANTS = [
 
 def compact_vectors(z, symbol: str, every: int):
     """``vectors_matrix`` with a flat tick every ``every`` columns instead of one per column."""
-    from attention_ui.figures import vectors_matrix
+    from attention_ui.vector_figures import vectors_matrix
 
     fig = vectors_matrix(z, TOKENS, title=f"{symbol} (compact)", symbol=symbol)
     ticks = list(range(0, z.shape[1], every))
@@ -100,8 +100,8 @@ def app() -> None:
     import numpy as np
     import streamlit as st
 
-    from attention_ui.figures import vectors_matrix
     from attention_ui.model_figures import heads_grid
+    from attention_ui.vector_figures import vectors_matrix
 
     rng = np.random.default_rng(0)
     variant = st.radio("variant", VARIANTS, key="variant", horizontal=True)
@@ -115,7 +115,7 @@ def app() -> None:
             column.plotly_chart(fig, key=f"fig_{symbol}")
     elif variant.startswith("matrix12"):
         from attention_ui.exports import show_figure
-        from attention_ui.figures import token_matrix
+        from attention_ui.heatmaps import token_matrix
         from attention_ui.style import apply_style
 
         if not variant.endswith("unstyled"):
@@ -140,7 +140,7 @@ def app() -> None:
             show_figure(fig, "fig_matrix")
     elif variant.startswith("matrix16"):
         from attention_ui.charts import draw
-        from attention_ui.figures import token_matrix
+        from attention_ui.heatmaps import token_matrix
         from attention_ui.style import apply_style
         from attention_ui.tables import show_matrix
 
@@ -154,7 +154,7 @@ def app() -> None:
             draw(fig, "fig_matrix16")
     elif variant.startswith("sim3"):
         from attention_ui.exports import show_figure
-        from attention_ui.figures import heatmap, heatmap_row
+        from attention_ui.heatmaps import heatmap, heatmap_row
         from attention_ui.safe import numbered_labels
         from attention_ui.style import apply_style
 
