@@ -18,14 +18,8 @@ an empty page to each variant, the variants interleaved within every repetition:
   12 × 12 weights (72 subplots), and the same weights as one heatmap with one-cell gaps.
 * ``matrix12 numbers`` / ``plain`` (and ``bare``, without the Download menu and container of
   ``exports.show_figure``; ``unstyled``, without the app's style sheet): a 12 × 12 weights
-  matrix with and without its 144 cell numbers. ``bare numbers once``: the same figure sent
-  with ``theme=None``, no ``layout.template``, no ``layout.meta`` and a ``datarevision``, what
-  Plotly needs to skip the second ``Plotly.react`` that Streamlit's chart runs just after the
-  first (the theme applied to a deep copy, the container's width); Chromium still draws it
-  twice (two ``plotly_afterplot``), but without the template each draw is cheaper. ``bare
-  numbers fixed``: the same figure with margins large enough for its labels and automargin
-  off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
-  does for every chart of the app).
+  matrix with and without its 144 cell numbers. (What the theme, the template and the margins
+  cost, drawing a chart once or twice, ``bench_margins`` measures on every chart of the app.)
 * ``matrix16 plotly numbers`` / ``html table``: a 16 × 16 weights matrix with its 256 numbers, as
   the app draws it outside presentation mode (``heatmaps.token_matrix`` through ``charts.draw``, its
   print-only table twin included) and as presentation mode draws it (``tables.matrix_html``: one
@@ -44,6 +38,8 @@ from __future__ import annotations
 
 import sys
 
+from bench.core import under_streamlit
+
 TOKENS = ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", "[SEP]"]
 VARIANTS = [
     "empty",
@@ -58,8 +54,6 @@ VARIANTS = [
     "matrix12 bare numbers",
     "matrix12 bare plain",
     "matrix12 bare numbers unstyled",
-    "matrix12 bare numbers once",
-    "matrix12 bare numbers fixed",
     "sim3 figures",
     "sim3 one figure",
     "matrix16 plotly numbers",
@@ -126,15 +120,7 @@ def app() -> None:
         if variant.endswith("plain"):  # the same figure without numbers in its cells
             fig.update_traces(text=None, texttemplate=None)
             fig.update_layout(meta={"cell_numbers_width": 0})
-        if variant.endswith(" fixed"):  # margins given, no automargin: no redraw for the margins
-            fig.update_xaxes(automargin=False)
-            fig.update_yaxes(automargin=False)
-            fig.update_layout(margin={"l": 130, "r": 90, "t": 50, "b": 120})
-        if variant.endswith(" once"):  # no theme, no template, no meta, a datarevision (still drawn twice)
-            fig.layout.template = None
-            fig.update_layout(meta=None, datarevision=1, autosize=True)
-            st.plotly_chart(fig, key="fig_matrix", theme=None)
-        elif " bare " in variant:
+        if " bare " in variant:
             st.plotly_chart(fig, key="fig_matrix")
         else:
             show_figure(fig, "fig_matrix")
@@ -225,16 +211,7 @@ def drive() -> int:
     return 0
 
 
-def _under_streamlit() -> bool:
-    try:
-        from streamlit.runtime import exists
-
-        return exists()
-    except ImportError:
-        return False
-
-
-if _under_streamlit():
+if under_streamlit():
     app()
 elif __name__ == "__main__":
     sys.exit(drive())
