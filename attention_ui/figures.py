@@ -28,6 +28,7 @@ import html
 import re
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -242,7 +243,8 @@ def panel_axes(
     >>> sorted(panel_axes(2, across=False, gap=0.1))
     ['annotations', 'xaxis', 'xaxis2', 'yaxis', 'yaxis2']
     """
-    layout, notes = {}, []
+    layout: dict[str, Any] = {}
+    notes: list[dict[str, Any]] = []
     for k, (low, high) in enumerate(domains(n, gap)):
         suffix = axis_suffix(k + 1)
         x, y = (f"x{suffix}", f"y{suffix}")

@@ -300,9 +300,16 @@ def heatmap_row(
     own_bars = scales is not None
     titles = [wrap_title(escape_label(name), PANEL_TITLE_PX / n, PANEL_TITLE_FONT_PX) for name, _ in panels]
     layout = panel_axes(n, across=True, gap=ROW_GAP_BARS if own_bars else ROW_GAP, titles=titles, shared_y=True)
-    if not own_bars and scale is None:
-        bound = max(_bound(z) for _, z in panels)
-        scale = (-bound, bound)
+    if not own_bars:  # the row's one colour axis: on ``scale``, or symmetric about 0
+        if scale is None:
+            bound = max(_bound(z) for _, z in panels)
+            scale = (-bound, bound)
+        layout["coloraxis"] = {
+            "colorscale": DIVERGING if scale[0] < 0 else COLORSCALE,
+            "cmin": scale[0],
+            "cmax": scale[1],
+            "colorbar": {"thickness": 12},
+        }
     traces, widths, labelled = [], [], 0
     if col_labels is not None:
         cells = [[[escape_label(r), escape_label(c)] for c in col_labels] for r in row_labels]  # (rows, cols, 2)
@@ -346,13 +353,6 @@ def heatmap_row(
                 trace.pop(key, None)
     n_rows = len(traces[0]["y"])
     more = panel_titles_px(layout)  # wrapped panel titles
-    if not own_bars:
-        layout["coloraxis"] = {
-            "colorscale": DIVERGING if scale[0] < 0 else COLORSCALE,
-            "cmin": scale[0],
-            "cmax": scale[1],
-            "colorbar": {"thickness": 12},
-        }
     return figure(
         traces,
         title=title,
@@ -476,9 +476,9 @@ def token_matrix(z, tokens_q, tokens_k, *, title: str, tr: Translate = ENGLISH, 
     its table (up to ``MAX_TABLE_ROWS`` rows and columns, every window a lesson reads) and its
     heatmap (``heatmap``), built only when the page draws it. ``kw`` goes to both."""
     rows, columns = numbered_labels(tokens_q), numbered_labels(tokens_k)
-    axes = {"y_title": tr("figures.query_axis"), "x_title": tr("figures.key_axis")}
+    y_title, x_title = tr("figures.query_axis"), tr("figures.key_axis")
     small = max(len(rows), len(columns)) <= MAX_TABLE_ROWS
     return Matrix(
-        matrix_cells(z, rows, columns, title=title, **axes, **kw) if small else None,
-        partial(heatmap, z, rows, columns, title=title, tr=tr, stack_cjk=True, **axes, **kw),
+        matrix_cells(z, rows, columns, title=title, x_title=x_title, y_title=y_title, **kw) if small else None,
+        partial(heatmap, z, rows, columns, title=title, tr=tr, stack_cjk=True, x_title=x_title, y_title=y_title, **kw),
     )
