@@ -17,22 +17,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import (
-    BLUE,
-    BOUNDARY,
-    COLORSCALE,
-    DIVERGING,
-    ENGLISH,
-    ORANGE,
-    Translate,
-    axis_suffix,
-    domains,
-    figure,
-    heatmap,
-    panel_axes,
-    positions,
-    ticked,
-)
+from .axes import positions, ticked
+from .chart_theme import BLUE, ORANGE
+from .figures import ENGLISH, Translate, axis_suffix, domains, figure, panel_axes
+from .heatmaps import BOUNDARY, COLORSCALE, DIVERGING, heatmap
 from .notation import FIRST, shown
 from .safe import escape_label, numbered_labels
 

@@ -21,7 +21,7 @@ the figure's builder, as explicit attributes of the figure (``figures.Chart``: `
 rules (``style.chart_box_css``) that say how wide it must be for its cell numbers, how wide it
 stays at least (scrolling sideways) and whether a phone keeps its column labels, with the note
 "hover for the values" under a chart whose numbers may be hidden.
-A ``figures.Matrix`` it draws as an HTML table (no Plotly figure is built) in presentation mode or
+A ``heatmaps.Matrix`` it draws as an HTML table (no Plotly figure is built) in presentation mode or
 where the page asks. ``exports.show_figure`` is ``draw`` with the download menu under the chart.
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 import streamlit as st
 
 from .chart_theme import themed
-from .figures import Matrix
+from .heatmaps import Matrix
 from .i18n import t
 from .internals import SentAsIs
 from .margins import fit_margins
@@ -66,7 +66,7 @@ def describe(spec: dict, *, tr=t) -> str:
     after its title): the kind of chart and its axes, then whether its cells or bars print
     their numbers, the hover and the CSV download.
 
-    >>> from attention_ui.figures import token_matrix
+    >>> from attention_ui.heatmaps import token_matrix
     >>> from attention_ui.i18n import translate
     >>> from functools import partial
     >>> spec = token_matrix([[0.5, 0.5], [1.0, 0.0]], ["a", "b"], ["a", "b"], title="w").chart().to_dict()
@@ -175,7 +175,7 @@ def prepare(fig, *, presenting: bool = False) -> tuple[dict, str]:
     accessible name and description (``alt_text``, ``describe``), read before the first step.
     ``fig`` is not changed.
 
-    >>> from attention_ui.figures import heatmap
+    >>> from attention_ui.heatmaps import heatmap
     >>> spec, alt = prepare(heatmap([[0.5, 0.25]], ["a"], ["b", "c"], title="w"), presenting=True)
     >>> spec["layout"]["title"]["text"], spec["layout"]["font"]["size"], alt[:17]
     ('<b>w</b>', 18, 'w. A heatmap of 1')
@@ -199,10 +199,10 @@ def alt_text(spec: dict) -> str:
 
 def drawn_as_table(fig, table: bool = False) -> bool:
     """Whether ``draw`` shows ``fig`` as an HTML table rather than a Plotly chart: it is a
-    ``figures.Matrix`` with a table (``figures.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``)
+    ``heatmaps.Matrix`` with a table (``heatmaps.token_matrix``, up to 26 rows: ``MAX_TABLE_ROWS``)
     and either presentation mode is on or the page asks for the table (``table``).
 
-    >>> from attention_ui.figures import heatmap, token_matrix
+    >>> from attention_ui.heatmaps import heatmap, token_matrix
     >>> drawn_as_table(token_matrix([[1.0]], ["a"], ["a"], title="w"), table=True), drawn_as_table(
     ...     heatmap([[1.0]], ["a"], ["a"], title="w"), table=True)
     (True, False)
@@ -242,7 +242,7 @@ def draw(
     Parameters
     ----------
     fig : plotly.graph_objects.Figure (a ``figures.Chart`` says what its cells need), or a
-        ``figures.Matrix`` (a table or a chart, built only as the one drawn)
+        ``heatmaps.Matrix`` (a table or a chart, built only as the one drawn)
     key : str
         Names the chart's containers; the chart's own key is ``key`` + ``_present`` in
         presentation mode + ``fresh``. The browser merges a new figure into the one it shows, so
@@ -258,14 +258,14 @@ def draw(
     fresh : str
         Added to the chart's key (see ``key``).
     table : bool
-        Draw a ``figures.Matrix`` as an HTML table outside presentation mode too
+        Draw a ``heatmaps.Matrix`` as an HTML table outside presentation mode too
         (``drawn_as_table``).
 
     A heatmap whose cells print numbers sits in a container that hides them, with the note
     "hover for the values", where the chart is too narrow for them (``attention_ui.style``);
     one that prints none always has the note.
 
-    A ``figures.Matrix`` (``figures.token_matrix``) is drawn as an HTML table, and its Plotly
+    A ``heatmaps.Matrix`` (``heatmaps.token_matrix``) is drawn as an HTML table, and its Plotly
     figure never built, in presentation mode or when the page asks (``table``): every number printed,
     in type that grows with the screen (a teacher cannot hover for a room), with the choice to
     spotlight one query row. Chromium draws the table in about half the time of the Plotly
@@ -331,7 +331,7 @@ SPOTLIGHT_WIDTH_PX = 420
 
 
 def draw_table(cells, key: str) -> None:
-    """``cells`` (``figures.Cells``) as an HTML table for a projector, in a container keyed
+    """``cells`` (``heatmaps.Cells``) as an HTML table for a projector, in a container keyed
     ``MATRIX_KEY``, over a choice of one query row to spotlight (large, under the matrix). The
     choice sits below the matrix, so that the matrix starts on the first screen."""
     rows = list(range(len(cells.row_labels)))

@@ -18,11 +18,11 @@ from attention_core import class_questions as cq
 from attention_core import exercises as ex
 from attention_core.lesson import STEPS
 from attention_ui.charts import draw
-from attention_ui.figures import key_bars
 from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
 from attention_ui.i18n import t
 from attention_ui.notation import alpha_hat, inline_math, shown
 from attention_ui.safe import escape_markdown, numbered_labels
+from attention_ui.vector_figures import key_bars
 
 
 def attend_tokens(seed: int) -> list[str]:

@@ -137,7 +137,7 @@ def matrix_csv(matrix, row_labels: Sequence[str], col_labels: Sequence[str], cor
 
 
 def panels_csv(panels, col_labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """The panels of a ``figures.heatmap_row`` side by side for one CSV: their matrices joined
+    """The panels of a ``heatmaps.heatmap_row`` side by side for one CSV: their matrices joined
     column-wise, each column named "<panel title> · <column label>".
 
     >>> matrix, columns = panels_csv([("α", np.zeros((2, 2))), ("α̂", np.ones((2, 2)))], ["1: a", "2: b"])

@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, Translate, click_targets, heatmap, key_bars
+from .figures import ENGLISH, Translate, click_targets
+from .heatmaps import heatmap
 from .notation import shown
+from .vector_figures import key_bars
 
 CELL_TARGET_PX = 30
 """Size of a head's click target: about a cell of the grid on a phone, larger than Plotly's hover reach."""

@@ -16,7 +16,8 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import BLUE, ENGLISH, MARGIN, OKABE_ITO, ORANGE, Translate, figure, panel_axes, panel_titles_px
+from .chart_theme import BLUE, ORANGE
+from .figures import ENGLISH, MARGIN, OKABE_ITO, Translate, figure, panel_axes, panel_titles_px
 from .safe import escape_label
 
 LOSS = OKABE_ITO["blue"]

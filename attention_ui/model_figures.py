@@ -1,7 +1,7 @@
 """Figures of the "Real model heads" page: arrays in, go.Figure out. They draw; they never
 compute attention (the weights come from attention_core.model).
 
-The single-head matrices reuse ``figures.token_matrix`` / ``figures.key_bars``; this
+The single-head matrices reuse ``heatmaps.token_matrix`` / ``vector_figures.key_bars``; this
 module only adds the overview of every head of every layer.
 """
 
@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import COLORSCALE, ENGLISH, ORANGE, Translate, click_targets, figure
+from .chart_theme import ORANGE
+from .figures import ENGLISH, Translate, click_targets, figure
+from .heatmaps import COLORSCALE
 from .notation import shown
 
-SELECTED = ORANGE  # the same orange that figures.key_bars uses for its highlight
+SELECTED = ORANGE  # the same orange that vector_figures.key_bars uses for its highlight
 THUMB_PX = 72  # height of one thumbnail row, in pixels
 WRAPPED_THUMB_PX = 150
 """... and of a row of a wrapped grid (``heads_grid(per_row=)``): six heads of a 1024 px projector are

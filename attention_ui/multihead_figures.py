@@ -1,10 +1,10 @@
 """Figures of the "Self vs cross attention" and "Multi-head and masks" pages: arrays and
 (already translated) titles in, go.Figure out. They draw; they never compute attention.
 Like
-``figures.heatmap`` they take ``tr`` (pages pass ``attention_ui.i18n.t``) for the words
+``heatmaps.heatmap`` they take ``tr`` (pages pass ``attention_ui.i18n.t``) for the words
 drawn inside a chart (the hover text).
 
-Every builder reuses ``figures.heatmap`` (integer positions, escaped labels, "−∞" for masked
+Every builder reuses ``heatmaps.heatmap`` (integer positions, escaped labels, "−∞" for masked
 cells, values printed while the matrix is small) and only adds what these pages need: axis
 titles passed in by the page (so they can be translated), head boundaries on a
 concatenated matrix, and a two-colour mask.
@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import BOUNDARY, HALF_WIDTH_LABELS_PX, Translate, heatmap
+from .axes import HALF_WIDTH_LABELS_PX
+from .figures import Translate
+from .heatmaps import BOUNDARY, heatmap
 from .i18n import translate as _translate
 from .notation import FIRST, component_labels, shown
 from .safe import escape_label, numbered_labels
@@ -95,7 +97,7 @@ def concatenated_heads(
     fig.layout.shapes = [
         {
             "type": "line",
-            "x0": FIRST + h * d_v - 0.5,  # the columns sit at FIRST, FIRST + 1, … (figures.positions)
+            "x0": FIRST + h * d_v - 0.5,  # the columns sit at FIRST, FIRST + 1, … (axes.positions)
             "x1": FIRST + h * d_v - 0.5,
             "xref": "x",
             "y0": 0,

@@ -30,7 +30,7 @@ def escape_label(text: str) -> str:
 
 def numbered_labels(tokens: list[str]) -> list[str]:
     """Raw labels "i: token", counted from 1 (``notation.shown``), so repeated words stay
-    distinguishable; for builders that escape their labels themselves (figures.heatmap), and
+    distinguishable; for builders that escape their labels themselves (heatmaps.heatmap), and
     for selectboxes.
 
     >>> numbered_labels(["the", "<cat>", "the"])

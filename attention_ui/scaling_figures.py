@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import ENGLISH, OKABE_ITO, Translate, axis_suffix, figure, panel_axes, panel_titles_px, positions
+from .axes import positions
+from .figures import ENGLISH, OKABE_ITO, Translate, axis_suffix, figure, panel_axes, panel_titles_px
 
 RAW = OKABE_ITO["orange"]  # without scaling
 SCALED = OKABE_ITO["blue"]  # divided by √d_k

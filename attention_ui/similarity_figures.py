@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import OKABE_ITO, axis_suffix, figure, panel_axes, positions, ticked
+from .axes import positions, ticked
+from .figures import OKABE_ITO, axis_suffix, figure, panel_axes
 from .safe import escape_label
 
 COLORS = {"cosine": OKABE_ITO["green"], "dot": OKABE_ITO["orange"], "scaled_dot": OKABE_ITO["blue"]}

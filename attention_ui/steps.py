@@ -14,8 +14,8 @@ from attention_core.lesson import STEPS, input_scales, mean_self_weight
 from attention_core.model_choice import is_bundled
 
 from .exports import show_figure
-from .figures import STRIP_QUANTILE, VECTOR_TICKED_COLS, heatmap, strips
 from .head_claims import measured_census, parking_fields
+from .heatmaps import STRIP_QUANTILE, VECTOR_TICKED_COLS, heatmap, strips
 from .i18n import t
 from .notation import (
     POSITIONAL_ENCODING,

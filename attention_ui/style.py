@@ -6,9 +6,9 @@ the same pages. What Python cannot know (the width of a chart) is left to the br
 * **Charts in side-by-side columns stack** below ``STACK_BELOW_PX`` of window width: a
   column that holds a chart takes the full row (``CHART_COLUMNS``), and so does one in a
   container keyed ``STACK_KEY``. Button and page-link labels wrap instead of ending in "…".
-* **Cell numbers follow the chart's width.** ``figures.heatmap`` prints numbers in cells up
+* **Cell numbers follow the chart's width.** ``heatmaps.heatmap`` prints numbers in cells up
   to 24 rows and columns and says how wide the chart must be for them to fit
-  (``figures.cell_numbers_width``); the chart pipeline (``charts.draw``) puts the chart in a
+  (``heatmaps.cell_numbers_width``); the chart pipeline (``charts.draw``) puts the chart in a
   container keyed ``cells_<key>`` and adds that chart's own rule (``chart_box_css``): a
   container query that hides the numbers and shows "hover for the values" while the container
   is narrower than that width. A chart that must stay wide (the heads grid) gets its least width
@@ -82,14 +82,14 @@ HOVER_NOTE_KEY = "hovernote_{key}"
 """Key of that note under a chart whose cells print no numbers (always shown on screen; a printed
 page, which cannot hover, leaves it out)."""
 NO_PHONE_TICKS_KEY = "noticks_{key}"
-"""Key of a container whose chart's column labels a phone hides (``figures.heatmap_row`` says
+"""Key of a container whose chart's column labels a phone hides (``heatmaps.heatmap_row`` says
 when: too many for three narrow panels; the hover still names every cell)."""
 THIN_PHONE_TICKS_KEY = "thin{step}ticks_{key}"
 """Key of a container whose chart's column labels a phone shows every ``step``-th of (the first,
 then every step-th; ``figures.Chart.phone_step``: tilted labels too close together; the hover
 names every column), for a step from 2 to ``MAX_PHONE_STEP``."""
 MAX_PHONE_STEP = 6
-"""The largest such step: 48 tilted labels (``figures.MAX_TICKED_COLS``) by 8."""
+"""The largest such step: 48 tilted labels (``axes.MAX_TICKED_COLS``) by 8."""
 SAMPLES_KEY = "sample_grid"
 """Key of a container whose columns form a grid of 4, and of 2 on a phone (the tailor's shirts)."""
 PAIRS_KEY = "pair_grid"

@@ -144,7 +144,7 @@ def _em(texts) -> float:
 
 
 def matrix_html(cells, *, spotlight: int | None = None, description: str = "", print_only: bool = False) -> str:
-    """The matrix ``cells`` (``figures.Cells``) as one HTML table: a header of column labels, a
+    """The matrix ``cells`` (``heatmaps.Cells``) as one HTML table: a header of column labels, a
     row label and one coloured cell per number, each cell printing exactly the heatmap's text
     and keeping the full value in ``data-value``. Every label and the title are escaped.
 
@@ -155,7 +155,7 @@ def matrix_html(cells, *, spotlight: int | None = None, description: str = "", p
     screen reader too). ``print_only``: shown only when the page is printed (under a Plotly
     chart, which prints badly).
 
-    >>> from attention_ui.figures import token_matrix
+    >>> from attention_ui.heatmaps import token_matrix
     >>> page = matrix_html(token_matrix([[0.25, 0.75], [1.0, 0.0]], ["<b>", "b"], ["<b>", "b"], title="w").cells)
     >>> "1: &lt;b&gt;" in page, "<b>" in page, page.count('<td '), 'data-value="0.25">0.25<' in page
     (True, False, 4, True)

@@ -31,6 +31,10 @@ import os
 import subprocess
 import sys
 
+if __name__ == "__main__" and {"-h", "--help"} & set(sys.argv[1:]):  # before torch loads and the run starts
+    print(__doc__)
+    sys.exit(0)
+
 _OPENBLAS_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 if any(v in os.environ for v in _OPENBLAS_VARS) and "--keep-openblas-env" not in sys.argv:
     removed = {v: os.environ[v] for v in _OPENBLAS_VARS if v in os.environ}

@@ -9,7 +9,7 @@ Debian's Chromium and times, with the page's own clock (``bench/pageclock.py``: 
 ``performance.now()`` from the click until the last change to the page is painted), a click from
 an empty page to each variant, the variants interleaved within every repetition:
 
-* ``vectors384 now`` / ``compact``: three ``figures.vectors_matrix`` of 12 × 384 (q, k, v with
+* ``vectors384 now`` / ``compact``: three ``vector_figures.vectors_matrix`` of 12 × 384 (q, k, v with
   identity W; the trained multi-head page's concatenation and W^O output are as wide), as the
   app builds them (one tick label per column, tilted), and the same figures with a tick every
   32 columns, flat. The numbers, the colours and the hover are the same.
@@ -18,20 +18,14 @@ an empty page to each variant, the variants interleaved within every repetition:
   12 × 12 weights (72 subplots), and the same weights as one heatmap with one-cell gaps.
 * ``matrix12 numbers`` / ``plain`` (and ``bare``, without the Download menu and container of
   ``exports.show_figure``; ``unstyled``, without the app's style sheet): a 12 × 12 weights
-  matrix with and without its 144 cell numbers. ``bare numbers once``: the same figure sent
-  with ``theme=None``, no ``layout.template``, no ``layout.meta`` and a ``datarevision``, what
-  Plotly needs to skip the second ``Plotly.react`` that Streamlit's chart runs just after the
-  first (the theme applied to a deep copy, the container's width); Chromium still draws it
-  twice (two ``plotly_afterplot``), but without the template each draw is cheaper. ``bare
-  numbers fixed``: the same figure with margins large enough for its labels and automargin
-  off, so Plotly does not draw it a second time to widen them (what ``attention_ui.margins``
-  does for every chart of the app).
+  matrix with and without its 144 cell numbers. (What the theme, the template and the margins
+  cost, drawing a chart once or twice, ``bench_margins`` measures on every chart of the app.)
 * ``matrix16 plotly numbers`` / ``html table``: a 16 × 16 weights matrix with its 256 numbers, as
-  the app draws it outside presentation mode (``figures.token_matrix`` through ``charts.draw``, its
+  the app draws it outside presentation mode (``heatmaps.token_matrix`` through ``charts.draw``, its
   print-only table twin included) and as presentation mode draws it (``tables.matrix_html``: one
   coloured HTML cell per number, ``charts.draw_table`` without its spotlight choice).
 * ``sim3 figures`` / ``one figure``: three 12 × 12 maps as three charts in columns
-  (``figures.heatmap`` each), and the same three as panels of one chart (``figures.heatmap_row``,
+  (``heatmaps.heatmap`` each), and the same three as panels of one chart (``heatmaps.heatmap_row``,
   what the Similarity page draws).
 
 ``--only TEXT`` times only the variants whose name contains TEXT.
@@ -43,6 +37,8 @@ prints medians; it never asserts a time.
 from __future__ import annotations
 
 import sys
+
+from bench.core import under_streamlit
 
 TOKENS = ["[CLS]", "the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "tired", "[SEP]"]
 VARIANTS = [
@@ -58,8 +54,6 @@ VARIANTS = [
     "matrix12 bare numbers",
     "matrix12 bare plain",
     "matrix12 bare numbers unstyled",
-    "matrix12 bare numbers once",
-    "matrix12 bare numbers fixed",
     "sim3 figures",
     "sim3 one figure",
     "matrix16 plotly numbers",
@@ -69,7 +63,7 @@ VARIANTS = [
 
 def compact_vectors(z, symbol: str, every: int):
     """``vectors_matrix`` with a flat tick every ``every`` columns instead of one per column."""
-    from attention_ui.figures import vectors_matrix
+    from attention_ui.vector_figures import vectors_matrix
 
     fig = vectors_matrix(z, TOKENS, title=f"{symbol} (compact)", symbol=symbol)
     ticks = list(range(0, z.shape[1], every))
@@ -100,8 +94,8 @@ def app() -> None:
     import numpy as np
     import streamlit as st
 
-    from attention_ui.figures import vectors_matrix
     from attention_ui.model_figures import heads_grid
+    from attention_ui.vector_figures import vectors_matrix
 
     rng = np.random.default_rng(0)
     variant = st.radio("variant", VARIANTS, key="variant", horizontal=True)
@@ -115,7 +109,7 @@ def app() -> None:
             column.plotly_chart(fig, key=f"fig_{symbol}")
     elif variant.startswith("matrix12"):
         from attention_ui.exports import show_figure
-        from attention_ui.figures import token_matrix
+        from attention_ui.heatmaps import token_matrix
         from attention_ui.style import apply_style
 
         if not variant.endswith("unstyled"):
@@ -126,21 +120,13 @@ def app() -> None:
         if variant.endswith("plain"):  # the same figure without numbers in its cells
             fig.update_traces(text=None, texttemplate=None)
             fig.update_layout(meta={"cell_numbers_width": 0})
-        if variant.endswith(" fixed"):  # margins given, no automargin: no redraw for the margins
-            fig.update_xaxes(automargin=False)
-            fig.update_yaxes(automargin=False)
-            fig.update_layout(margin={"l": 130, "r": 90, "t": 50, "b": 120})
-        if variant.endswith(" once"):  # no theme, no template, no meta, a datarevision (still drawn twice)
-            fig.layout.template = None
-            fig.update_layout(meta=None, datarevision=1, autosize=True)
-            st.plotly_chart(fig, key="fig_matrix", theme=None)
-        elif " bare " in variant:
+        if " bare " in variant:
             st.plotly_chart(fig, key="fig_matrix")
         else:
             show_figure(fig, "fig_matrix")
     elif variant.startswith("matrix16"):
         from attention_ui.charts import draw
-        from attention_ui.figures import token_matrix
+        from attention_ui.heatmaps import token_matrix
         from attention_ui.style import apply_style
         from attention_ui.tables import show_matrix
 
@@ -154,7 +140,7 @@ def app() -> None:
             draw(fig, "fig_matrix16")
     elif variant.startswith("sim3"):
         from attention_ui.exports import show_figure
-        from attention_ui.figures import heatmap, heatmap_row
+        from attention_ui.heatmaps import heatmap, heatmap_row
         from attention_ui.safe import numbered_labels
         from attention_ui.style import apply_style
 
@@ -225,16 +211,7 @@ def drive() -> int:
     return 0
 
 
-def _under_streamlit() -> bool:
-    try:
-        from streamlit.runtime import exists
-
-        return exists()
-    except ImportError:
-        return False
-
-
-if _under_streamlit():
+if under_streamlit():
     app()
 elif __name__ == "__main__":
     sys.exit(drive())

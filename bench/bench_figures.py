@@ -26,7 +26,15 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from attention_ui import figures, model_figures, multihead_figures, scaling_figures, similarity_figures, tailor_figures
+from attention_ui import (
+    heatmaps,
+    model_figures,
+    multihead_figures,
+    scaling_figures,
+    similarity_figures,
+    tailor_figures,
+    vector_figures,
+)
 from attention_ui.i18n import translate
 from bench.core import machine, table
 
@@ -43,10 +51,10 @@ def builders() -> dict:
     raw, scaled = rng.normal(scale=8.0, size=2000), rng.normal(size=2000)  # (2000,) each
     grid = rng.dirichlet(np.ones(t), size=(6, 12, t))  # (layers, heads, T, T)
     return {
-        "figures.token_matrix": lambda: figures.token_matrix(w, tokens, tokens, title="α̂", tr=en).chart(),
-        "figures.vectors_matrix": lambda: figures.vectors_matrix(z, tokens, title="Q", symbol="q", tr=en),
-        "figures.key_bars": lambda: figures.key_bars(w[2], tokens, title="row 2", highlight=1, tr=en),
-        "figures.contributions_bar": lambda: figures.contributions_bar(
+        "heatmaps.token_matrix": lambda: heatmaps.token_matrix(w, tokens, tokens, title="α̂", tr=en).chart(),
+        "vector_figures.vectors_matrix": lambda: vector_figures.vectors_matrix(z, tokens, title="Q", symbol="q", tr=en),
+        "vector_figures.key_bars": lambda: vector_figures.key_bars(w[2], tokens, title="row 2", highlight=1, tr=en),
+        "vector_figures.contributions_bar": lambda: vector_figures.contributions_bar(
             w[2][:, None] * z, tokens, (w[2] @ z), title="b_2", tr=en
         ),
         "multihead.concatenated_heads": lambda: multihead_figures.concatenated_heads(
@@ -61,7 +69,7 @@ def builders() -> dict:
         "scaling.variance_sweep": lambda: scaling_figures.variance_sweep(
             d_ks, np.asarray(d_ks, float), np.ones(len(d_ks)), highlight=64, tr=en
         ),
-        "figures.heatmap_row (three panels)": lambda: figures.heatmap_row(
+        "heatmaps.heatmap_row (three panels)": lambda: heatmaps.heatmap_row(
             [("dot", z), ("scaled", z / 2), ("cosine", np.tanh(z))], tokens, title="measures", tr=en
         ),
         "similarity.row_bars": lambda: similarity_figures.row_bars(

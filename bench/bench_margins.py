@@ -41,6 +41,8 @@ import os
 import sys
 from pathlib import Path
 
+from bench.core import under_streamlit
+
 FORMS = ["empty", "fitted", "fitted, off", "automargin", "fixed", "bare"]
 SPECS_ENV = "BENCH_MARGINS_SPECS"
 EXTRA_VIEWS = [
@@ -269,16 +271,7 @@ def drive() -> int:
     return 0
 
 
-def _under_streamlit() -> bool:
-    try:
-        from streamlit.runtime import exists
-
-        return exists()
-    except ImportError:
-        return False
-
-
-if _under_streamlit():
+if under_streamlit():
     app()
 elif __name__ == "__main__":
     sys.exit(drive())

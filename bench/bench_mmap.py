@@ -99,6 +99,7 @@ def synthetic_model(root: Path, vocab: int = 250_002, layers: int = 12) -> Path:
     from safetensors.numpy import save_file
 
     from attention_core.model_files import bundled_path
+    from harness.random_bert import bert_tensors
 
     d, ff = 384, 1536
     rng = np.random.default_rng(0)
@@ -106,28 +107,7 @@ def synthetic_model(root: Path, vocab: int = 250_002, layers: int = 12) -> Path:
     def normal(*shape):
         return (rng.standard_normal(shape, dtype=np.float32) * 0.02).astype(np.float32)
 
-    tensors = {
-        "embeddings.word_embeddings.weight": normal(vocab, d),
-        "embeddings.position_embeddings.weight": normal(512, d),
-        "embeddings.token_type_embeddings.weight": normal(2, d),
-        "embeddings.LayerNorm.weight": np.ones(d, np.float32),
-        "embeddings.LayerNorm.bias": np.zeros(d, np.float32),
-    }
-    for layer in range(layers):
-        at = f"encoder.layer.{layer}."
-        for name, (rows, cols) in {
-            "attention.self.query": (d, d),
-            "attention.self.key": (d, d),
-            "attention.self.value": (d, d),
-            "attention.output.dense": (d, d),
-            "intermediate.dense": (ff, d),
-            "output.dense": (d, ff),
-        }.items():
-            tensors[at + name + ".weight"] = normal(rows, cols)
-            tensors[at + name + ".bias"] = normal(rows)
-        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
-            tensors[at + norm + ".weight"] = np.ones(d, np.float32)
-            tensors[at + norm + ".bias"] = np.zeros(d, np.float32)
+    tensors = bert_tensors(normal, vocab=vocab, d=d, d_ff=ff, layers=layers, positions=512)
     root.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(root / "model.safetensors"))
     config = json.loads((bundled_path() / "config.json").read_text())

@@ -184,17 +184,11 @@ def require_chromium() -> None:
 
 @contextlib.contextmanager
 def chromium():
-    """Debian's Chromium, headless, through Playwright's sync API: ``with chromium() as browser``."""
+    """The harness's Chromium (``harness.launch_browser``), after saying plainly when it is not
+    installed: ``with chromium() as browser``."""
     require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            with contextlib.suppress(Exception):
-                browser.close()
+    with harness.launch_browser() as browser:
+        yield browser
 
 
 @contextlib.asynccontextmanager
@@ -251,6 +245,16 @@ async def wait_idle_async(
 ) -> None:
     """``wait_idle`` (without the settle) for Playwright's async API."""
     await page.wait_for_function(_idle_and(predicate_js), arg=arg, timeout=timeout * 1000, polling=polling)
+
+
+def under_streamlit() -> bool:
+    """True when this process is a Streamlit server running a script: a bench that is also the
+    app it drives (``bench_draw``, ``bench_margins``) draws its page then, and drives it otherwise."""
+    try:
+        from streamlit.runtime import exists
+    except ImportError:
+        return False
+    return exists()
 
 
 # --------------------------------------------------------------------------- percentiles

@@ -13,8 +13,8 @@ from attention_core import MAX_CHARS, MAX_TOKENS, build_lesson, cross_attention
 from attention_core.cross import with_projections
 from attention_core.projections import random_projections
 from attention_ui.exports import panels_csv, show_figure
-from attention_ui.figures import heatmap_row
 from attention_ui.formulas import cross_attention_shapes, cross_projections
+from attention_ui.heatmaps import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import MAX_LISTED, honesty_banner
 from attention_ui.model_access import get_embedder

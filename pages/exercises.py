@@ -11,13 +11,14 @@ from attention_core import exercises as ex
 from attention_core.lesson import STEPS
 from attention_ui.class_views import exercise_share, student_class
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap, key_bars
 from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
+from attention_ui.heatmaps import heatmap
 from attention_ui.i18n import t
 from attention_ui.notation import alpha_hat, inline_math, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import page_start
 from attention_ui.url_state import url_choice
+from attention_ui.vector_figures import key_bars
 
 lesson, _ = page_start("exercises")
 if student_class():  # ?class=<code>: this phone answers its class's question (the Class page)

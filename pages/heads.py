@@ -32,9 +32,10 @@ from attention_core.model import model_info
 from attention_core.model_choice import is_bundled, model_label
 from attention_core.probes import HELD_OUT_FILE, load_probes, swap_pronoun
 from attention_ui.exports import show_figure
-from attention_ui.figures import clicked_data, heatmap_row, token_matrix
+from attention_ui.figures import clicked_data
 from attention_ui.head_claims import count_fields, head_summary, interval, measured_census, parking_fields
 from attention_ui.heads_figures import census_grid, outcome_grid, word_bars
+from attention_ui.heatmaps import heatmap_row, token_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import shown
 from attention_ui.registry import page_link

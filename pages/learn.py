@@ -33,8 +33,8 @@ from attention_core.learning import (
 )
 from attention_ui.charts import draw
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap, heatmap_row, key_bars
 from attention_ui.formulas import causal_weights
+from attention_ui.heatmaps import heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.learn_figures import next_token_bars, training_curves
 from attention_ui.notation import SCORE, component_labels, output_row, scaled_row, scores_row, shown, softmax_row
@@ -44,6 +44,7 @@ from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import page_start
 from attention_ui.tables import number_table
 from attention_ui.url_state import keep_in_url, url_choice, url_picker, url_tabs, url_value
+from attention_ui.vector_figures import key_bars
 
 # Constants, described in comments: a bare string in a page script is drawn on the page (Streamlit's magic).
 STEP_CHOICES = (10, 30, 100, 200, 300, 400, 600, 1000)  # Adam updates a learner can pick; every task's recipe is one

@@ -17,13 +17,14 @@ import streamlit as st
 
 from attention_ui.charts import tables_chosen
 from attention_ui.exports import show_figure
-from attention_ui.figures import qkv_columns, qkv_row, token_matrix, vectors_matrix
 from attention_ui.formulas import attention_with_sizes
+from attention_ui.heatmaps import token_matrix
 from attention_ui.i18n import t
 from attention_ui.notation import component_labels
 from attention_ui.presentation import explained_around, handout, is_presenting
 from attention_ui.shell import honesty_banner, page_start
 from attention_ui.url_state import url_tabs
+from attention_ui.vector_figures import qkv_columns, qkv_row, vectors_matrix
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"

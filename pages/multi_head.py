@@ -6,7 +6,7 @@ import streamlit as st
 
 from attention_core import causal_mask, multi_head_attention, self_attention
 from attention_ui.exports import panels_csv, show_figure
-from attention_ui.figures import clicked_data, heatmap_row, vectors_matrix
+from attention_ui.figures import clicked_data
 from attention_ui.formulas import (
     causal_weights,
     concat_shown_heads,
@@ -17,6 +17,7 @@ from attention_ui.formulas import (
     trained_multi_head,
 )
 from attention_ui.head_claims import jobs_fields, measured_census
+from attention_ui.heatmaps import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
 from attention_ui.model_access import model_name
@@ -28,6 +29,7 @@ from attention_ui.route import page_start, run_app
 from attention_ui.safe import numbered_labels
 from attention_ui.sidebar import choose_head
 from attention_ui.style import show_selected_frame
+from attention_ui.vector_figures import vectors_matrix
 
 HEAD_CHOICES = [1, 2, 3, 4]
 DEFAULT_HEADS = 2

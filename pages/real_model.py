@@ -12,9 +12,10 @@ from attention_core.model_files import ModelUnavailable
 from attention_ui.charts import tables_chosen
 from attention_ui.checks import pytorch_check
 from attention_ui.exports import show_figure
-from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
+from attention_ui.figures import clicked_data
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
+from attention_ui.heatmaps import token_matrix
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
@@ -30,6 +31,7 @@ from attention_ui.shell import (
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
+from attention_ui.vector_figures import key_bars, vectors_matrix
 
 MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, by id
 

@@ -5,8 +5,8 @@ import streamlit as st
 from attention_core import softmax
 from attention_core.similarity import SIMILARITIES, compare_similarities, polar_vector
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap_row
 from attention_ui.formulas import dot_product_2d, similarity_measures
+from attention_ui.heatmaps import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import shown

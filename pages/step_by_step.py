@@ -7,15 +7,7 @@ from attention_core import explain
 from attention_core.lesson import STEPS, default_query
 from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
-from attention_ui.figures import (
-    VECTOR_TICKED_COLS,
-    contributions_bar,
-    heatmap,
-    heatmap_row,
-    key_bars,
-    qkv_columns,
-    qkv_row,
-)
+from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
@@ -25,6 +17,7 @@ from attention_ui.safe import numbered_labels
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int
+from attention_ui.vector_figures import contributions_bar, key_bars, qkv_columns, qkv_row
 
 MOVED = "_step_moved"  # set by the buttons' callback in the run it ran
 

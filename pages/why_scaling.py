@@ -8,8 +8,8 @@ import streamlit as st
 from attention_core import build_lesson
 from attention_core.scaling import D_KS, row_statistics, scaling_experiment, scaling_sweep
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap_row
 from attention_ui.formulas import scaled_score_variance, score_variance
+from attention_ui.heatmaps import heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
 from attention_ui.model_access import get_embedder

@@ -2,7 +2,8 @@
 
 These machines cannot download a multilingual model, so the tests build one: the bundled
 WordPiece vocabulary plus every CJK character of ``CHINESE``, and random weights of BERT's
-layout (2 layers, 4 heads, d_model 16, d_ff 24), written with safetensors' NumPy API, no torch.
+layout (``harness.random_bert``: 2 layers, 4 heads, d_model 16, d_ff 24), written with
+safetensors' NumPy API, no torch.
 Its numbers mean nothing; what it shows is that the app reads the model the learner chose.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.model_files import bundled_path
+from harness.random_bert import bert_tensors
 
 CHINESE = "小猫没有过马路，因为它太累了。小狗跑得很快，它想回家。老师说注意力很有用。"
 """Every Chinese character this model knows (the bundled model knows few of them)."""
@@ -57,27 +59,6 @@ def make_chinese_model(directory: Path, seed: int = 0) -> Path:
     def normal(*shape) -> np.ndarray:
         return (0.5 * rng.standard_normal(shape)).astype(np.float32)
 
-    tensors = {
-        "embeddings.word_embeddings.weight": normal(len(vocab), d),
-        "embeddings.position_embeddings.weight": normal(positions, d),
-        "embeddings.token_type_embeddings.weight": normal(2, d),
-        "embeddings.LayerNorm.weight": np.ones(d, np.float32),
-        "embeddings.LayerNorm.bias": np.zeros(d, np.float32),
-    }
-    for layer in range(SIZES["n_layers"]):
-        at = f"encoder.layer.{layer}."
-        for name, (n_out, n_in) in {
-            "attention.self.query": (d, d),
-            "attention.self.key": (d, d),
-            "attention.self.value": (d, d),
-            "attention.output.dense": (d, d),
-            "intermediate.dense": (d_ff, d),
-            "output.dense": (d, d_ff),
-        }.items():
-            tensors[at + name + ".weight"] = normal(n_out, n_in)  # torch's Linear layout: (out, in)
-            tensors[at + name + ".bias"] = normal(n_out)
-        for name in ("attention.output.LayerNorm", "output.LayerNorm"):
-            tensors[at + name + ".weight"] = np.ones(d, np.float32)
-            tensors[at + name + ".bias"] = np.zeros(d, np.float32)
+    tensors = bert_tensors(normal, vocab=len(vocab), d=d, d_ff=d_ff, layers=SIZES["n_layers"], positions=positions)
     save_file(tensors, str(directory / "model.safetensors"))
     return directory

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attention_ui import figures
+from attention_ui import heatmaps, vector_figures
 from attention_ui.registry import PAGES
 from tests.helpers import open_link, plotly_array
 
@@ -27,7 +27,7 @@ SAFE_SCALES = {
 }
 """Perceptually ordered scales readable with red-green colour blindness, as Plotly expands them."""
 
-MAX_PRINTED_CELLS = (figures.MAX_CELL_ROWS, figures.MAX_CELL_COLS)
+MAX_PRINTED_CELLS = (heatmaps.MAX_CELL_ROWS, heatmaps.MAX_CELL_COLS)
 GRID_TRACES = 4  # a figure with more heatmaps than this is an overview grid (values in the hover)
 
 
@@ -43,7 +43,7 @@ def _scale_name(scale) -> str | None:
 
 def test_heatmap_prints_values_while_small_in_cividis():
     z = np.array([[0.125, 0.875], [0.5, 0.5]])  # (2, 2)
-    fig = figures.heatmap(z, ["a", "b"], ["c", "d"], title="w")
+    fig = heatmaps.heatmap(z, ["a", "b"], ["c", "d"], title="w")
     trace = fig.data[0]
     assert _scale_name(json.loads(fig.to_json())["data"][0]["colorscale"]) == "Cividis"
     assert [list(r) for r in trace.text] == [["0.12", "0.88"], ["0.50", "0.50"]]  # f"{x:.2f}" of each cell
@@ -52,14 +52,14 @@ def test_heatmap_prints_values_while_small_in_cividis():
 
 def test_diverging_heatmap_uses_rdbu_centred_on_zero():
     z = np.array([[-2.0, 1.0], [0.5, 0.0]])  # (2, 2)
-    fig = figures.heatmap(z, ["a", "b"], ["c", "d"], title="q", diverging=True)
+    fig = heatmaps.heatmap(z, ["a", "b"], ["c", "d"], title="q", diverging=True)
     assert _scale_name(json.loads(fig.to_json())["data"][0]["colorscale"]) == "RdBu_r"
     assert (fig.data[0].zmin, fig.data[0].zmax) == (-2.0, 2.0)  # white is 0
 
 
 def test_large_heatmap_keeps_values_in_the_hover():
     rows, cols = MAX_PRINTED_CELLS[0] + 1, MAX_PRINTED_CELLS[1] + 1
-    fig = figures.heatmap(
+    fig = heatmaps.heatmap(
         np.zeros((rows, cols)), [str(r) for r in range(rows)], [str(c) for c in range(cols)], title="big"
     )
     assert fig.data[0].text is None  # too many cells to print legibly
@@ -68,7 +68,7 @@ def test_large_heatmap_keeps_values_in_the_hover():
 
 def test_key_bars_print_every_weight():
     w = np.array([0.1, 0.6, 0.3])  # (3,)
-    fig = figures.key_bars(w, ["a", "b", "c"], title="w")
+    fig = vector_figures.key_bars(w, ["a", "b", "c"], title="w")
     assert list(fig.data[0].text) == [f"{x:.1%}" for x in w]
 
 
@@ -118,7 +118,7 @@ def test_every_heatmap_on_every_page_uses_a_colour_blind_safe_scale(all_charts):
                 continue
             z = plotly_array(trace["z"]) if "z" in trace else np.zeros((0, 0))
             scale = trace.get("colorscale")
-            if "coloraxis" in trace:  # a row of panels on one colour axis (figures.heatmap_row)
+            if "coloraxis" in trace:  # a row of panels on one colour axis (heatmaps.heatmap_row)
                 scale = spec["layout"][trace["coloraxis"]].get("colorscale")
             if _scale_name(scale) is None and not _is_mask(np.asarray(z, dtype=float)):
                 bad.append(f"{where}: {_title(spec)!r} uses {str(scale)[:80]}")
@@ -169,7 +169,7 @@ def test_every_small_bar_chart_prints_its_values(all_charts):
 def test_stacked_contributions_use_the_colour_blind_safe_palette():
     import plotly.colors as pc
 
-    from attention_ui.figures import contributions_bar
+    from attention_ui.vector_figures import contributions_bar
 
     tokens = [f"w{j}" for j in range(13)]  # more tokens than colours: the smallest go into "others"
     fig = contributions_bar(np.ones((13, 3)), tokens, np.ones(3), title="b_i")

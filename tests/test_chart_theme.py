@@ -12,8 +12,9 @@ import plotly.io as pio
 
 from attention_ui.chart_theme import digest, themed, under
 from attention_ui.charts import figure_json, prepare
-from attention_ui.figures import key_bars, token_matrix
+from attention_ui.heatmaps import token_matrix
 from attention_ui.internals import AXES, COLORAXIS, DARK, LAYOUT, LEGEND, LINE, PAPER, TEXT, TITLE, SentAsIs
+from attention_ui.vector_figures import key_bars
 
 TOKENS = ["the", "cat", "sat"]
 

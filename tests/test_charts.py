@@ -18,7 +18,8 @@ SCRIPT = """
 import numpy as np
 import plotly.graph_objects as go
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap, heatmap_row, key_bars
+from attention_ui.heatmaps import heatmap, heatmap_row
+from attention_ui.vector_figures import key_bars
 labels = [str(k) for k in range(30)]
 show_figure(heatmap(np.eye(3), labels[:3], labels[:3], title="small"), "fig_small")
 show_figure(heatmap(np.eye(30), labels, labels, title="large"), "fig_large")
@@ -67,7 +68,7 @@ def _needed(at, key: str) -> int | None:
 
 
 def test_the_containers_follow_what_the_builder_said():
-    from attention_ui.figures import heatmap
+    from attention_ui.heatmaps import heatmap
 
     at = _run()
     blocks = _blocks(at)
@@ -135,7 +136,8 @@ def test_every_chart_goes_through_the_pipeline(folder):
 THIN = """
 import numpy as np
 from attention_ui.exports import show_figure
-from attention_ui.figures import key_bars, token_matrix
+from attention_ui.heatmaps import token_matrix
+from attention_ui.vector_figures import key_bars
 words = [f"word{j}" for j in range(17)]
 show_figure(key_bars(np.full(17, 1 / 17), words, title="bars"), "fig_bars")
 show_figure(token_matrix(np.eye(17), words, words, title="w"), "fig_w")
@@ -162,7 +164,7 @@ import numpy as np
 import plotly.basedatatypes as base
 import streamlit as st
 from attention_ui.exports import show_figure
-from attention_ui.figures import token_matrix
+from attention_ui.heatmaps import token_matrix
 built, init = [], base.BaseFigure.__init__
 def counted(self, *args, **kwargs):
     built.append(type(self).__name__)
@@ -212,7 +214,8 @@ import numpy as np
 import plotly.basedatatypes as base
 import streamlit as st
 from attention_ui.exports import show_figure
-from attention_ui.figures import heatmap, key_bars
+from attention_ui.heatmaps import heatmap
+from attention_ui.vector_figures import key_bars
 
 fig = key_bars([0.5, 0.5], ["a", "b"], title="b") if st.query_params.get("kind") == "bars" else heatmap(
     np.eye(3) / 3, list("abc"), list("abc"), title="w")
@@ -272,6 +275,7 @@ def test_the_style_sheet_reads_no_chart_builder_and_holds_no_rule_per_width():
 
     tree = ast.parse((ROOT / "attention_ui" / "style.py").read_text(encoding="utf-8"))
     imported = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert not [name for name in imported if name.split(".")[-1].endswith("figures")], imported
+    builders = {"figures", "axes", "heatmaps"}  # and every *_figures module
+    assert not [name for name in imported if name.split(".")[-1] in builders or name.endswith("_figures")], imported
     assert "@container cells" not in APP_CSS and "@container wide" not in APP_CSS
     assert not re.search(r"st-key-(cells|wide)\d", APP_CSS)

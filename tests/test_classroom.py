@@ -16,19 +16,13 @@ import plotly.colors as pc
 import pytest
 
 from attention_core import MAX_TOKENS, LessonSettings, ToyEmbedder, build_lesson
+from attention_ui.axes import PHONE_TILTED_LABELS
 from attention_ui.charts import describe
-from attention_ui.figures import (
-    MIN_TEXT_PX,
-    PHONE_TILTED_LABELS,
-    STRIP_QUANTILE,
-    key_bars,
-    strip_bound,
-    strips,
-    token_matrix,
-)
+from attention_ui.heatmaps import STRIP_QUANTILE, strip_bound, strips, token_matrix
 from attention_ui.i18n import translate
 from attention_ui.presentation import handout_html
 from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
+from attention_ui.vector_figures import MIN_TEXT_PX, key_bars
 from tests.helpers import MatrixReader, open_link
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby"

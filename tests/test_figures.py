@@ -13,7 +13,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from attention_ui.figures import Chart, domains, figure, heatmap, panel_axes
+from attention_ui.figures import Chart, domains, figure, panel_axes
+from attention_ui.heatmaps import heatmap
 from attention_ui.presentation import CHART_FONT_PX, CHART_HEIGHT_FACTOR, projector
 from tests.helpers import ROOT
 
@@ -120,7 +121,7 @@ def test_contributions_bar_colours_each_token_or_groups_the_smallest(t_k):
     """Up to 10 key tokens: one bar and one colour each. More: the 9 with the largest summed
     |α̂_ij v_j| keep theirs, the rest are one grey bar holding their sum; the bars still add up
     to b_i, no colour repeats and no bar carries text (issue 16: labels drawn over segments)."""
-    from attention_ui.figures import TOKEN_COLORS, contributions_bar
+    from attention_ui.vector_figures import TOKEN_COLORS, contributions_bar
 
     rng = np.random.default_rng(t_k)
     c = rng.normal(size=(t_k, 6)) * rng.uniform(0.01, 1.0, size=(t_k, 1))  # (T_k, d_v)
@@ -143,7 +144,7 @@ def test_contributions_bar_colours_each_token_or_groups_the_smallest(t_k):
 def test_long_vectors_label_every_8th_component_and_keep_every_column():
     """32 components (a trained head's d_k): ticks at 1, 8, 16, 24, 32; every column is still
     drawn at its own position, so the hover names each one."""
-    from attention_ui.figures import vectors_matrix
+    from attention_ui.vector_figures import vectors_matrix
 
     z = np.arange(3 * 32, dtype=float).reshape(3, 32)  # (T, d_k)
     fig = vectors_matrix(z, ["a", "b", "c"], title="q", symbol="q")
@@ -156,8 +157,9 @@ def test_long_vectors_label_every_8th_component_and_keep_every_column():
 
 
 def _fitted_cases():
-    from attention_ui.figures import heatmap_row, key_bars, token_matrix, vectors_matrix
+    from attention_ui.heatmaps import heatmap_row, token_matrix
     from attention_ui.model_figures import heads_grid
+    from attention_ui.vector_figures import key_bars, vectors_matrix
 
     rng = np.random.default_rng(3)
     tokens = ["[CLS]", "the", "cat", "because", "中文", "[SEP]"]
@@ -232,7 +234,7 @@ def test_one_model_of_text_widths():
 def test_a_chart_says_what_its_page_needs_without_meta():
     """The builder hands the page's needs over as the figure's own attributes; nothing
     travels in ``layout.meta``."""
-    from attention_ui.figures import heatmap_row
+    from attention_ui.heatmaps import heatmap_row
     from attention_ui.model_figures import heads_grid
 
     small = heatmap(np.eye(3), ["a", "b", "c"], ["x", "y", "z"], title="w")

@@ -16,7 +16,7 @@ from attention_core import MAX_TOKENS, explain
 from attention_core.encoder import encode
 from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_all_weights, model_attention
-from attention_ui.figures import COLORSCALE
+from attention_ui.heatmaps import COLORSCALE
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
 from attention_ui.registry import PAGES
@@ -77,7 +77,7 @@ def test_page_renders_with_the_real_model_and_checks_itself_on_request():
     assert targets.tolist() == [[layer, head] for layer in range(6) for head in range(12)]
     np.testing.assert_allclose(grid_thumbnails(grid, 6, 12), weights, rtol=0, atol=1e-7)  # thumbnails carry float32
     cividis = go.Figure(go.Heatmap(z=[[0.0]], colorscale=COLORSCALE)).to_dict()["data"][0]["colorscale"]
-    assert grid["data"][0]["colorscale"] == cividis  # figures.COLORSCALE, as Plotly sends it
+    assert grid["data"][0]["colorscale"] == cividis  # heatmaps.COLORSCALE, as Plotly sends it
     assert table(at, "Weights α̂ = softmax")["rows"][0] == "1: [CLS]"  # one head's weights: a table of numbers
     assert grid["data"][0]["zmin"] == 0 and grid["data"][0]["zmax"] == 1
 

@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attention_ui.charts import draw
-from attention_ui.figures import heatmap, key_bars
+from attention_ui.heatmaps import heatmap
+from attention_ui.vector_figures import key_bars
 
 theirs = go.Figure(
     [go.Heatmap(z=[[0, 1], [1, 0]], coloraxis="coloraxis"), go.Scatter(y=[0, 1], name="a"), go.Bar(y=[1, 2], name="b")],

@@ -20,9 +20,9 @@ import pytest
 from attention_core import LessonSettings, build_lesson
 from attention_core.model import ModelEmbedder
 from attention_ui import internals
-from attention_ui.figures import MIN_TEXT_PX
 from attention_ui.style import PRINT_WIDTH_PX
 from attention_ui.tables import MATRIX_CLASS
+from attention_ui.vector_figures import MIN_TEXT_PX
 from harness import no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
