@@ -433,20 +433,20 @@ COLORAXIS_XPAD = 28
 # values above; its canaries are in tests/test_internals_network.py.
 # ===========================================================================================
 
-STREAMLIT_OUTSIDE_CALLS = {
-    ("net_util.py", "requests.get("): "get_external_ip: asks checkip.amazonaws.com (HTTP, then HTTPS)",
-    ("net_util.py", ".connect(("): "get_internal_ip: a UDP connect toward 8.8.8.8 (no packet, but a connect)",
-    ("web/bootstrap.py", "net_util.get_internal_ip"): "the banner's Network URL (not printed: browser.serverAddress)",
-    ("web/bootstrap.py", "net_util.get_external_ip"): "the banner's External URL (not printed: browser.serverAddress)",
-    ("web/server/server_util.py", "net_util.get_internal_ip"): "the origin check of a foreign Origin's websocket",
-    ("web/server/server_util.py", "net_util.get_external_ip"): "the same check, after the internal address",
-    ("runtime/credentials.py", "requests.get("): "the e-mail prompt of a first interactive start (never headless)",
-    ("runtime/credentials.py", "requests.post("): "the same prompt's answer",
-    ("web/cli.py", "requests.get("): "`streamlit run <URL>` (the app runs a file)",
-    ("config_util.py", "urlopen("): "a theme file given as a URL (the app's theme is in config.toml)",
-}
+STREAMLIT_OUTSIDE_CALLS = (
+    ("net_util.py", "requests.get("),  # get_external_ip: asks checkip.amazonaws.com (HTTP, then HTTPS)
+    ("net_util.py", ".connect(("),  # get_internal_ip: a UDP connect toward 8.8.8.8 (no packet, but a connect)
+    ("web/bootstrap.py", "net_util.get_internal_ip"),  # the banner's Network URL (not printed: browser.serverAddress)
+    ("web/bootstrap.py", "net_util.get_external_ip"),  # the banner's External URL (not printed: browser.serverAddress)
+    ("web/server/server_util.py", "net_util.get_internal_ip"),  # the origin check of a foreign Origin's websocket
+    ("web/server/server_util.py", "net_util.get_external_ip"),  # the same check, after the internal address
+    ("runtime/credentials.py", "requests.get("),  # the e-mail prompt of a first interactive start (never headless)
+    ("runtime/credentials.py", "requests.post("),  # the same prompt's answer
+    ("web/cli.py", "requests.get("),  # `streamlit run <URL>` (the app runs a file)
+    ("config_util.py", "urlopen("),  # a theme file given as a URL (the app's theme is in config.toml)
+)
 """Every place in Streamlit's Python code that can reach another machine, as (file under the
-streamlit package, what the code says) → when it runs. ``tests/test_internals_network.py``
+streamlit package, what the code says); the comment says when it runs. ``tests/test_internals_network.py``
 finds exactly these in the installed Streamlit. The two lookups of this machine's address run
 whenever a websocket comes from a foreign ``Origin`` (``is_url_from_allowed_origins`` tries the
 internal, then the external address before it refuses), which any web page a learner visits

@@ -166,8 +166,8 @@ def chart_box_css(key: str, numbers_px: int | None = None, min_width: int | None
         box = key_class(WIDE_KEY.format(key=key))
         chart = f"{testid('stElementContainer')}:has({testid('stPlotlyChart')})"
         rules.append(f".{box} {chart} {{ min-width: {int(min_width)}px; }}")
-        hidden = f".{box} {MODEBAR} {{ display: none !important; }}"
-        rules.append(f"@container wide (max-width: {int(min_width) - 0.02}px) {{ {hidden} }}")
+        narrow = int(min_width) - 0.02
+        rules.append(f"@container wide (max-width: {narrow}px) {{ .{box} {MODEBAR} {{ display: none !important; }} }}")
     return f"<style>{chr(10).join(rules)}</style>" if rules else ""
 
 
