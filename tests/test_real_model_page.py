@@ -20,6 +20,7 @@ from attention_ui.heatmaps import COLORSCALE
 from attention_ui.i18n import LANGS, translate
 from attention_ui.model_figures import FRAME_HIDDEN
 from attention_ui.registry import PAGES
+from attention_ui.safe import escape_markdown
 from attention_ui.style import selected_frame_css
 from tests.helpers import (
     ROOT,
@@ -127,25 +128,31 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     assert at.query_params["head"] == "8"  # index 7, shown as head 8
 
 
-@pytest.mark.parametrize(
-    "params, layer, head",
-    [
-        ({"layer": "99", "head": "-1"}, 5, 0),
-        ({"layer": "abc", "head": "1e9", "model_token": "500"}, *TRAINED_HEAD),  # not numbers: the default head
-    ],
-    ids=["out of range", "not integers"],
-)
-def test_bad_url_parameters_are_clamped_and_the_page_says_so(params, layer, head):
-    at = open_link(PAGE, toy=False, sentence=SENTENCE, **params)  # the link's first run: the page says what it fixed
-    _, trace = model_attention(SENTENCE, layer, head)
-    np.testing.assert_array_equal(table(at, title("en", "weights_title", layer, head))["z"], trace.weights)
-    if (layer, head) == TRAINED_HEAD:  # a position at its default is left out of the link
-        assert "layer" not in at.query_params and "head" not in at.query_params
-    else:
-        assert at.query_params["layer"] == str(layer + 1) and at.query_params["head"] == str(head + 1)
+def test_out_of_range_layer_and_head_are_clamped_and_the_page_says_so():
+    """A number of the right form out of range shows the nearest head that exists, with a note."""
+    at = open_link(PAGE, toy=False, sentence=SENTENCE, layer="99", head="13")
+    _, trace = model_attention(SENTENCE, 5, 11)
+    np.testing.assert_array_equal(table(at, title("en", "weights_title", 5, 11))["z"], trace.weights)
+    assert at.query_params["layer"] == "6" and at.query_params["head"] == "12"
     notes = [box.value for box in at.info if "does not exist" in box.value]
-    assert len(notes) == 2 and f"showing {layer + 1}" in notes[0] and f"showing {head + 1}" in notes[1], notes
+    assert len(notes) == 2 and "showing 6" in notes[0] and "showing 12" in notes[1], notes
     assert "(1 to 6)" in notes[0] and "(1 to 12)" in notes[1], notes
+
+
+def test_values_that_are_no_positions_give_the_default_head_and_a_note():
+    """``-1``, ``abc``: not of a position's form, so left out of the link (url_state's rule for
+    every parameter), and the page shows the default head; a token out of range is clamped."""
+    at = open_link(PAGE, toy=False, sentence=SENTENCE, layer="abc", head="-1", model_token="500")
+    _, trace = model_attention(SENTENCE, *TRAINED_HEAD)
+    np.testing.assert_array_equal(table(at, title("en", "weights_title", *TRAINED_HEAD))["z"], trace.weights)
+    assert "layer" not in at.query_params and "head" not in at.query_params
+    dropped = [box.value for box in at.info if "cannot use" in box.value]
+    assert dropped == [
+        translate("en", "url.unusable", name="layer", got="abc"),
+        translate("en", "url.unusable", name="head", got=escape_markdown("-1")),
+    ]
+    clamped = [box.value for box in at.info if "does not exist" in box.value]
+    assert len(clamped) == 1 and "(1 to 14)" in clamped[0], clamped
 
 
 def test_the_jump_goes_to_the_head_where_the_token_looks_most_at_another_word():
