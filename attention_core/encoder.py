@@ -49,11 +49,13 @@ from .model_files import (
     SENTENCE_CONFIG_FILE,
     WEIGHTS_FILE,
     ModelUnavailable,
+    check_weights,
     file_stamp,
     forget_hashes,
     marker_tokens,
     model_directory,
     read_json,
+    read_rows,
     read_tensors,
     read_tokenizer,
     resolve_model_name,
@@ -346,7 +348,12 @@ _LAYERS: OrderedDict = OrderedDict()
 
 @functools.lru_cache(maxsize=4)
 def _encoder_cached(resolved: str) -> Encoder:
-    return _read_encoder(model_directory(resolved))  # checks the weights' SHA-256 once, then reads
+    directory = model_directory(resolved)  # checks the weights' SHA-256 once, then reads
+    encoder = _read_encoder(directory)
+    check_weights(directory)  # the file read is the one checked: a stat, or a fresh hash if it changed meanwhile
+    if _changed_on_disk(encoder):  # changed while read: the bytes read are not the ones checked
+        raise ModelUnavailable(f"{directory / WEIGHTS_FILE} changed while it was read", reason="load")
+    return encoder
 
 
 def load_encoder(name: str | os.PathLike | None = None) -> Encoder:
@@ -482,7 +489,7 @@ def embed(encoder: Encoder, ids) -> EmbeddingTrace:
     (4, 384)
     """
     ids = np.asarray(ids)
-    word = encoder.word[ids].astype(np.float64)  # (T, d_model)
+    word = read_rows(encoder.word, ids).astype(np.float64)  # (T, d_model), from the file: never SIGBUS
     position = encoder.position[: len(ids)].astype(np.float64)  # (T, d_model)
     segment = np.broadcast_to(encoder.segment[0].astype(np.float64), word.shape)  # (T, d_model)
     return EmbeddingTrace(
