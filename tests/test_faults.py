@@ -685,3 +685,25 @@ def test_cutting_the_weights_under_busy_readers_never_kills_the_process(tmp_path
     assert "refused load" in lines, done.stdout
     survived = next(line.split() for line in lines if line.startswith("survived"))
     assert int(survived[1]) >= 6 * 20 and int(survived[2]) > 0, done.stdout  # both happened: reads and refusals
+
+
+def test_a_new_model_renamed_in_after_its_hash_file_is_never_refused(tmp_path, damaged_model_dir):
+    """docs/deploy.md's update recipe for a model checked by its model.safetensors.sha256: the new
+    hash file renamed in first changes nothing (the weights file did not change, so nothing is
+    checked), then the new weights renamed over the old are checked against it and read."""
+    old_weights = mf.bundled_path() / mf.WEIGHTS_FILE
+    new_weights = damaged_model_dir / mf.WEIGHTS_FILE  # another valid file: "the next version"
+    model = _small_model_dir(tmp_path / "other", old_weights, same_config=False)
+    sidecar = model / (mf.WEIGHTS_FILE + ".sha256")
+    sidecar.write_text(f"{_sha256(old_weights)}  {mf.WEIGHTS_FILE}\n")
+    clear_all_caches()
+    first = load_encoder(str(model))
+
+    staged = model / "staged"
+    shutil.copy(new_weights, staged)
+    (model / "sha.new").write_text(f"{_sha256(new_weights)}  {mf.WEIGHTS_FILE}\n")
+    os.replace(model / "sha.new", sidecar)
+    assert load_encoder(str(model)) is first  # the old weights, still in use
+    os.replace(staged, model / mf.WEIGHTS_FILE)
+    again = load_encoder(str(model))  # checked against the new hash, and read
+    assert again is not first and again.weights_stamp == mf.file_stamp(model / mf.WEIGHTS_FILE)
