@@ -488,6 +488,10 @@ def job_buttons(at: AppTest) -> list[str]:
     return [b.key for b in at.sidebar.button if (b.key or "").startswith("job_")]
 
 
+def sidebar_sliders(at: AppTest) -> list[str]:
+    return [s.key for s in at.sidebar.slider]
+
+
 def token_picker(at: AppTest) -> list[str]:
     """The tokens of step by step's picker, as shown ("2: tailor" → "tailor"; "\\#\\#ing", escaped
     for Markdown, → "##ing")."""
@@ -507,6 +511,7 @@ def assert_explained(page: str, at: AppTest, reason: str = "checksum") -> None:
     real = translate("en", "shell.honest_real_embeddings", model=BUNDLED_LABEL)
     assert not any(real in b for b in banner_captions(at)), f"{page} claims real embeddings: {banner_captions(at)}"
     assert not job_buttons(at), f"{page}: the sidebar claims heads' jobs of a model it cannot read"
+    assert "d_k" in sidebar_sliders(at), "trained W fell back to random W: its d_k is chosen, not a fixed one claimed"
     if page == "step_by_step":
         assert token_picker(at) == build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings()).tokens
     if page == "matrices":
@@ -519,11 +524,13 @@ def assert_real(page: str, at: AppTest) -> None:
     """``page`` teaches with the real model: no warning, and what only the model gives is there."""
     assert not at.exception, f"{page}: {errors(at)}"
     assert not at.warning, f"{page}: {[w.value for w in at.warning]}"
+    if page in MODEL_PAGES:
+        assert figures_by_key(at) or matrix_tables(at), f"{page} shows nothing of the model"
+        return
+    assert "d_k" not in sidebar_sliders(at), "the trained head's own d_k, no slider"
     if page == "step_by_step":
         assert "##ing" in token_picker(at), token_picker(at)  # the model's word pieces
         assert job_buttons(at), "the census's heads with a job are offered again"
-    if page in ("real_model", "heads", "after_attention"):
-        assert figures_by_key(at) or matrix_tables(at), f"{page} shows nothing of the model"
 
 
 @pytest.mark.timeout(900)
