@@ -52,7 +52,7 @@ from .encoder_files import (
     tokenize,
 )
 from .model_choice import model_directory, resolve_model_name
-from .model_files import WEIGHTS_FILE, ModelUnavailable, file_stamp, forget_hashes
+from .model_files import WEIGHTS_FILE, ModelUnavailable, check_weights, file_stamp, forget_hashes, read_rows
 from .multihead import merge_heads, split_heads
 
 _LOCK = threading.Lock()
@@ -66,7 +66,12 @@ _LAYERS: OrderedDict = OrderedDict()
 
 @functools.lru_cache(maxsize=4)
 def _encoder_cached(resolved: str) -> Encoder:
-    return read_encoder(model_directory(resolved))  # checks the weights' SHA-256 once, then reads
+    directory = model_directory(resolved)  # checks the weights' SHA-256 once, then reads
+    encoder = read_encoder(directory)
+    check_weights(directory)  # the file read is the one checked: a stat, or a fresh hash if it changed meanwhile
+    if _changed_on_disk(encoder):  # changed while read: the bytes read are not the ones checked
+        raise ModelUnavailable(f"{directory / WEIGHTS_FILE} changed while it was read", reason="load")
+    return encoder
 
 
 def load_encoder(name: str | os.PathLike | None = None) -> Encoder:
@@ -202,7 +207,7 @@ def embed(encoder: Encoder, ids) -> EmbeddingTrace:
     (4, 384)
     """
     ids = np.asarray(ids)
-    word = encoder.word[ids].astype(np.float64)  # (T, d_model)
+    word = read_rows(encoder.word, ids).astype(np.float64)  # (T, d_model), from the file: never SIGBUS
     position = encoder.position[: len(ids)].astype(np.float64)  # (T, d_model)
     segment = np.broadcast_to(encoder.segment[0].astype(np.float64), word.shape)  # (T, d_model)
     return EmbeddingTrace(

@@ -32,6 +32,7 @@ import importlib
 import json
 import os
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -518,13 +519,15 @@ def read_tensors(
     not overlap and fill the file); each view is made from our reading of the same header,
     and the two must agree. Tensors that ``keep`` rejects are never read.
 
-    The mapping lives as long as an array made from it: a weights file must not be cut short
-    or rewritten in place while they are in use. Bytes rewritten in place show through the
-    mapping (the encoder checks the file's ``file_stamp`` at every ``load_encoder`` and reads a
-    changed file again, checked); a row read from a file cut short (``cp`` over it truncates it
-    first) kills the process with SIGBUS. Replace a weights file by writing a new one and
-    renaming it over the old one (what pip and ``attention_core.fetch`` do): the mapping keeps
-    the old file's bytes until the encoder reads the new one.
+    The mapping lives as long as an array made from it. Bytes rewritten in place show through
+    it (the encoder checks the file's ``file_stamp`` at every ``load_encoder`` and reads a
+    changed file again, checked), and a page of it read after the file was cut short (``cp``
+    over it truncates it first) kills the process with SIGBUS. So the app reads rows of a mapped
+    tensor with ``read_rows``, from the file it mapped (kept open), never through the mapping:
+    a file cut short then raises ModelUnavailable, whenever the cut comes. Replace a weights
+    file by writing a new one and renaming it over the old one (what pip and
+    ``attention_core.fetch`` do): the mapping and the open file keep the old file's bytes until
+    the encoder reads the new one.
 
     >>> tensors = read_tensors(bundled_path(), keep=lambda n: n.endswith("word_embeddings.weight"))
     >>> {name: (a.shape, type(a).__name__, a.flags.writeable) for name, a in tensors.items()}
@@ -553,6 +556,8 @@ def read_tensors(
                 if in_memory(name):
                     raw.seek(start + int(header[name]["data_offsets"][0]))
                     view = np.fromfile(raw, dtype=view.dtype, count=view.size).reshape(view.shape)
+                else:  # read_rows reads its rows from this file, open as long as the view lives
+                    _keep_source(view, path, start + int(header[name]["data_offsets"][0]))
                 tensors[name] = frozen(view, dtype=None, copy=False)  # the mapping is read-only already
     except Exception as err:  # noqa: BLE001 - a damaged or missing file becomes one clear error
         if isinstance(err, MemoryError) or getattr(err, "errno", None) == errno.ENOMEM:  # mmap: no address space
@@ -562,3 +567,59 @@ def read_tensors(
             f"the model files in {directory} could not be read: {type(err).__name__}: {err}", reason=reason
         ) from err
     return tensors
+
+
+_SOURCE = "file_source"  # attribute of a mapped tensor (a numpy.memmap): (open file descriptor, byte offset)
+
+
+def _keep_source(view: np.ndarray, path: Path, offset: int) -> None:
+    """Remember where ``view``'s bytes lie: a descriptor of the file it maps (closed when the
+    view is collected) and the offset of its first byte, for ``read_rows``."""
+    fd = os.open(path, os.O_RDONLY)
+    setattr(view, _SOURCE, (fd, offset))
+    weakref.finalize(view, os.close, fd)
+
+
+def read_rows(table: np.ndarray, ids) -> np.ndarray:
+    """Rows ``ids`` of ``table`` (rows, …), as a new array: ``table[ids]``.
+
+    A tensor that ``read_tensors`` left mapped is read from its file (``os.pread`` on the file
+    it mapped, kept open), never through the mapping: when the file was cut short under the
+    running app (a failed copy over it), a row past its new end raises ModelUnavailable
+    ("load") where reading it through the mapping would kill the process with SIGBUS. A file
+    renamed over it changes nothing here (the open file is the old one), like the mapping.
+
+    Raises
+    ------
+    IndexError
+        An id outside 0 … rows - 1.
+    ModelUnavailable
+        "load": the file holds fewer bytes than the table now.
+
+    >>> table = read_tensors(bundled_path(), keep=lambda n: n.endswith("word_embeddings.weight"))
+    >>> word = table["embeddings.word_embeddings.weight"]  # (30522, 384), mapped
+    >>> rows = read_rows(word, [2, 0, 2])
+    >>> rows.shape, bool((rows == np.asarray(word)[[2, 0, 2]]).all()), type(rows).__name__
+    ((3, 384), True, 'ndarray')
+    """
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)  # (T,)
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= table.shape[0]):
+        raise IndexError(f"row ids must lie in 0 … {table.shape[0] - 1}, got {ids.min()} … {ids.max()}")
+    source = getattr(table, _SOURCE, None)
+    if source is None:  # in memory (or a view of a view): nothing can pull its pages away
+        return np.array(np.asarray(table)[ids])
+    fd, offset = source
+    row_bytes = table.dtype.itemsize * int(np.prod(table.shape[1:], dtype=np.int64))
+    unique, inverse = np.unique(ids, return_inverse=True)  # a repeated word is read once
+    chunks = []
+    for row in unique.tolist():
+        chunk = os.pread(fd, row_bytes, offset + row * row_bytes)
+        if len(chunk) != row_bytes:
+            raise ModelUnavailable(
+                f"the weights file ended before row {row} of a {tuple(table.shape)} table: it was cut short "
+                f"while the app was using it (a copy over it?); it is read again, checked, once it changes",
+                reason="load",
+            )
+        chunks.append(chunk)
+    rows = np.frombuffer(b"".join(chunks), dtype=table.dtype).reshape(len(unique), *table.shape[1:])
+    return rows[inverse.reshape(-1)]  # (T, …)

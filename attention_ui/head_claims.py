@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+import threading
+
 from attention_core.estimates import Estimate
 from attention_core.heads import Census, estimate, heads_with_a_job, parking_heads, profile
 
@@ -29,14 +31,32 @@ least this share of them right (a head that ignores gender gets about half), or 
 1 − this share: then it is said to be reversed."""
 
 
+_CENSUS_OF: dict[str, tuple[int, ...]] = {}
+"""The weights file each model's census was taken for: its ``file_stamp``, by resolved name."""
+_CENSUS_LOCK = threading.Lock()
+
+
 def measured_census(name: str | None = None) -> Census | None:
     """The census of every head of model ``name`` (default: the default model) over the probe
-    sets (``attention_core.heads.census``, once per process and model), or None when the model
-    cannot be read (then nothing is claimed about a head)."""
+    sets (``attention_core.heads.census``, once per process and weights file), or None when the
+    model cannot be read (then nothing is claimed about a head).
+
+    The model is asked first whether it reads now (``encoder.load_encoder``: a ``stat`` when its
+    weights file is unchanged): a file damaged under the running app leaves no claim on the
+    page, as at start, and a census taken on other weights than the file holds now (a good file
+    renamed over, another model's update) is taken again."""
+    from attention_core.encoder import load_encoder
     from attention_core.heads import census
+    from attention_core.model_choice import resolve_model_name
     from attention_core.model_files import ModelUnavailable
 
     try:
+        encoder = load_encoder(name)
+        resolved = resolve_model_name(name)
+        with _CENSUS_LOCK:
+            if _CENSUS_OF.setdefault(resolved, encoder.weights_stamp) != encoder.weights_stamp:
+                census.cache_clear()  # another weights file since: read or measured again
+                _CENSUS_OF[resolved] = encoder.weights_stamp
         return census(name)
     except (ModelUnavailable, MemoryError, OSError):
         return None

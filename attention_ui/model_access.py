@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import streamlit as st
 from threadpoolctl import threadpool_limits
@@ -81,11 +82,18 @@ def model_or_problem():
 
     A failure is not cached, so a passing one (memory short) does not stick; a damaged weights
     file costs a later call a ``stat`` (``model_files.weights_sha256`` remembers its hash until
-    the file changes), and is logged once (``LOG``) with its path and both checksums."""
+    the file changes), and is logged once (``LOG``) with its path and both checksums.
+
+    The model is checked on every call, not only on the first: a weights file cut short or
+    rewritten under the running app (a failed copy, an update) is seen at the next call
+    (``encoder.load_encoder`` compares the file's ``stat`` with the one it read, a few µs, and
+    checks a changed file again before anything reads it), so every page falls back as it would
+    at start; a good file put back is read again, without a restart."""
     from attention_core.model_choice import resolve_model_name
 
     try:
         embedder = _model_embedder(resolve_model_name(model_name()))  # the sidebar's choice, else the default
+        embedder.load()  # still the file it read? else checked again: ModelUnavailable when damaged
     except ModelUnavailable as exc:
         _report_once(exc)
         return None, exc.reason
@@ -155,6 +163,35 @@ def model_unavailable(page: str, problem: str) -> None:
     the page. One warning, not two: the fallback warning is not shown on these pages."""
     with st.container(border=True):
         st.warning(t(f"{page}.unavailable", reason=t(f"shell.problem_{problem}")))
+        st.caption(t("shell.teach_without_model"))
+        params = link_params()
+        with st.container(horizontal=True, gap="small"):
+            for entry in PAGES:
+                if entry.instead_of_model:
+                    page_link(entry.id, params)
+    st.stop()
+
+
+_LOST_AT = "_model_lost_at"  # session key: when this session last started a run again for a lost model
+LOST_RERUN_S = 10.0
+"""A session starts a run again for a model lost mid-run at most once in this many seconds."""
+
+
+def model_lost(exc: ModelUnavailable) -> None:
+    """What ``route.run_app`` does when a ``ModelUnavailable`` escapes the sidebar or a page: the
+    weights file was damaged while this run was reading the model (``model_or_problem`` found it
+    intact moments before). Logged once (``LOG``); the run starts again, and its
+    ``model_or_problem`` then sees the damage and every page explains and falls back, as at start.
+    Should the same happen again within ``LOST_RERUN_S`` (a path that reads the model without
+    asking ``model_or_problem`` first: a bug), the page says so here instead, with the pages
+    that teach on the toy embedder, and stops."""
+    _report_once(exc)
+    state, now = st.session_state, time.monotonic()
+    if now - state.get(_LOST_AT, -LOST_RERUN_S) >= LOST_RERUN_S:
+        state[_LOST_AT] = now
+        st.rerun()
+    with st.container(border=True):
+        st.warning(t("shell.model_lost", problem=t(f"shell.problem_{exc.reason}")))
         st.caption(t("shell.teach_without_model"))
         params = link_params()
         with st.container(horizontal=True, gap="small"):

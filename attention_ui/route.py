@@ -13,11 +13,12 @@ from dataclasses import replace
 import streamlit as st
 
 from attention_core import Lesson, build_lesson, clean_text
+from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import view_link_expander
 from attention_ui.i18n import LANGS, t
 from attention_ui.internals import keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
-from attention_ui.model_access import get_embedder, require_model, warm_up
+from attention_ui.model_access import get_embedder, model_lost, require_model, warm_up
 from attention_ui.presentation import apply_presentation, is_presenting
 from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
 from attention_ui.release import FAVICON
@@ -49,10 +50,13 @@ def run_app() -> None:
     page_run = st.navigation(navigation_pages(), position="hidden")
     drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     warm_up()
-    *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
-    st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
-    st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
-    page_run.run()
+    try:  # the model checked intact, then damaged while this run read it: explained, never a traceback
+        *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
+        st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
+        st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
+        page_run.run()
+    except ModelUnavailable as exc:
+        model_lost(exc)  # runs again, which falls back as at start (model_access.model_lost)
     after_page()  # says which values the page's own widgets could not take
     share_link(share_box)
 

@@ -155,12 +155,13 @@ def _cjk_control(sentence: str, toy: bool) -> str:
 
 
 def d_k_control(w: str, toy: bool) -> int:
-    """The d_k slider when W is random (trained W on the toy embedder falls back to random);
+    """The d_k slider when W is random (trained W without the model, on the toy embedder or when
+    the model is unavailable, falls back to random);
     otherwise no slider, which would show a d_k the page does not use, but a line with the d_k
     that is: the trained head's own, or d_model for the identity. Returns the random W's d_k."""
-    if w == "random" or (w == "trained" and toy):
-        return st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", value=DEFAULTS["d_k"])
     embedder, _ = (None, None) if toy else model_or_problem()
+    if w == "random" or (w == "trained" and embedder is None):  # no model (toy, or unavailable): random W
+        return st.slider(t("shell.d_k"), *D_K_RANGE, key="d_k", bind="query-params", value=DEFAULTS["d_k"])
     if w == "trained" and embedder is not None:
         from attention_core.model import model_info
 
