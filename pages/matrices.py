@@ -28,8 +28,7 @@ from attention_ui.url_state import url_tabs
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
-TOKEN_TABS = ("scores", "scaled", "weights")
-"""The views of a token × token matrix: a table of numbers, or a chart (``?chart=true``)."""
+TOKEN_TABS = ("scores", "scaled", "weights")  # the token × token views: a table of numbers, or a chart (?chart=true)
 
 
 def render() -> None:
