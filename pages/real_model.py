@@ -50,7 +50,7 @@ def run_check(encoded, while_waiting):
 def render() -> None:
     lesson, _ = page_start("real_model")  # without the model: says why, links to the toy pages
     if lesson is None:
-        return
+        st.stop()
 
     try:
         with st.spinner(t("shell.loading_model")):
@@ -58,7 +58,7 @@ def render() -> None:
             encoded = lesson_encoding(lesson)  # our NumPy forward pass, no torch
     except ValueError as exc:
         st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
-        return
+        st.stop()
 
     tokens, weights = list(encoded.tokens), encoded.weights  # weights (L, H, T, T)
     T = len(tokens)
