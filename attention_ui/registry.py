@@ -81,7 +81,7 @@ PAGES = (
     Page("multi_head", ":material/hub:", LESSON, instead_of_model=True),
     Page("learn", ":material/school:", NOTHING, script=True),
     Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True),
-    Page("heads", ":material/biotech:", MODEL, head_pickers=True, script=True),
+    Page("heads", ":material/biotech:", MODEL, head_pickers=True),
     Page("exercises", ":material/quiz:", LESSON, instead_of_model=True),
     Page("class", ":material/groups:", NOTHING),
     Page("code", ":material/code:", LESSON),
