@@ -31,6 +31,7 @@ from attention_core.heads import (
     quiet_keys,
     where_word_looks,
 )
+from attention_core.lesson import TRAINED_HEAD
 from attention_core.probes import HELD_OUT_FILE, load_probes, swap_pronoun
 from attention_ui.exports import show_figure
 from attention_ui.figures import clicked_data, heatmap_row, token_matrix
@@ -44,7 +45,7 @@ from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.settings import link_params
 from attention_ui.sidebar import choose_head
 from attention_ui.tables import number_table
-from attention_ui.url_state import url_choice
+from attention_ui.url_state import url_choice, url_notes, url_picker
 
 # The contrast test's default pair (our own): "it" is the dog in the first, the river in the second.
 DEFAULT_PAIR = (
@@ -55,8 +56,23 @@ BEST_SHOWN = 5
 WEAK_SHOWN = 3  # heads of the weak signal reported on the held-out pairs
 
 
+def pick_head(n_layers: int, n_heads: int) -> tuple[int, int]:
+    """The layer and head pickers of a page that draws its own, beside its grid of heads
+    (``registry.Page.head_pickers``: Real model heads, What do heads do?), kept in the URL as
+    ``?layer=`` and ``?head=`` and clamped there; then the notes on URL values out of range.
+    Returns (layer, head), from 0; the trained head (``TRAINED_HEAD``) by default."""
+    c_layer, c_head = st.columns([1, 2])
+    with c_layer:
+        layer = url_picker(t("real_model.layer"), "layer", n_layers, default=TRAINED_HEAD[0], clamp=True)
+    with c_head:
+        head = url_picker(t("real_model.head"), "head", n_heads, default=TRAINED_HEAD[1], clamp=True)
+    url_notes()
+    return layer, head
+
+
 def click_head(point) -> None:
-    """A click on a cell of a grid of heads: that head becomes the one on the bench."""
+    """A click on a cell of a grid of heads (its customdata: layer, head): that head becomes the
+    chosen one, on this page and the next."""
     layer, head = clicked_data(point)
     choose_head(int(layer), int(head))
 

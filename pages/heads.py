@@ -9,16 +9,15 @@ built (attention_ui.heads_views draws each)."""
 
 import streamlit as st
 
-from attention_core.lesson import TRAINED_HEAD
 from attention_core.model import model_info
 from attention_core.model_choice import is_bundled, model_label
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
-from attention_ui.heads_views import census_view, contrast_view, head_links, trust_view
+from attention_ui.heads_views import census_view, contrast_view, head_links, pick_head, trust_view
 from attention_ui.i18n import t
 from attention_ui.model_access import lesson_encoding, model_name, model_unavailable
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_markdown
-from attention_ui.url_state import url_notes, url_picker, url_tabs
+from attention_ui.url_state import url_tabs
 
 VIEWS = ("census", "contrast", "trust")
 
@@ -55,12 +54,7 @@ def render() -> None:
         st.caption(t("heads.english_probes", model=model_label(info.name)))
 
     st.subheader(t("heads.h_bench"))
-    c_layer, c_head = st.columns([1, 2])
-    with c_layer:
-        layer = url_picker(t("real_model.layer"), "layer", info.n_layers, default=TRAINED_HEAD[0], clamp=True)
-    with c_head:
-        head = url_picker(t("real_model.head"), "head", info.n_heads, default=TRAINED_HEAD[1], clamp=True)
-    url_notes()
+    layer, head = pick_head(info.n_layers, info.n_heads)
     st.markdown(head_summary(found, layer, head))
     head_links(layer, head)
 

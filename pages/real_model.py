@@ -6,15 +6,16 @@ the model run by PyTorch."""
 import streamlit as st
 
 from attention_core import explain
-from attention_core.lesson import TRAINED_HEAD, default_query, unknown_words
+from attention_core.lesson import default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.charts import tables_chosen
 from attention_ui.checks import pytorch_check
 from attention_ui.exports import show_figure
-from attention_ui.figures import clicked_data, key_bars, token_matrix, vectors_matrix
+from attention_ui.figures import key_bars, token_matrix, vectors_matrix
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
+from attention_ui.heads_views import click_head, pick_head
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
@@ -25,14 +26,9 @@ from attention_ui.safe import escape_markdown
 from attention_ui.sidebar import choose_head
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
-from attention_ui.url_state import token_picker, url_notes, url_picker, url_tabs
+from attention_ui.url_state import token_picker, url_tabs
 
 MATRICES = ("scores", "scaled", "weights", "outputs")  # the tabs of one head, by id
-
-
-def click_head(point) -> None:
-    """A click on a thumbnail of the grid chooses that head."""
-    choose_head(*clicked_data(point))
 
 
 def run_check(encoded, while_waiting):
@@ -112,12 +108,7 @@ def render() -> None:
     st.caption(t("real_model.grid_caption"))
 
     st.subheader(t("real_model.h_head"))
-    c_layer, c_head = st.columns([1, 2])
-    with c_layer:
-        layer = url_picker(t("real_model.layer"), "layer", info.n_layers, default=TRAINED_HEAD[0], clamp=True)
-    with c_head:
-        head = url_picker(t("real_model.head"), "head", info.n_heads, default=TRAINED_HEAD[1], clamp=True)
-    url_notes()
+    layer, head = pick_head(info.n_layers, info.n_heads)
     show_selected_frame("fig_grid", frame_index(layer, head, weights.shape[1]))  # a style: the grid is not redrawn
 
     trace = encoded.head(layer, head)  # weights (T, T), outputs (T, d_head)
