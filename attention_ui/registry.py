@@ -79,7 +79,7 @@ PAGES = (
     Page("similarity", ":material/compare_arrows:", LESSON, instead_of_model=True),
     Page("cross_attention", ":material/swap_horiz:", LESSON, instead_of_model=True),
     Page("multi_head", ":material/hub:", LESSON, instead_of_model=True),
-    Page("learn", ":material/school:", NOTHING, script=True),
+    Page("learn", ":material/school:", NOTHING),
     Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True),
     Page("heads", ":material/biotech:", MODEL, head_pickers=True),
     Page("exercises", ":material/quiz:", LESSON, instead_of_model=True),
