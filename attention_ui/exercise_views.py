@@ -101,7 +101,7 @@ def attend_view(seed: int, lesson: Lesson | None) -> None:
     else:
         exercise = ex.attend_exercise(seed)
         words = t("exercises.vocab").split()
-        tokens = [words[w] for w in exercise.word_ids]
+        tokens = [words[w] for w in exercise.word_ids or ()]  # a generated exercise names its words
         ex_id = ex.exercise_id("attend", seed, "generated")
         st.caption(t("exercises.generated_note"))
     i = exercise.query
@@ -245,7 +245,7 @@ def order_view(seed: int) -> None:
             for p, (step, ok) in enumerate(zip(given, result.per_position))
         )
     )
-    if not result.correct:
+    if result.first_wrong is not None:  # None only when every step is in its place
         st.markdown(t("exercises.order_first_wrong", position=result.first_wrong + 1))
     st.markdown(t("exercises.order_expected"))
     st.markdown(

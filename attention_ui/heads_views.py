@@ -342,80 +342,82 @@ def pair_section(layer: int, head: int) -> None:
         c = pair_test(text_a, text_b, word or "", nouns, name=model_name())
     except ValueError as exc:
         st.info(t("heads.contrast_unreadable", reason=escape_markdown(str(exc))))
+        return
+    if c.nouns_a is None or c.nouns_b is None or c.right_a is None or c.right_b is None:
+        return  # without two nouns there is nothing to weigh (the boxes could not read the pair)
+    (meant_a, other_a), (meant_b, other_b) = c.nouns_a, c.nouns_b
+    row_a, row_b = c.rows_a[layer, head], c.rows_b[layer, head]  # (W_a,), (W_b,)
+    right_a, right_b = bool(c.right_a[layer, head]), bool(c.right_b[layer, head])
+    if right_a and right_b:
+        result = t("heads.result_resolves")
+    elif right_a or right_b:
+        prefers = c.words_a[meant_a] if right_a else c.words_a[other_a]
+        result = t("heads.result_one_a" if right_a else "heads.result_one_b", noun=escape_markdown(prefers))
     else:
-        (meant_a, other_a), (meant_b, other_b) = c.nouns_a, c.nouns_b
-        row_a, row_b = c.rows_a[layer, head], c.rows_b[layer, head]  # (W_a,), (W_b,)
-        right_a, right_b = bool(c.right_a[layer, head]), bool(c.right_b[layer, head])
-        if right_a and right_b:
-            result = t("heads.result_resolves")
-        elif right_a or right_b:
-            prefers = c.words_a[meant_a] if right_a else c.words_a[other_a]
-            result = t("heads.result_one_a" if right_a else "heads.result_one_b", noun=escape_markdown(prefers))
-        else:
-            result = t("heads.result_reversed")
-        follow = escape_markdown(c.words_a[c.i_a])
-        st.markdown(
-            t(
-                "heads.verdict",
-                head_start=name(layer, head, start=True),
-                word=follow,
-                meant_a=float(row_a[meant_a]),
-                other_a=float(row_a[other_a]),
-                noun_a=escape_markdown(c.words_a[meant_a]),
-                other_noun_a=escape_markdown(c.words_a[other_a]),
-                meant_b=float(row_b[meant_b]),
-                other_b=float(row_b[other_b]),
-                noun_b=escape_markdown(c.words_b[meant_b]),
-                other_noun_b=escape_markdown(c.words_b[other_b]),
-                result=result,
+        result = t("heads.result_reversed")
+    follow = escape_markdown(c.words_a[c.i_a])
+    st.markdown(
+        t(
+            "heads.verdict",
+            head_start=name(layer, head, start=True),
+            word=follow,
+            meant_a=float(row_a[meant_a]),
+            other_a=float(row_a[other_a]),
+            noun_a=escape_markdown(c.words_a[meant_a]),
+            other_noun_a=escape_markdown(c.words_a[other_a]),
+            meant_b=float(row_b[meant_b]),
+            other_b=float(row_b[other_b]),
+            noun_b=escape_markdown(c.words_b[meant_b]),
+            other_noun_b=escape_markdown(c.words_b[other_b]),
+            result=result,
+        )
+    )
+    top_a, top_b = int(c.top_a[layer, head]), int(c.top_b[layer, head])
+    st.markdown(
+        t(
+            "heads.top_line",
+            word=follow,
+            top_a=escape_markdown(c.words_a[top_a]),
+            top_b=escape_markdown(c.words_b[top_b]),
+            weight_a=float(row_a[top_a]),
+            weight_b=float(row_b[top_b]),
+            change=t(f"heads.change_{CHANGES[c.change[layer, head]]}", points=100 * SMALL, word=follow),
+        )
+    )
+    left, right = st.columns(2)
+    for box, words, row, top, sentence, fig_key in (
+        (left, c.words_a, row_a, top_a, "A", "fig_pair_a"),
+        (right, c.words_b, row_b, top_b, "B", "fig_pair_b"),
+    ):
+        with box:
+            show_figure(
+                word_bars(
+                    row,
+                    words,
+                    highlight=top,
+                    tr=t,
+                    title=t("heads.bars_title", sentence=sentence, word=follow, head=name(layer, head)),
+                ),
+                fig_key,
             )
+    st.markdown(
+        t(
+            "heads.outcome_summary",
+            resolves=c.count("resolves"),
+            one=c.count("one"),
+            reversed=c.count("reversed"),
+            total=c.outcome.size,
+            moved=c.n_moved,
+            points=100 * SMALL,
+            **{kind: c.changed(kind) for kind in CHANGES[1:]},
         )
-        top_a, top_b = int(c.top_a[layer, head]), int(c.top_b[layer, head])
-        st.markdown(
-            t(
-                "heads.top_line",
-                word=follow,
-                top_a=escape_markdown(c.words_a[top_a]),
-                top_b=escape_markdown(c.words_b[top_b]),
-                weight_a=float(row_a[top_a]),
-                weight_b=float(row_b[top_b]),
-                change=t(f"heads.change_{CHANGES[c.change[layer, head]]}", points=100 * SMALL, word=follow),
-            )
-        )
-        left, right = st.columns(2)
-        for box, words, row, top, sentence, fig_key in (
-            (left, c.words_a, row_a, top_a, "A", "fig_pair_a"),
-            (right, c.words_b, row_b, top_b, "B", "fig_pair_b"),
-        ):
-            with box:
-                show_figure(
-                    word_bars(
-                        row,
-                        words,
-                        highlight=top,
-                        tr=t,
-                        title=t("heads.bars_title", sentence=sentence, word=follow, head=name(layer, head)),
-                    ),
-                    fig_key,
-                )
-        st.markdown(
-            t(
-                "heads.outcome_summary",
-                resolves=c.count("resolves"),
-                one=c.count("one"),
-                reversed=c.count("reversed"),
-                total=c.outcome.size,
-                moved=c.n_moved,
-                points=100 * SMALL,
-                **{kind: c.changed(kind) for kind in CHANGES[1:]},
-            )
-        )
-        show_figure(
-            outcome_grid(c.n_right, title=t("heads.outcome_title"), tr=t),
-            "fig_outcome",
-            on_click=click_head,
-        )
-        st.caption(t("heads.outcome_caption"))
+    )
+    show_figure(
+        outcome_grid(c.n_right, title=t("heads.outcome_title"), tr=t),
+        "fig_outcome",
+        on_click=click_head,
+    )
+    st.caption(t("heads.outcome_caption"))
 
 
 def pairs_summary(found, layer: int, head: int) -> None:

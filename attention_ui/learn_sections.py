@@ -20,7 +20,7 @@ from attention_ui.figures import heatmap, heatmap_row, key_bars
 from attention_ui.formulas import causal_weights
 from attention_ui.i18n import t
 from attention_ui.learn_figures import next_token_bars
-from attention_ui.learn_training import DEFAULT_PROMPT, HELD_OUT, View, head_name, percent, seed_input, shared_run
+from attention_ui.learn_training import DEFAULT_PROMPT, HELD_OUT, SEED_RANGE, View, head_name, percent, shared_run
 from attention_ui.notation import SCORE, component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.presentation import explained_around
 from attention_ui.registry import page_link
@@ -33,24 +33,6 @@ DRAWS = 200  # continuations drawn at once to show what the temperature changes
 SURE = 0.99  # a first token this probable barely moves with T: the page says why and points to a snapshot
 
 
-def pick_snapshot(view: View, name: str):
-    """A slider over the run's snapshots, kept in the URL as ``?<name>=`` (its label and options
-    are ``learn.<name>`` and ``learn.<name>_option``), the last one by default; a new run starts
-    on its own last one. Returns (updates done then, the snapshot)."""
-    history = view.run.history
-    snapshots = {s.step: s for s in history.snapshots}
-    step = url_choice(
-        t(f"learn.{name}"),
-        name,
-        tuple(snapshots),
-        history.steps,
-        lambda s: t(f"learn.{name}_option", step=s),
-        widget=st.select_slider,
-        key=f"{name}_{view.task_id}_{view.seed}_{view.steps}",
-    )
-    return step, snapshots[step]
-
-
 # ---------------------------------------------------------------- 2 · the attention appears
 
 
@@ -60,7 +42,17 @@ def snapshots_section(view: View) -> None:
     labels = numbered_labels(view.tokens)
     st.subheader(t("learn.snapshots_header"))
     st.markdown(t("learn.snapshots_text", example=escape_markdown("".join(view.tokens))))
-    step, snap = pick_snapshot(view, "snapshot")
+    snapshots = {s.step: s for s in view.history.snapshots}
+    step = url_choice(
+        t("learn.snapshot"),
+        "snapshot",
+        tuple(snapshots),
+        view.history.steps,
+        lambda s: t("learn.snapshot_option", step=s),
+        widget=st.select_slider,
+        key=f"snapshot_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    snap = snapshots[step]
     written = decode(view.task, snap.probs[view.predicting].argmax(axis=-1))  # the most probable next tokens
     st.markdown(
         t("learn.snapshot_line", step=step, written=escape_markdown(written), accuracy=percent(held[step]), n=HELD_OUT)
@@ -125,7 +117,7 @@ def qk_section(view: View) -> tuple[int, int]:
     )
     layer, head = heads[which]
     name = names[which]
-    circuit = qk_circuit(view.run.history.params, layer, head)
+    circuit = qk_circuit(view.history.params, layer, head)
     st.markdown(t("learn.qk_text", head=head_name(layer, head), d_k=task.d_model // task.n_heads))
     views = url_tabs("qk", ("positions", "tokens", "mixed", "matrix"), lambda v: t(f"learn.qk_tab_{v}"))
     stem = f"{view.task_id}_seed{view.seed}_{layer + 1}_{head + 1}"
@@ -181,13 +173,21 @@ def qk_section(view: View) -> tuple[int, int]:
             tokens=f"{circuit.token_span:.1f}",
             mixed_tp=f"{mixed_tp:.1f}",
             mixed_pt=f"{mixed_pt:.1f}",
-            winner=t(f"learn.qk_winner_{max(spans, key=spans.get)}"),
+            winner=t(f"learn.qk_winner_{max(spans, key=lambda view_id: spans[view_id])}"),
         )
     )
     return layer, head
 
 
 # ---------------------------------------------------------------- 4 · one row, step by step
+
+
+def explain_step(formula: str, text: str = "") -> None:
+    """A step's formula and, when given, the words under it: what ``explained_around`` puts beside
+    the step's chart."""
+    st.latex(formula)
+    if text:
+        st.caption(text)
 
 
 def row_section(view: View, layer: int, head: int) -> None:
@@ -198,7 +198,7 @@ def row_section(view: View, layer: int, head: int) -> None:
     labels = numbered_labels(tokens)
     name = view.names[view.heads.index((layer, head))]
     st.subheader(t("learn.row_header"))
-    fwd = forward(view.run.history.params, view.run.history.example)
+    fwd = forward(view.history.params, view.history.example)
     trace = fwd.layers[layer].attention.head(head)  # q, k, v (T, d_k); scores, weights (T, T)
     i = url_picker(t("learn.query_picker"), "learn_query", T, labels.__getitem__, default=view.predicting[0])
     e = explain(trace, i)
@@ -207,7 +207,7 @@ def row_section(view: View, layer: int, head: int) -> None:
     st.markdown(t("learn.row_text", head=head_name(layer, head), i=n, token=escape_markdown(tokens[i]), d_k=trace.d_k))
     steps = url_tabs("learn_step", ("qk", "scores", "mask", "weights", "output"), lambda v: t(f"learn.step_{v}"))
     if steps["qk"].open:
-        with steps["qk"], explained_around(lambda: (st.latex(SCORE), st.caption(t("learn.step_qk_text")))):
+        with steps["qk"], explained_around(lambda: explain_step(SCORE, t("learn.step_qk_text"))):
             show_figure(
                 heatmap_row(
                     [("q_j", trace.q), ("k_j", trace.k)],
@@ -223,7 +223,7 @@ def row_section(view: View, layer: int, head: int) -> None:
                 filename=f"q_k_{view.task_id}_seed{view.seed}",
             )
     if steps["scores"].open:
-        with steps["scores"], explained_around(lambda: st.latex(scores_row(i, e.scores[: i + 1]))):
+        with steps["scores"], explained_around(lambda: explain_step(scores_row(i, e.scores[: i + 1]))):
             show_figure(
                 key_bars(e.scores[: i + 1], read, percent=False, title=t("learn.scores_title", i=n), tr=t),
                 "fig_row_scores",
@@ -252,7 +252,7 @@ def row_section(view: View, layer: int, head: int) -> None:
     if steps["weights"].open:
         with (
             steps["weights"],
-            explained_around(lambda: st.latex(softmax_row(i, e.weights[: i + 1], e.row_max, e.row_sum))),
+            explained_around(lambda: explain_step(softmax_row(i, e.weights[: i + 1], e.row_max, e.row_sum))),
         ):
             show_figure(
                 key_bars(e.weights, tokens, title=t("learn.weights_title", i=n), highlight=e.top_key, tr=t),
@@ -316,8 +316,17 @@ def write_section(view: View) -> None:
     T = task.n_positions
     st.subheader(t("learn.write_header"))
     st.markdown(t("learn.write_text", tokens=escape_markdown(task.alphabet), positions=T))
-    _, snapshot = pick_snapshot(view, "write_from")
-    params = snapshot.params  # the trained model, or a snapshot from earlier in training
+    snapshots = {s.step: s for s in view.history.snapshots}
+    step = url_choice(
+        t("learn.write_from"),
+        "write_from",
+        tuple(snapshots),
+        view.history.steps,
+        lambda s: t("learn.write_from_option", step=s),
+        widget=st.select_slider,
+        key=f"write_from_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    params = snapshots[step].params  # the trained model, or a snapshot from earlier in training
     prompt_col, temperature_col, seed_col = st.columns([2, 2, 1], vertical_alignment="bottom")
     with prompt_col:
         prompt = st.text_input(
@@ -338,8 +347,17 @@ def write_section(view: View) -> None:
             help=t("learn.temperature_help"),
         )
     with seed_col:
-        sample_seed = seed_input(t("learn.sample_seed"), "sample_seed", t("learn.sample_seed_help"))
+        sample_seed = st.number_input(
+            t("learn.sample_seed"),
+            *SEED_RANGE,
+            SEED_RANGE[0],
+            step=1,
+            key="sample_seed",
+            bind="query-params",
+            help=t("learn.sample_seed_help"),
+        )
     temperature = float(temperature)
+    sample_seed = int(sample_seed) if sample_seed is not None else SEED_RANGE[0]
     if temperature > 0:
         st.markdown(t("learn.temperature_text", T=f"{temperature:g}", beta=f"{1 / temperature:.2f}"))
     else:
@@ -352,7 +370,7 @@ def write_section(view: View) -> None:
         return
     n_new = T - len(prompt) + 1
     made = generate(params, prompt, n_new, temperature, seed=sample_seed, task=view.task_id)
-    st.markdown(t("learn.written", prompt=escape_markdown(prompt), written=escape_markdown(made.text), n=n_new))
+    st.markdown(t("learn.written", prompt=escape_markdown(prompt), written=escape_markdown(made.text or ""), n=n_new))
     draws = sample_many(params, prompt, n_new, temperature, DRAWS, sample_seed, task=view.task_id)
     greedy = escape_markdown(decode(task, draws.greedy))
     if temperature > 0:
@@ -428,7 +446,7 @@ def write_section(view: View) -> None:
 
 def learned_section(view: View, runs: list) -> None:
     """What was learned, every claim with its number from the trained weights (``head_report``)."""
-    task, report, history = view.task, view.run.report, view.run.history
+    task, report, history = view.task, view.report, view.history
     layer, lead = view.answer_layer, view.lead
     n_layers = task.n_layers
     st.subheader(t("learn.learned_header"))
@@ -490,9 +508,11 @@ def learned_section(view: View, runs: list) -> None:
         st.markdown(t("learn.runs_hint", seed=view.seed))
     else:
         st.markdown(t("learn.runs_text"))
-        columns = {t(f"learn.col_{c}"): [] for c in ("seed", "steps", "accuracy", "lead", "lead_share")}
+        columns: dict[str, list] = {
+            t(f"learn.col_{c}"): [] for c in ("seed", "steps", "accuracy", "lead", "lead_share")
+        }
         for _, seed, steps in mine:
-            other = shared_run(view.task_id, seed, steps).report
+            _, other = shared_run(view.task_id, seed, steps).finished()
             on = other.on_answer[layer]  # (H,)
             top = int(np.argmax(on))
             for column, value in zip(

@@ -22,7 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from attention_core.learning import DEFAULT_TASK, TASKS, Trainer, accuracy, decode, head_report
+from attention_core.learning import (
+    DEFAULT_TASK,
+    TASKS,
+    HeadReport,
+    History,
+    Task,
+    Trainer,
+    accuracy,
+    decode,
+    head_report,
+)
 from attention_ui.charts import draw
 from attention_ui.exports import show_figure
 from attention_ui.i18n import t
@@ -54,11 +64,11 @@ class Run:
         self.task, self.seed, self.steps = task, seed, steps
         self.lock = threading.Lock()
         self.trainer: Trainer | None = None
-        self.per_step = None  # seconds per update, measured on the last slice
+        self.per_step: float | None = None  # seconds per update, measured on the last slice
         self.seconds = 0.0  # computing time so far, all slices
         self.held_out: dict[int, float] = {}  # updates done -> held-out accuracy then
-        self.history = None
-        self.report = None
+        self.history: History | None = None
+        self.report: HeadReport | None = None
 
     @property
     def done(self) -> bool:
@@ -91,10 +101,16 @@ class Run:
                 self.history = history
             self.seconds += time.perf_counter() - start
 
+    def finished(self) -> tuple[History, HeadReport]:
+        """The history and the heads' report of a run that is done (a ValueError otherwise)."""
+        if self.history is None or self.report is None:
+            raise ValueError(f"the run of {self.task!r}, seed {self.seed}, is not finished")
+        return self.history, self.report
+
     def progress(self) -> tuple[int, list[float], list[float], dict[int, float]]:
         """(updates done, losses, accuracies, held-out accuracies) as they are now."""
         with self.lock:
-            if self.done:
+            if self.history is not None:
                 h = self.history
                 return h.steps, list(h.loss), list(h.accuracy), dict(self.held_out)
             if self.trainer is None:
@@ -135,8 +151,18 @@ class View:
     run: Run
 
     @property
-    def task(self):
+    def task(self) -> Task:
         return TASKS[self.task_id]
+
+    @property
+    def history(self) -> History:
+        """The finished run's history: its snapshots, curves, final weights and example."""
+        return self.run.finished()[0]
+
+    @property
+    def report(self) -> HeadReport:
+        """What the finished run's heads do, measured on held-out examples (``head_report``)."""
+        return self.run.finished()[1]
 
     @property
     def heads(self) -> list[tuple[int, int]]:
@@ -148,7 +174,7 @@ class View:
 
     @property
     def tokens(self) -> list[str]:
-        return list(decode(self.task, self.run.history.example))
+        return list(decode(self.task, self.history.example))
 
     @property
     def predicting(self) -> list[int]:
@@ -163,7 +189,7 @@ class View:
     @property
     def lead(self) -> int:
         """The head of the answer layer that puts the most weight on the answer."""
-        return int(np.argmax(self.run.report.on_answer[self.answer_layer]))
+        return int(np.argmax(self.report.on_answer[self.answer_layer]))
 
 
 # ---------------------------------------------------------------- training, in slices
@@ -178,7 +204,15 @@ def controls() -> tuple[str, int, int, bool]:
     st.markdown(t(f"learn.about_{task_id}", tokens=escape_markdown(task.alphabet)))
     seed_col, steps_col, train_col = st.columns([1, 2, 1], vertical_alignment="bottom")
     with seed_col:
-        seed = seed_input(t("learn.seed"), "train_seed", t("learn.seed_help"))
+        seed = st.number_input(
+            t("learn.seed"),
+            *SEED_RANGE,
+            SEED_RANGE[0],
+            step=1,
+            key="train_seed",
+            bind="query-params",
+            help=t("learn.seed_help"),
+        )
     with steps_col:
         steps = url_choice(
             t("learn.steps"),
@@ -204,13 +238,7 @@ def controls() -> tuple[str, int, int, bool]:
             lr=f"{task.lr:g}",
         )
     )
-    return task_id, seed, int(steps), pressed
-
-
-def seed_input(label: str, key: str, help: str) -> int:
-    """A seed box (0 to 999) kept in the URL as ``?<key>=``; an emptied box is seed 0."""
-    seed = st.number_input(label, *SEED_RANGE, SEED_RANGE[0], step=1, key=key, bind="query-params", help=help)
-    return int(seed) if seed is not None else SEED_RANGE[0]
+    return task_id, int(seed) if seed is not None else SEED_RANGE[0], int(steps), pressed
 
 
 def curves_figure(task_id: str, seed: int, steps: int, losses, accuracies, held: dict[int, float]):
@@ -264,7 +292,7 @@ def train_here(task_id: str, seed: int, steps: int, pressed: bool, status, curve
 
 def show_result(view: View, replayed: bool, status, curves) -> None:
     """The finished run's numbers in place of the progress bar, and its curves."""
-    run, history, held = view.run, view.run.history, view.run.held_out
+    run, history, held = view.run, view.history, view.run.held_out
     with status.container():
         st.markdown(
             t(

@@ -34,8 +34,9 @@ def render() -> None:
     except ValueError as exc:
         st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
         st.stop()
-    if found is None:  # the census could not be read or measured: nothing to claim about a head
-        model_unavailable("heads", "missing")
+    if found is None or found.held_out is None:  # no census (or no held-out half): nothing to claim about a head
+        model_unavailable("heads", "missing")  # says why and stops the run
+        return
     held = found.held_out
     sets = {
         "n_plain": found.n_plain,
