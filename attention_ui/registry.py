@@ -12,9 +12,6 @@ on every run); the file then runs the app's whole route around its own page. Run
 registry, the page is imported as the module ``pages.<id>``, so the same line does nothing. No
 run can draw a page without its sidebar, and nothing has to notice which router ran.
 
-Five pages are still scripts (``Page.script``: the page is the file's top level) until their
-branches are merged; ``route.page_start`` runs the route around them when Streamlit ran one alone.
-
 >>> [page.id for page in PAGES][:3], page("tailor_shop").title_key, page("heads").needs
 (['home', 'intuition', 'tailor_shop'], 'tailor.title', 'model')
 """
@@ -50,8 +47,6 @@ class Page:
     """Offered, with the toy embedder, when the model that a ``MODEL`` page needs is unavailable."""
     head_pickers: bool = False
     """The page draws the layer and head pickers itself, beside its grid of heads (not the sidebar)."""
-    script: bool = False
-    """The page is still a script: its file's top level draws it (see the module's docstring)."""
 
     @property
     def file(self) -> str:
@@ -73,16 +68,16 @@ PAGES = (
     Page("intuition", ":material/visibility:", NOTHING),
     Page("tailor_shop", ":material/checkroom:", NOTHING, catalog="tailor"),
     Page("step_by_step", ":material/stairs:", LESSON, instead_of_model=True),
-    Page("matrices", ":material/grid_on:", LESSON, instead_of_model=True, script=True),
+    Page("matrices", ":material/grid_on:", LESSON, instead_of_model=True),
     Page("after_attention", ":material/layers:", MODEL),
     Page("why_scaling", ":material/straighten:", LESSON, instead_of_model=True),
     Page("similarity", ":material/compare_arrows:", LESSON, instead_of_model=True),
     Page("cross_attention", ":material/swap_horiz:", LESSON, instead_of_model=True),
     Page("multi_head", ":material/hub:", LESSON, instead_of_model=True),
-    Page("learn", ":material/school:", NOTHING, script=True),
-    Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True, script=True),
-    Page("heads", ":material/biotech:", MODEL, head_pickers=True, script=True),
-    Page("exercises", ":material/quiz:", LESSON, instead_of_model=True, script=True),
+    Page("learn", ":material/school:", NOTHING),
+    Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True),
+    Page("heads", ":material/biotech:", MODEL, head_pickers=True),
+    Page("exercises", ":material/quiz:", LESSON, instead_of_model=True),
     Page("class", ":material/groups:", NOTHING),
     Page("code", ":material/code:", LESSON),
 )
@@ -112,8 +107,7 @@ def st_page(entry: Page) -> st.Page:
     is what ``st.page_link`` takes (``page_link``). No icon: the menu is hidden (the sidebar's
     page links draw the icons), and a page's icon would become the tab's icon, which Streamlit
     fetches from Google's font server for a ``:material/…:`` one."""
-    source = entry.file if entry.script else _renderer(entry.id)
-    return st.Page(source, title=t(entry.nav_key), url_path=entry.id, default=entry is PAGES[0])
+    return st.Page(_renderer(entry.id), title=t(entry.nav_key), url_path=entry.id, default=entry is PAGES[0])
 
 
 def page_link(page_id: str, query_params: dict[str, str] | None = None, *, label: str = "", icon: str = "") -> None:

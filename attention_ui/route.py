@@ -68,7 +68,7 @@ def share_link(box) -> None:
     view_link_expander(t("shell.share"), SHARE_KEY, box=box)
 
 
-def page_start(page_id: str, *, needs_model: bool | None = None) -> tuple[Lesson | None, str]:
+def page_start(page_id: str) -> tuple[Lesson | None, str]:
     """Page config, the page's title and the lesson for the current sentence, for the page
     ``page_id`` of ``registry.PAGES`` (e.g. "step_by_step"): the first call of its ``render``.
 
@@ -77,14 +77,9 @@ def page_start(page_id: str, *, needs_model: bool | None = None) -> tuple[Lesson
     on the sentence (cut to the first tokens, the model unavailable, a URL value out of range).
     Returns (lesson, source); lesson is None (and a friendly message is shown) when the sentence
     cannot be used. A page that ``needs`` the ``MODEL`` says so and stops here when the model is
-    unavailable (``model_access.require_model``). ``needs_model`` is what the script pages still
-    pass; it must agree with the registry.
+    unavailable (``model_access.require_model``).
     """
     entry = page(page_id)
-    if needs_model is not None and needs_model != (entry.needs == MODEL):
-        raise ValueError(f"page_start({page_id!r}): the registry says it needs {entry.needs!r}")
-    if entry.script and _script_ran_alone():
-        return _route_around_script_page()
     init_lang()
     st.set_page_config(page_title=t("shell.page_title", page=t(entry.nav_key)), page_icon=FAVICON, layout="wide")
     sentence, source, settings = st.session_state.pop(_SIDEBAR_THIS_RUN)
@@ -112,22 +107,3 @@ def page_start(page_id: str, *, needs_model: bool | None = None) -> tuple[Lesson
     if lesson.truncated:
         window_control(lesson)
     return lesson, source
-
-
-# --------------------------------------------------------------------------- script pages, until converted
-# A page whose file is still a script (``registry.Page.script``) cannot end with the route, as a
-# function page does: its top level has drawn the page by then. Streamlit runs such a file by
-# itself on a fresh server's first request (and AppTest on every run): ``page_start`` notices
-# (the sidebar left no values for this run), runs the route around the same page, and stops the
-# outer run. No rerun: a click that came with that request still counts. This part goes when the
-# last script page defines ``render()``.
-
-
-def _script_ran_alone() -> bool:
-    """True when Streamlit ran a script page's file by itself, not through ``run_app``."""
-    return _SIDEBAR_THIS_RUN not in st.session_state
-
-
-def _route_around_script_page():
-    run_app()
-    st.stop()

@@ -20,20 +20,22 @@ from attention_ui.exports import show_figure
 from attention_ui.formulas import attention_with_sizes
 from attention_ui.heatmaps import token_matrix
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import component_labels
 from attention_ui.presentation import explained_around, handout, is_presenting
-from attention_ui.shell import honesty_banner, page_start
+from attention_ui.route import page_start, run_app
 from attention_ui.url_state import url_tabs
 from attention_ui.vector_figures import qkv_columns, qkv_row, vectors_matrix
 
 TABS = ("qkv", "scores", "scaled", "weights", "outputs")
 DEFAULT_TAB = "weights"
-TOKEN_TABS = ("scores", "scaled", "weights")
-"""The views of a token × token matrix: a table of numbers, or a chart (``?chart=true``)."""
+TOKEN_TABS = ("scores", "scaled", "weights")  # the token × token views: a table of numbers, or a chart (?chart=true)
 
 
-lesson, _ = page_start("matrices")
-if lesson is not None:
+def render() -> None:
+    lesson, _ = page_start("matrices")
+    if lesson is None:
+        return
     handout(lesson, "matrices")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
     trace = lesson.trace
@@ -124,3 +126,7 @@ if lesson is not None:
                 col_labels=component_labels("b", trace.outputs.shape[1]),
                 filename="outputs",
             )
+
+
+if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
+    run_app()

@@ -328,8 +328,8 @@ def test_numbers_written_in_the_docs_are_the_census():
 
 
 def test_the_readme_lists_every_page():
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    missing = [page for page, _ in NAV[1:] if f"| `/{page}` |" not in readme]
+    missing = [entry.id for entry in PAGES[1:] if f"| `/{entry.id}` |" not in readme]
     assert not missing, f"pages missing from the README's table: {missing}"

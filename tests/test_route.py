@@ -4,8 +4,8 @@ started it, by construction (``attention_ui.registry``).
 With a ``pages/`` folder beside the entry point, Streamlit 1.67 runs a page file by itself on the
 first request of a fresh server process, and AppTest does so on every ``run()``. The first test
 shows that Streamlit still does it, with a tiny app of its own; the day it fails, the pages' last
-line (``if __name__ == "__main__": run_app()``) and the script pages' check in ``page_start`` are
-no longer needed. The others show that our pages run the one route anyway.
+line (``if __name__ == "__main__": run_app()``) is no longer needed. The others show that our
+pages run the one route anyway.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_streamlit_still_runs_a_page_file_alone_when_a_pages_folder_exists(tmp_p
     assert at.markdown[0].value == "__main__"  # the file ran as the script, so its __main__ branch runs
     assert "entry_runs" not in at.session_state, (
         "Streamlit now runs the entry point for a page of the pages/ folder: the pages' "
-        '`if __name__ == "__main__": run_app()` and route.page_start\'s check for script pages can go'
+        '`if __name__ == "__main__": run_app()` can go'
     )
 
 
@@ -55,7 +55,7 @@ def sidebars(monkeypatch) -> list[str]:
     return drawn
 
 
-@pytest.mark.parametrize("page", ["step_by_step", "matrices"], ids=["function page", "script page"])
+@pytest.mark.parametrize("page", ["step_by_step", "matrices"])
 def test_a_page_file_run_alone_draws_the_whole_route_once(page, sidebars):
     """What a fresh server's first request and every AppTest run do: the page file runs alone,
     and the app's route runs around it in the same run (no rerun that could drop a click), the
@@ -95,13 +95,9 @@ def _top_level(page) -> tuple[set[str], list[ast.stmt]]:
 
 @pytest.mark.parametrize("page", PAGES, ids=[entry.id for entry in PAGES])
 def test_every_page_file_is_what_the_registry_says(page):
-    """A function page draws nothing when imported (only ``render`` does) and ends by running the
-    route when Streamlit runs its file alone; a page the registry calls a script has no
-    ``render`` (else it would be run as one)."""
+    """A page draws nothing when imported (only ``render`` does) and ends by running the route
+    when Streamlit runs its file alone."""
     defined, body = _top_level(page)
-    if page.script:
-        assert "render" not in defined, f"{page.file} defines render(): drop script=True in registry.PAGES"
-        return
     assert "render" in defined, f"{page.file} has no render()"
     last = body[-1]
     assert ast.unparse(last.test) == "__name__ == '__main__'" and ast.unparse(last.body) == "run_app()", page.file

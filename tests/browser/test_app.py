@@ -218,9 +218,9 @@ def test_fresh_server_first_request_is_a_shared_link_to_an_inner_page(app_page):
 
 
 def test_fresh_server_first_request_to_a_function_page_draws_the_whole_route(app_page):
-    """The same first request to a page that defines render() (Matrices above is still a script
-    page): Streamlit runs the page file alone, and its last line runs the app's route around it,
-    once: one sidebar, one title, the link's sentence, the page's own widgets working."""
+    """The same first request to another page, with a step and a click: Streamlit runs the page
+    file alone, and its last line runs the app's route around it, once: one sidebar, one title,
+    the link's sentence, the page's own widgets working."""
     page = app_page
     with fresh_server() as srv:
         page.goto(srv.url + "step_by_step?sentence=hello+world+hello&step=2&" + TOY)

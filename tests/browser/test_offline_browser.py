@@ -57,9 +57,9 @@ class Guard:
 
 
 def _pages() -> list[str]:
-    from attention_ui.shell import NAV
+    from attention_ui.registry import PAGES
 
-    return [page_id for page_id, _icon in NAV]
+    return [entry.id for entry in PAGES]
 
 
 def test_no_page_asks_for_an_outside_address(tab, server):
