@@ -17,6 +17,7 @@ from attention_ui.exports import view_link_expander
 from attention_ui.i18n import LANGS, t
 from attention_ui.internals import keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
+from attention_ui.lesson_path import page_scripts, path_links
 from attention_ui.model_access import get_embedder, require_model, warm_up
 from attention_ui.presentation import apply_presentation, is_presenting
 from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
@@ -43,16 +44,20 @@ def navigation_pages() -> list:
 
 
 def run_app() -> None:
-    """The one route of every script run: the page list, the shared sidebar, the page, and the
-    link to this view after it."""
+    """The one route of every script run: the page list, the shared sidebar, the page, the lesson
+    path's Back and Next under it (``lesson_path``), and the link to this view after it."""
     keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
     page_run = st.navigation(navigation_pages(), position="hidden")
     drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     warm_up()
-    *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
+    page_id = page_run.url_path or PAGES[0].id
+    *values, share_box = sidebar(page_id)
     st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
-    st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
-    page_run.run()
+    st.html(LANG_SCRIPT[init_lang()] + page_scripts(page_id, is_presenting()), unsafe_allow_javascript=True)
+    body = st.container()  # the page, above the lesson path's links
+    path_links(page_id)  # drawn before the page runs, so that a page that stops early keeps them
+    with body:
+        page_run.run()
     after_page()  # says which values the page's own widgets could not take
     share_link(share_box)
 
