@@ -55,12 +55,13 @@ def path_links(page_id: str) -> None:
     if back is None and forward is None:
         return
     params = link_params()
-    with st.container(key=PATH_KEY, horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"):
-        with st.container(key=PATH_BACK_KEY, width="content"):
-            if back is not None:
+    side = "distribute" if back and forward else ("right" if forward else "left")  # Next always on the right
+    with st.container(key=PATH_KEY, horizontal=True, horizontal_alignment=side, vertical_alignment="center"):
+        if back is not None:
+            with st.container(key=PATH_BACK_KEY, width="content"):
                 page_link(back, params, label=t("shell.path_back", page=t(page(back).nav_key)), icon=BACK_ICON)
-        with st.container(key=PATH_NEXT_KEY, width="content"):
-            if forward is not None:
+        if forward is not None:
+            with st.container(key=PATH_NEXT_KEY, width="content"):
                 page_link(
                     forward,
                     params,
