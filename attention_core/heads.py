@@ -35,6 +35,7 @@ from .encoder import MARKERS, EncoderTrace, encode
 from .estimates import BestOfCoins, Estimate, best_of_coins, mean_interval, wilson
 from .model_files import expected_weights_sha256, model_directory, resolve_model_name
 from .probes import HELD_OUT_FILE, PROBES_FILE, Probes, load_probes
+from .unreadable import Unreadable
 
 ROLES = ("previous", "next", "self", "cls", "sep", "punctuation", "rest", "favourite", "entropy")
 """The measured roles, each a number per head in [0, 1] (``role_scores``). The first seven are
@@ -208,7 +209,12 @@ def word_position(tokens, word: str) -> int:
     try:
         return lowered.index(word.strip().lower())
     except ValueError:
-        raise ValueError(f"{word!r} is not one of the tokens {list(tokens)}") from None
+        raise Unreadable(
+            "not_a_token",
+            f"{word!r} is not one of the tokens {list(tokens)}",
+            word=word.strip(),
+            words=" ".join(tokens),
+        ) from None
 
 
 def looks_most(weights, tokens, i: int, *, ignore_markers: bool = True, ignore_self: bool = True):

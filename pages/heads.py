@@ -37,6 +37,7 @@ from attention_ui.head_claims import count_fields, head_summary, interval, measu
 from attention_ui.heads_figures import census_grid, outcome_grid, word_bars
 from attention_ui.i18n import t
 from attention_ui.notation import shown
+from attention_ui.problems import problem_text
 from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.shell import choose_head, lesson_encoding, link_params, model_name, model_unavailable, page_start
@@ -100,7 +101,7 @@ try:
         found = measured_census(model_name())
         encoded = lesson_encoding(lesson)  # the learner's sentence, every head
 except ValueError as exc:
-    st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
+    st.info(t("real_model.unreadable", reason=problem_text(exc)))
     st.stop()
 if found is None:  # the census could not be read or measured: nothing to claim about a head
     model_unavailable("heads", "missing")
@@ -198,7 +199,7 @@ if view["contrast"].open:
             try:
                 s = pair_test(lesson.text, yours.text, yours.old, name=model_name())
             except ValueError as exc:
-                st.info(t("heads.swap_unreadable", reason=escape_markdown(str(exc))))
+                st.info(t("heads.swap_unreadable", reason=problem_text(exc)))
             else:
                 top_a, top_b = int(s.top_a[layer, head]), int(s.top_b[layer, head])
                 moved = CHANGES[s.change[layer, head]] != "same"
@@ -328,7 +329,7 @@ if view["contrast"].open:
         try:
             c = pair_test(text_a, text_b, word or "", nouns, name=model_name())
         except ValueError as exc:
-            st.info(t("heads.contrast_unreadable", reason=escape_markdown(str(exc))))
+            st.info(t("heads.contrast_unreadable", reason=problem_text(exc)))
         else:
             (meant_a, other_a), (meant_b, other_b) = c.nouns_a, c.nouns_b
             row_a, row_b = c.rows_a[layer, head], c.rows_b[layer, head]  # (W_a,), (W_b,)

@@ -18,7 +18,7 @@ from attention_ui.head_claims import head_summary, measured_census, parking_fiel
 from attention_ui.i18n import t
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
-from attention_ui.safe import escape_markdown
+from attention_ui.problems import problem_text
 from attention_ui.shell import (
     choose_head,
     lesson_encoding,
@@ -60,7 +60,7 @@ try:
         info = model_info(model_name())
         encoded = lesson_encoding(lesson)  # our NumPy forward pass, no torch
 except ValueError as exc:
-    st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
+    st.info(t("real_model.unreadable", reason=problem_text(exc)))
     st.stop()
 
 tokens, weights = list(encoded.tokens), encoded.weights  # weights (L, H, T, T)

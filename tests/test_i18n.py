@@ -197,6 +197,8 @@ NEVER_ONE = {
         "total: a sentence cut to fewer tokens than it has",
     ),
     "heads.outcome_summary": "total: the 72 heads",
+    "problems.differ_in_words": "n: two or more (one is a contrast pair, none another problem)",
+    "problems.too_long": "pieces: more than the limit",
 }
 """Catalog entries whose generic count (n, total) before a plural noun is never 1, and why."""
 
