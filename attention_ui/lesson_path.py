@@ -19,6 +19,8 @@ and the lesson pages skip it.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from attention_ui.clicker import CLICKER_SCRIPT, PATH_BACK_KEY, PATH_KEY, PATH_NEXT_KEY
@@ -55,7 +57,7 @@ def path_links(page_id: str) -> None:
     if back is None and forward is None:
         return
     params = link_params()
-    side = "distribute" if back and forward else ("right" if forward else "left")  # Next always on the right
+    side: Literal["distribute", "right", "left"] = "distribute" if back and forward else "right" if forward else "left"
     with st.container(key=PATH_KEY, horizontal=True, horizontal_alignment=side, vertical_alignment="center"):
         if back is not None:
             with st.container(key=PATH_BACK_KEY, width="content"):

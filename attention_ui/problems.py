@@ -25,7 +25,7 @@ NAMESPACE = "problems"
 def problem_text(exc: BaseException) -> str:
     """The sentence a page shows for ``exc`` (see the module's docstring)."""
     key = f"{NAMESPACE}.{exc.key}" if isinstance(exc, Unreadable) else ""
-    if key not in catalog(current_lang()):
+    if not isinstance(exc, Unreadable) or key not in catalog(current_lang()):
         return t(f"{NAMESPACE}.unknown")
     fields = {name: escape_markdown(value) if isinstance(value, str) else value for name, value in exc.fields.items()}
     return t(key, **fields)
