@@ -5,7 +5,7 @@ the learner's sentence and settings (``settings.link_params``).
 ``route.run_app`` draws the two links (``path_links``) once for every page, under the page, so no
 page draws them itself; a page that stops early (no sentence, no model) keeps them. The clicker
 (``clicker``) follows them at a page's last step. In presentation mode the sidebar folds after
-every navigation (``page_scripts``), so that a teacher walks the lesson on a projector
+every navigation (``fold_after_navigation``), so that a teacher walks the lesson on a projector
 with Next alone, the page at full width.
 
 A page that is not a lesson step (``registry.Page.lesson`` False: the Class page) has no links,
@@ -73,14 +73,19 @@ def path_links(page_id: str) -> None:
                 )
 
 
-def page_scripts(page_id: str, presenting: bool) -> str:
-    """The scripts every page gets from the route: the clicker's (``clicker``) and, in
-    presentation mode on a run that opened another page (or turned presentation mode on),
-    the one that folds the sidebar (``internals.fold_sidebar_script``). A rerun of the same
-    page leaves the sidebar as the teacher left it."""
+def fold_after_navigation(page_id: str, presenting: bool) -> int | None:
+    """In presentation mode, on a run that opened another page (or turned presentation mode on):
+    the number of this fold, for ``internals.fold_sidebar_script``, which folds the sidebar; else
+    None. A rerun of the same page leaves the sidebar as the teacher left it."""
     state = st.session_state
     last, folds = state.get(_SHOWN, (None, 0))
     now = (page_id, presenting)
     fold = presenting and now != last
     state[_SHOWN] = (now, folds + fold)
-    return CLICKER_SCRIPT + (fold_sidebar_script(folds + 1) if fold else "")
+    return folds + 1 if fold else None
+
+
+def path_scripts(fold: int | None) -> str:
+    """The scripts every page gets from the route: the clicker's (``clicker``) and, when ``fold``
+    is a number (``fold_after_navigation``), the one that folds the sidebar."""
+    return CLICKER_SCRIPT + (fold_sidebar_script(fold) if fold is not None else "")

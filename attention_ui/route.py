@@ -17,7 +17,7 @@ from attention_ui.exports import view_link_expander
 from attention_ui.i18n import LANGS, t
 from attention_ui.internals import keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
-from attention_ui.lesson_path import page_scripts, path_links
+from attention_ui.lesson_path import fold_after_navigation, path_links, path_scripts
 from attention_ui.model_access import get_embedder, require_model, warm_up
 from attention_ui.presentation import apply_presentation, is_presenting
 from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
@@ -53,13 +53,20 @@ def run_app() -> None:
     page_id = page_run.url_path or PAGES[0].id
     *values, share_box = sidebar(page_id)
     st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
-    st.html(LANG_SCRIPT[init_lang()] + page_scripts(page_id, is_presenting()), unsafe_allow_javascript=True)
+    st.html(page_scripts(init_lang(), fold_after_navigation(page_id, is_presenting())), unsafe_allow_javascript=True)
     body = st.container()  # the page, above the lesson path's links
     path_links(page_id)  # drawn before the page runs, so that a page that stops early keeps them
     with body:
         page_run.run()
     after_page()  # says which values the page's own widgets could not take
     share_link(share_box)
+
+
+def page_scripts(lang: str, fold: int | None) -> str:
+    """The one script element the route puts above every page: the page's language
+    (``LANG_SCRIPT``), the clicker and, on a navigation in presentation mode, the sidebar's fold
+    (``lesson_path.path_scripts``). Constant but for the fold's number: no learner text."""
+    return LANG_SCRIPT[lang] + path_scripts(fold)
 
 
 def share_link(box) -> None:
