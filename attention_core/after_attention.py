@@ -32,6 +32,7 @@ from .encoder import EncoderTrace, LayerTrace, NormTrace, encode, load_encoder
 from .encoder_files import check_index
 from .model_choice import resolve_model_name
 from .similarity import cosine_similarity, unit_rows
+from .unreadable import Unreadable
 
 MAX_ROWS = 5
 """Most sentences the similarity table compares (a 5 × 5 matrix still prints every number)."""
@@ -253,7 +254,7 @@ def _vector_cached(text: str, resolved: str) -> SentenceVector:
     try:
         trace = encode(text, name=resolved, cache=False)
     except TypeError as err:  # the tokenizer takes valid Unicode only (a lone surrogate)
-        raise ValueError(f"the tokenizer cannot read {text[:40]!r}: {err}") from err
+        raise Unreadable("not_unicode", f"the tokenizer cannot read {text[:40]!r}: {err}") from err
     return SentenceVector(
         text=text,
         tokens=trace.tokens,

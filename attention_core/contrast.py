@@ -30,6 +30,7 @@ import numpy as np
 
 from .arrays import frozen
 from .encoder import EncoderTrace, encode, load_encoder
+from .unreadable import Unreadable
 
 SMALL = 0.03
 """A change of top word "by less than a few points": in one of the two sentences, the new top
@@ -71,8 +72,12 @@ def sentence_words(text: str, *, name: str | os.PathLike | None = None) -> tuple
     """
     trace = encode(text, name=name)
     if trace.truncated:
-        raise ValueError(
-            f"the sentence has {trace.n_pieces} word pieces; the test reads at most {len(trace.tokens) - 2}"
+        limit = len(trace.tokens) - 2
+        raise Unreadable(
+            "too_long",
+            f"the sentence has {trace.n_pieces} word pieces; the test reads at most {limit}",
+            pieces=trace.n_pieces,
+            limit=limit,
         )
     tokenizer = load_encoder(trace.model).tokenizer
     encoding = tokenizer.post_process(tokenizer.encode(text, add_special_tokens=False))
@@ -120,12 +125,18 @@ def one_word_apart(text_a: str, text_b: str) -> int:
     words_a, words_b = text_a.split(), text_b.split()
     differ = [k for k, (x, y) in enumerate(zip(words_a, words_b)) if x != y]
     if len(words_a) != len(words_b):
-        raise ValueError(
-            f"sentence A has {len(words_a)} words and B {len(words_b)}: a contrast pair differs in exactly one word"
+        raise Unreadable(
+            "word_counts_differ",
+            f"sentence A has {len(words_a)} words and B {len(words_b)}: a contrast pair differs in exactly one word",
+            words_a=len(words_a),
+            words_b=len(words_b),
         )
     if len(differ) != 1:
-        shown = ", ".join(f"{words_a[k]!r} → {words_b[k]!r}" for k in differ[:5])
-        raise ValueError(f"A and B differ in {len(differ)} words ({shown or 'none'}): a contrast pair differs in one")
+        shown = ", ".join(f"{words_a[k]} → {words_b[k]}" for k in differ[:5])
+        message = f"A and B differ in {len(differ)} words ({shown or 'none'}): a contrast pair differs in one"
+        if not differ:
+            raise Unreadable("same_sentence", message)
+        raise Unreadable("differ_in_words", message, n=len(differ), words=shown)
     return differ[0]
 
 
@@ -278,13 +289,20 @@ def pair_test(
     switch_a = tuple(range(same_start, len(words_a) - same_end))
     switch_b = tuple(range(same_start, len(words_b) - same_end))
     if not switch_a or not switch_b:  # the differing word was only spacing or case
-        raise ValueError("A and B read the same to the model (they differ only in capitals or spacing)")
+        raise Unreadable(
+            "same_to_model", "A and B read the same to the model (they differ only in capitals or spacing)"
+        )
 
     i_a = find_word(words_a, word)
     if i_a is None:
         i_b = find_word(words_b, word)
         if i_b is None:
-            raise ValueError(f"{word.strip()!r} is not a word of either sentence: {' '.join(lower_a)}")
+            raise Unreadable(
+                "not_a_word",
+                f"{word.strip()!r} is not a word of either sentence: {' '.join(lower_a)}",
+                word=word.strip(),
+                words=" ".join(w.text for w in words_a),
+            )
         i_a = _counterpart(i_b, switch_b, switch_a, len(words_b), len(words_a))[0]
     else:
         i_b = _counterpart(i_a, switch_a, switch_b, len(words_a), len(words_b))[0]
@@ -299,14 +317,22 @@ def pair_test(
         meant_a, meant_b = (find_word(ws, noun) for ws, noun in ((words_a, nouns[0]), (words_b, nouns[1])))
         if meant_a is None or meant_b is None:
             which, noun = ("A", nouns[0]) if meant_a is None else ("B", nouns[1])
-            raise ValueError(f"{noun.strip()!r} is not a word of sentence {which}")
+            raise Unreadable(
+                "noun_not_in_sentence",
+                f"{noun.strip()!r} is not a word of sentence {which}",
+                noun=noun.strip(),
+                sentence=which,
+                words=" ".join(w.text for w in (words_a if which == "A" else words_b)),
+            )
         # the other noun: the noun meant in the other sentence, or what stands in its place
         other_a = _counterpart(meant_b, switch_b, switch_a, len(words_b), len(words_a))[0]
         other_b = _counterpart(meant_a, switch_a, switch_b, len(words_a), len(words_b))[0]
         if other_a == meant_a or other_b == meant_b:
-            raise ValueError("the test needs two different nouns: one meant in A, another meant in B")
+            raise Unreadable("same_nouns", "the test needs two different nouns: one meant in A, another meant in B")
         if i_a in (meant_a, other_a):
-            raise ValueError(f"the followed word {word.strip()!r} is one of the nouns")
+            raise Unreadable(
+                "word_is_a_noun", f"the followed word {word.strip()!r} is one of the nouns", word=word.strip()
+            )
         nouns_a, nouns_b = (meant_a, other_a), (meant_b, other_b)
         right_a = rows_a[..., meant_a] > rows_a[..., other_a]  # (L, H)
         right_b = rows_b[..., meant_b] > rows_b[..., other_b]  # (L, H)

@@ -35,6 +35,7 @@ from .model_files import (
     read_tokenizer,
     unknown_token,
 )
+from .unreadable import Unreadable
 
 if TYPE_CHECKING:  # the type alone: tokenizers is imported where a model is read
     from tokenizers import Tokenizer
@@ -350,7 +351,7 @@ def tokenize(encoder: Encoder, text: str, max_pieces: int | None = None, first_p
     encoding = encoder.tokenizer.encode(text, add_special_tokens=False)
     n_pieces = len(encoding.ids)
     if n_pieces == 0:
-        raise ValueError(f"the tokenizer found no word pieces in {text!r}: expected at least one word")
+        raise Unreadable("no_pieces", f"the tokenizer found no word pieces in {text!r}: expected at least one word")
     if n_pieces > limit:
         end = min(first_piece, n_pieces - limit) + limit  # the window's end, at most the text's
         encoding.truncate(end)
@@ -380,7 +381,7 @@ def check_text(text) -> str:
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     if not text.strip():
-        raise ValueError(f"text is empty: expected at least one word, got {text!r}")
+        raise Unreadable("empty", f"text is empty: expected at least one word, got {text!r}")
     return text
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .encoder import EncoderTrace, encode
 from .encoder_files import MARKERS
+from .unreadable import Unreadable
 
 ROLES = ("previous", "next", "self", "cls", "sep", "punctuation", "rest", "favourite", "entropy")
 """The measured roles, each a number per head in [0, 1] (``role_scores``). The first seven are
@@ -190,7 +191,12 @@ def word_position(tokens, word: str) -> int:
     try:
         return lowered.index(word.strip().lower())
     except ValueError:
-        raise ValueError(f"{word!r} is not one of the tokens {list(tokens)}") from None
+        raise Unreadable(
+            "not_a_token",
+            f"{word!r} is not one of the tokens {list(tokens)}",
+            word=word.strip(),
+            words=" ".join(tokens),
+        ) from None
 
 
 def looks_most(weights, tokens, i: int, *, ignore_markers: bool = True, ignore_self: bool = True):

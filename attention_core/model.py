@@ -29,6 +29,7 @@ from .encoder_files import MARKERS, check_index, check_text
 from .model_choice import resolve_model_name
 from .model_files import MODEL_ENV, ModelUnavailable, read_rows
 from .projections import Projections, make_projections
+from .unreadable import Unreadable
 
 __all__ = [
     "MODEL_ENV",
@@ -144,7 +145,7 @@ class ModelEmbedder:
         encoding = encoder.tokenizer.encode(text, add_special_tokens=False)
         ids = list(encoding.ids)
         if not ids:
-            raise ValueError(f"the tokenizer found no tokens in {text!r}: expected at least one word")
+            raise Unreadable("no_pieces", f"the tokenizer found no tokens in {text!r}: expected at least one word")
         vectors = read_rows(encoder.word, ids).astype(np.float64)  # (T, d_model), from the file: never SIGBUS
         unknown = tuple(i for i, token_id in enumerate(ids) if token_id == encoder.unk_id)
         return Embedding(tokens=list(encoding.tokens), vectors=vectors, unknown=unknown)

@@ -41,6 +41,7 @@ from attention_ui.heatmaps import heatmap_row, token_matrix
 from attention_ui.i18n import t
 from attention_ui.model_access import model_name
 from attention_ui.notation import shown
+from attention_ui.problems import problem_text
 from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.settings import link_params
@@ -195,7 +196,7 @@ def swap_section(lesson, held, layer: int, head: int) -> None:
         try:
             s = pair_test(lesson.text, yours.text, yours.old, name=model_name())
         except ValueError as exc:
-            st.info(t("heads.swap_unreadable", reason=escape_markdown(str(exc))))
+            st.info(t("heads.swap_unreadable", reason=problem_text(exc)))
         else:
             top_a, top_b = int(s.top_a[layer, head]), int(s.top_b[layer, head])
             moved = CHANGES[s.change[layer, head]] != "same"
@@ -342,7 +343,7 @@ def pair_section(layer: int, head: int) -> None:
     try:
         c = pair_test(text_a, text_b, word or "", nouns, name=model_name())
     except ValueError as exc:
-        st.info(t("heads.contrast_unreadable", reason=escape_markdown(str(exc))))
+        st.info(t("heads.contrast_unreadable", reason=problem_text(exc)))
         return
     if c.nouns_a is None or c.nouns_b is None or c.right_a is None or c.right_b is None:
         return  # without two nouns there is nothing to weigh (the boxes could not read the pair)

@@ -6,8 +6,16 @@ The catalogs are TOML files, one per part of the app and per language:
 ``zh/shell.toml``). Values are ``str.format`` templates with named fields, so a literal
 brace is written ``{{`` / ``}}`` (LaTeX belongs in code, not in catalogs, where it can).
 
+Plural forms: a field whose format is ``one=…;other=…`` picks the form of its count's plural
+category in the catalog's language (``plural_category``: English has "one" for 1 and "other";
+Chinese has only "other", so its catalog needs none). The count itself is written beside it:
+``"{n} {n:one=token;other=tokens}"`` reads "1 token", "3 tokens"; a verb agrees the same way
+(``"{unknown} of {total} {unknown:one=is;other=are} unknown"``).
+
 Example:
     >>> translate("en", "shell.tokens_shown", shown=3, total=5).startswith("Your sentence has 5")
+    True
+    >>> translate("en", "learn.written", prompt="a", written="b", n=1).endswith("(1 token).")
     True
     >>> translate("zh", "shell.nav_home")
     '首页'
@@ -18,6 +26,7 @@ their placeholders differ.
 
 from __future__ import annotations
 
+import re
 import string
 import tomllib
 from functools import cache
@@ -47,14 +56,52 @@ def placeholders(template: str) -> set[str]:
     }
 
 
+PLURAL_CATEGORIES = {"en": ("one", "other"), "zh": ("other",)}
+"""The plural categories each language tells apart (Unicode CLDR's, for whole numbers)."""
+_PLURAL_FORMS = re.compile(r"^(?:(?:one|other)=[^;=]*;)*other=[^;=]*$")
+"""A field's format that is a choice of plural forms, ``other`` last: ``one=token;other=tokens``."""
+
+
+def plural_category(lang: str, count) -> str:
+    """The plural category of ``count`` in ``lang``: "one" or "other" (CLDR's rule for whole
+    numbers; a count that is no number is "other").
+
+    >>> plural_category("en", 1), plural_category("en", 0), plural_category("en", 2), plural_category("zh", 1)
+    ('one', 'other', 'other', 'other')
+    """
+    is_count = isinstance(count, int | float) and not isinstance(count, bool)
+    return "one" if "one" in PLURAL_CATEGORIES.get(lang, ()) and is_count and count == 1 else "other"
+
+
+class _CatalogFormatter(string.Formatter):
+    """``str.format`` for the catalogs, with plural forms (see the module's docstring)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+
+    def format_field(self, value, format_spec: str) -> str:
+        if not _PLURAL_FORMS.match(format_spec):
+            return super().format_field(value, format_spec)
+        forms = dict(form.split("=", 1) for form in format_spec.split(";"))
+        return forms.get(plural_category(self.lang, value), forms["other"])
+
+
+@cache
+def _has_plurals(template: str) -> bool:
+    return any(spec and _PLURAL_FORMS.match(spec) for _, _, spec, _ in string.Formatter().parse(template))
+
+
 def translate(lang: str, key: str, **values) -> str:
-    """The string ``key`` in ``lang`` with ``values`` filled in.
+    """The string ``key`` in ``lang`` with ``values`` filled in, and its plural forms chosen.
 
     An unknown language falls back to English; a key missing from the catalogs raises
     KeyError (a bug, caught by the tests), never a silent blank on screen.
     """
-    table = catalog(lang if lang in LANGS else DEFAULT_LANG)
-    return table[key].format(**values)
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    template = catalog(lang)[key]
+    if _has_plurals(template):
+        return _CatalogFormatter(lang).format(template, **values)
+    return template.format(**values)
 
 
 def choose_lang(url_value: str | None, browser_locale: str | None) -> str:

@@ -128,6 +128,44 @@ BUTTON = f"{testid('stButton')} button"
 ERROR_ALERT = '[data-testid="stAlertContentError"]'
 """The inside of an ``st.error`` box: Streamlit names it ``stAlertContent`` and the kind, capitalised."""
 
+# --------------------------------------------------------------------------- Streamlit's sidebar, folded
+
+SIDEBAR_CHOICE_KEY = "stSidebarCollapsed-"
+"""Streamlit keeps a learner's own folding or opening of the sidebar in the browser's
+``localStorage`` under this prefix (and the app's address), and reads that choice before the
+page config's ``initial_sidebar_state``: once a teacher has opened the sidebar, the
+``"collapsed"`` of presentation mode no longer folds it on the next page. So presentation mode
+folds it as the teacher would, with the sidebar's own « button (``fold_sidebar_script``), which
+Streamlit draws only while the sidebar is open and whose click it keeps as the new choice.
+(canary: the bundle still names the key, and draws the button only while the sidebar is open)"""
+
+
+def fold_sidebar_script(nonce: int) -> str:
+    """A script that folds the sidebar if it is open, by a click on its « button, so that
+    Streamlit keeps it folded until the teacher opens it again. ``nonce`` (a whole number that
+    changes with each navigation) makes the script new, so that the browser runs it again. On
+    the first page of a session the sidebar may not be drawn yet: the script looks again every
+    100 ms for two seconds.
+
+    >>> "stSidebarCollapseButton" in fold_sidebar_script(3), "/* 3 */" in fold_sidebar_script(3)
+    (True, True)
+    """
+    return f"""<script>/* {int(nonce)} */
+(() => {{
+  let tries = 20;
+  const fold = () => {{
+    if (!document.querySelector('{testid("stSidebar")}')) {{
+      if (tries-- > 0) setTimeout(fold, 100);
+      return;
+    }}
+    const close = document.querySelector('{testid("stSidebarCollapseButton")} button');
+    if (close) close.click();
+  }};
+  fold();
+}})();
+</script>"""
+
+
 # --------------------------------------------------------------------------- Streamlit's frontend files
 
 STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"

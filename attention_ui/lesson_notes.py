@@ -74,7 +74,9 @@ def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, o
     words behind its unknown token ([UNK], <unk>), and offer what works: another installed model
     that knows more of them (a button per model, ``better_readers``), the toy embedder (a button,
     offline) and, when some of them are Chinese and no installed model reads them better, how to
-    install a multilingual model; an emoji in an English sentence gets no hint about Chinese."""
+    install a multilingual model; an emoji in an English sentence gets no hint about Chinese.
+    On a projector (presentation mode) all that is folded under one line that says how many
+    pieces the model cannot read (``_notice``)."""
     from attention_core.encoder import load_encoder
 
     listed = [escape_markdown(w) for w in list(words)[:MAX_LISTED]] + (["…"] if len(words) > MAX_LISTED else [])
@@ -83,7 +85,8 @@ def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, o
     if listed:
         text += " " + t("shell.unknown_words", words=t("shell.list_sep").join(listed))
     better = better_readers(sentence)
-    with st.container(border=True):
+    short = t("shell.unknown_short", unknown=n_unknown, total=n_total, unk=unk)
+    with _notice(short):
         st.warning(text)
         for found in better:
             st.button(
@@ -99,6 +102,14 @@ def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, o
             st.caption(t("shell.toy_elsewhere"))
         if not better and any(has_cjk(word) for word in words):
             st.caption(t("shell.multilingual", env=MODEL_ENV))
+
+
+def _notice(short: str):
+    """Where the unknown-token notice goes: a bordered box, or in presentation mode a closed
+    expander labelled ``short`` (one line: the room reads the count, the teacher opens the rest)."""
+    if is_presenting():
+        return st.expander(short, icon=":material/warning:")
+    return st.container(border=True)
 
 
 _WINDOW_KEY = "first_picker"  # the window slider's key; its value is the first token shown, from 1

@@ -8,7 +8,9 @@ presentation mode. Two calls, meant for ``shell.page_start``:
 
 ``apply_presentation`` collapses the sidebar through ``st.set_page_config(initial_sidebar_state=
 "collapsed")`` (additive: it changes nothing else of the page config) and adds one constant
-style sheet. No learner text ever goes into the CSS. Charts drawn through the chart pipeline
+style sheet. Once a teacher has opened the sidebar, Streamlit keeps that choice ahead of the page
+config, so the route folds it again after each navigation (``lesson_path.fold_after_navigation``). No
+learner text ever goes into the CSS. Charts drawn through the chart pipeline
 (``attention_ui.charts``) also get larger fonts (``projector``, one of its steps).
 
 On a 1024 × 768 projector the page's main chart must start on the first screen: the title is

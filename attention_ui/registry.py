@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+from typing import Literal
 
 import streamlit as st
 
@@ -47,6 +48,10 @@ class Page:
     """Offered, with the toy embedder, when the model that a ``MODEL`` page needs is unavailable."""
     head_pickers: bool = False
     """The page draws the layer and head pickers itself, beside its grid of heads (not the sidebar)."""
+    lesson: bool = True
+    """The page is a step of the lesson path (``lesson_path``): Back and Next at its foot lead to
+    the lesson page before and after it. The Class page is not one: a class answers together
+    there, beside the lesson, from the Exercises page's links."""
 
     @property
     def file(self) -> str:
@@ -78,7 +83,7 @@ PAGES = (
     Page("real_model", ":material/smart_toy:", MODEL, head_pickers=True),
     Page("heads", ":material/biotech:", MODEL, head_pickers=True),
     Page("exercises", ":material/quiz:", LESSON, instead_of_model=True),
-    Page("class", ":material/groups:", NOTHING),
+    Page("class", ":material/groups:", NOTHING, lesson=False),
     Page("code", ":material/code:", LESSON),
 )
 """Every page of the app, in menu order; the first is the default (``/``)."""
@@ -110,12 +115,26 @@ def st_page(entry: Page) -> st.Page:
     return st.Page(_renderer(entry.id), title=t(entry.nav_key), url_path=entry.id, default=entry is PAGES[0])
 
 
-def page_link(page_id: str, query_params: dict[str, str] | None = None, *, label: str = "", icon: str = "") -> None:
-    """A link to page ``page_id`` carrying ``query_params``, with ``label`` and ``icon``, by
-    default the page's own menu label and icon. (``st.page_link`` finds a page given by its file
-    only when the file is what ``st.navigation`` runs: a function page must be given as itself.)"""
+def page_link(
+    page_id: str,
+    query_params: dict[str, str] | None = None,
+    *,
+    label: str = "",
+    icon: str = "",
+    icon_position: Literal["left", "right"] = "left",
+) -> None:
+    """A link to page ``page_id`` carrying ``query_params``, with ``label`` and ``icon`` (on the
+    ``icon_position`` side), by default the page's own menu label and icon. (``st.page_link``
+    finds a page given by its file only when the file is what ``st.navigation`` runs: a function
+    page must be given as itself.)"""
     entry = page(page_id)
-    st.page_link(st_page(entry), label=label or t(entry.nav_key), icon=icon or entry.icon, query_params=query_params)
+    st.page_link(
+        st_page(entry),
+        label=label or t(entry.nav_key),
+        icon=icon or entry.icon,
+        icon_position=icon_position,
+        query_params=query_params,
+    )
 
 
 def switch_to(page_id: str, query_params: dict[str, str] | None = None) -> None:

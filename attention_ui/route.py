@@ -18,6 +18,7 @@ from attention_ui.exports import view_link_expander
 from attention_ui.i18n import LANGS, t
 from attention_ui.internals import keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
+from attention_ui.lesson_path import fold_after_navigation, path_links, path_scripts
 from attention_ui.model_access import get_embedder, model_lost, require_model, warm_up
 from attention_ui.presentation import apply_presentation, is_presenting
 from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
@@ -44,21 +45,34 @@ def navigation_pages() -> list:
 
 
 def run_app() -> None:
-    """The one route of every script run: the page list, the shared sidebar, the page, and the
-    link to this view after it."""
+    """The one route of every script run: the page list, the shared sidebar, the page, the lesson
+    path's Back and Next under it (``lesson_path``), and the link to this view after it."""
     keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
     page_run = st.navigation(navigation_pages(), position="hidden")
     drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
     warm_up()
+    page_id = page_run.url_path or PAGES[0].id
     try:  # the model checked intact, then damaged while this run read it: explained, never a traceback
-        *values, share_box = sidebar(page_run.url_path or PAGES[0].id)
+        *values, share_box = sidebar(page_id)
         st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
-        st.html(LANG_SCRIPT[init_lang()], unsafe_allow_javascript=True)
-        page_run.run()
+        st.html(
+            page_scripts(init_lang(), fold_after_navigation(page_id, is_presenting())), unsafe_allow_javascript=True
+        )
+        body = st.container()  # the page, above the lesson path's links
+        path_links(page_id)  # drawn before the page runs, so that a page that stops early keeps them
+        with body:
+            page_run.run()
     except ModelUnavailable as exc:
         model_lost(exc)  # runs again, which falls back as at start (model_access.model_lost)
     after_page()  # says which values the page's own widgets could not take
     share_link(share_box)
+
+
+def page_scripts(lang: str, fold: int | None) -> str:
+    """The one script element the route puts above every page: the page's language
+    (``LANG_SCRIPT``), the clicker and, on a navigation in presentation mode, the sidebar's fold
+    (``lesson_path.path_scripts``). Constant but for the fold's number: no learner text."""
+    return LANG_SCRIPT[lang] + path_scripts(fold)
 
 
 def share_link(box) -> None:

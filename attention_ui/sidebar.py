@@ -48,9 +48,7 @@ def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
         model = model_control(sentence or "", toy)
         cjk = _cjk_control(sentence or "", toy)
-        w = url_choice(
-            t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], lambda kind: t(f"shell.w_{kind}"), help=t("shell.w_help")
-        )
+        w = w_control(toy)
         layer, head = trained_head(model_shape(), show_pickers=pickers_in_sidebar(w, page_id))
         d_k = d_k_control(w, toy)
         seed = st.number_input(
@@ -152,6 +150,29 @@ def _cjk_control(sentence: str, toy: bool) -> str:
     if mode == "words" and toy and not word_segmenter_available():
         st.caption(t("shell.segmenter_missing"))
     return mode
+
+
+TOY_PROJECTIONS = PROJECTIONS[1:]
+"""What W can be with the toy embedder, which has no trained heads: random or identity."""
+
+
+def w_control(toy: bool) -> str:
+    """The choice of W^Q, W^K, W^V, kept in the URL as ``?w=``: trained, random or identity with
+    the real model; with the toy embedder only what applies to it (``TOY_PROJECTIONS``; random
+    instead of trained), so that the sidebar never names a trained head the page does not use.
+
+    >>> TOY_PROJECTIONS
+    ('random', 'identity')
+    """
+    if not toy:
+        return url_choice(t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], _w_label, help=t("shell.w_help"))
+    return url_choice(  # ?w=random is written too: the URL and the links say W against the shared default
+        t("shell.w"), "w", TOY_PROJECTIONS, "random", _w_label, url_default=DEFAULTS["w"], help=t("shell.w_toy_help")
+    )
+
+
+def _w_label(kind: str) -> str:
+    return t(f"shell.w_{kind}")
 
 
 def d_k_control(w: str, toy: bool) -> int:

@@ -44,6 +44,7 @@ import re
 import streamlit as st
 
 from .chart_theme import ORANGE, PHONE_TITLE_PX
+from .clicker import PATH_KEY
 from .internals import (
     CELL_NUMBERS,
     CHART_TITLE,
@@ -356,7 +357,7 @@ label:has(input:focus-visible),
   {testid("stSidebar")}, {testid("stHeader")}, {testid("stToolbar")}, {testid("stStatusWidget")},
   {testid("stButton")}, {testid("stButtonGroup")}, {testid("stPopover")}, {testid("stDownloadButton")},
   {testid("stElementToolbar")}, {MODEBAR}, {key_prefix(NOTE_KEY.format(key=""))},
-  {key_prefix(HOVER_NOTE_KEY.format(key=""))},
+  {key_prefix(HOVER_NOTE_KEY.format(key=""))}, .{key_class(PATH_KEY)},
   {key_prefix(TWIN_KEY.format(key=""))} {testid("stPlotlyChart")},
   {key_prefix(MATRIX_KEY.format(key=""))} {testid("stElementContainer")}:has({testid("stWidgetLabel")}) {{
     display: none !important;

@@ -157,13 +157,17 @@ DEFAULT_ARGUMENT = {"select_slider": "value", "radio": "index"}
 """How a choice widget other than a segmented control or pills takes its starting value."""
 
 
-def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget=None, shown=True, **kwargs):
+def url_choice(
+    label: str, name: str, options, default, fmt, *, key=None, widget=None, shown=True, url_default=None, **kwargs
+):
     """A choice among ``options`` whose id, not its translated label, is kept in the URL as
     ``?name=<id>`` and remembered across pages (``seed_choice``); returns the chosen id.
 
     ``widget`` draws it (``st.segmented_control`` by default, which is then required; or
     e.g. ``st.select_slider``) with ``fmt`` for the labels and ``kwargs`` passed on; it starts
     from ``seed_choice``'s id. With ``shown=False`` nothing is drawn and the kept id is returned.
+    The URL leaves out ``url_default`` (by default ``default``): a choice whose options depend on
+    another setting can start elsewhere and still be written against the shared default.
     Example: ``url_choice("W", "w", ("trained", "random"), "trained", str.title)``.
     """
     key = key or name
@@ -179,7 +183,7 @@ def url_choice(label: str, name: str, options, default, fmt, *, key=None, widget
         if chosen in options:  # None: a control that may be clicked off keeps its id
             value = chosen
     remember(name, value)
-    keep_in_url(name, value, default)
+    keep_in_url(name, value, default if url_default is None else url_default)
     return value
 
 

@@ -29,8 +29,8 @@ from attention_ui.i18n import t
 from attention_ui.lesson_notes import unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.notation import shown
+from attention_ui.problems import problem_text
 from attention_ui.route import page_start, run_app
-from attention_ui.safe import escape_markdown
 from attention_ui.settings import DEFAULTS
 from attention_ui.sidebar import pickers_in_sidebar
 from attention_ui.url_state import url_notes, url_picker, url_tabs
@@ -49,7 +49,7 @@ def render() -> None:
             encoded = lesson_encoding(lesson)  # sections ① and ②: at most 24 pieces
             vector_a = sentence_vector(lesson.text, name=model_name())  # section ③: every piece the model reads
     except ValueError as exc:
-        st.info(t("after_attention.unreadable", reason=escape_markdown(str(exc))))
+        st.info(t("after_attention.unreadable", reason=problem_text(exc)))
         st.stop()
 
     tokens = list(encoded.tokens)

@@ -15,8 +15,8 @@ from attention_ui.head_claims import head_summary, measured_census, parking_fiel
 from attention_ui.heads_views import census_view, contrast_view, head_links, pick_head, trust_view
 from attention_ui.i18n import t
 from attention_ui.model_access import lesson_encoding, model_name, model_unavailable
+from attention_ui.problems import problem_text
 from attention_ui.route import page_start, run_app
-from attention_ui.safe import escape_markdown
 from attention_ui.url_state import url_tabs
 
 VIEWS = ("census", "contrast", "trust")
@@ -32,7 +32,7 @@ def render() -> None:
             found = measured_census(model_name())
             encoded = lesson_encoding(lesson)  # the learner's sentence, every head
     except ValueError as exc:
-        st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
+        st.info(t("real_model.unreadable", reason=problem_text(exc)))
         st.stop()
     if found is None or found.held_out is None:  # no census (or no held-out half): nothing to claim about a head
         model_unavailable("heads", "missing")  # says why and stops the run

@@ -21,8 +21,8 @@ from attention_ui.lesson_notes import unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
+from attention_ui.problems import problem_text
 from attention_ui.route import page_start, run_app
-from attention_ui.safe import escape_markdown
 from attention_ui.sidebar import choose_head
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
@@ -54,7 +54,7 @@ def render() -> None:
             info = model_info(model_name())
             encoded = lesson_encoding(lesson)  # our NumPy forward pass, no torch
     except ValueError as exc:
-        st.info(t("real_model.unreadable", reason=escape_markdown(str(exc))))
+        st.info(t("real_model.unreadable", reason=problem_text(exc)))
         st.stop()
 
     tokens, weights = list(encoded.tokens), encoded.weights  # weights (L, H, T, T)

@@ -49,19 +49,43 @@ def follow_link(at: AppTest, page: str) -> AppTest:
     A new session, because AppTest cannot switch to a page that ``st.navigation`` runs as a
     function once a run has registered the pages (it looks pages up by their file): what a
     session keeps across pages besides the URL is left behind, and the link must carry the rest."""
-    from attention_ui.presentation import STATE_KEY
     from attention_ui.registry import PAGES
-    from attention_ui.settings import BOUND, DEFAULTS, url_text
 
     page_id = Path(page).stem
     target = "" if page_id == PAGES[0].id else page_id
     links = [link.proto for link in at.sidebar.get("page_link") if link.proto.page == target]
     assert links, f"no sidebar link to {page_id!r}"
+    return open_page_link(at, links[0])
+
+
+def open_page_link(at: AppTest, link) -> AppTest:
+    """What a click on the page link ``link`` (a ``PageLink`` proto of ``at``) opens, as a new
+    session (see ``follow_link``)."""
+    from attention_ui.presentation import STATE_KEY
+    from attention_ui.registry import PAGES
+    from attention_ui.settings import BOUND, DEFAULTS, url_text
+
     defaults = DEFAULTS | {STATE_KEY: False}
     bound = {name: at.session_state[name] for name in (*BOUND, STATE_KEY) if name in at.session_state}
     params = {name: url_text(name, value) for name, value in bound.items() if value != defaults[name]}
-    params |= dict(parse_qsl(links[0].query_string, keep_blank_values=True))
-    return open_link(page_id, toy=params.pop("toy", None) == "true", **params)
+    params |= dict(parse_qsl(link.query_string, keep_blank_values=True))
+    return open_link(link.page or PAGES[0].id, toy=params.pop("toy", None) == "true", **params)
+
+
+def path_links(at: AppTest) -> dict:
+    """The lesson path's links under the page (``attention_ui.lesson_path``), as ``PageLink``
+    protos: {"back": …, "next": …}, each only when the page has it."""
+    from attention_ui.clicker import PATH_BACK_KEY, PATH_KEY, PATH_NEXT_KEY
+
+    rows = [node for node in at.main.children.values() if str(getattr(node.proto, "id", "")).endswith(f"-{PATH_KEY}")]
+    assert len(rows) <= 1, "the lesson path is drawn more than once"
+    found = {}
+    for node in rows[0].children.values() if rows else ():
+        for name, key in (("back", PATH_BACK_KEY), ("next", PATH_NEXT_KEY)):
+            links = [link.proto for link in node.get("page_link")]
+            if str(node.proto.id).endswith(f"-{key}") and links:
+                found[name] = links[0]
+    return found
 
 
 def page_file(page: str) -> str:

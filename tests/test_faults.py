@@ -45,7 +45,7 @@ from attention_ui import model_access, route
 from attention_ui.i18n import translate
 from attention_ui.registry import MODEL
 from attention_ui.registry import PAGES as REGISTERED
-from tests.helpers import errors, figures_by_key, matrix_tables, open_link
+from tests.helpers import errors, figures_by_key, matrix_tables, open_link, path_links
 
 LAYER_SHOWN, HEAD_SHOWN = (n + 1 for n in TRAINED_HEAD)  # the default head, as the pages count
 
@@ -205,8 +205,14 @@ def test_the_fallback_warning_is_in_the_learners_language(fault):
 
 
 def teaching_links(at: AppTest) -> list[str]:
-    """The pages of the main area's links that teach on the toy embedder (page ids, in order)."""
-    return [link.proto.page for link in at.main.get("page_link") if link.proto.page in TOY_PAGES]
+    """The pages of the main area's links that teach on the toy embedder (page ids, in order), but
+    the lesson path's Back and Next under every page."""
+    path = [link.SerializeToString() for link in path_links(at).values()]
+    return [
+        link.proto.page
+        for link in at.main.get("page_link")
+        if link.proto.page in TOY_PAGES and link.proto.SerializeToString() not in path
+    ]
 
 
 def test_the_fault_is_not_cached_a_fixed_model_comes_back(monkeypatch):

@@ -152,3 +152,85 @@ def test_no_icon_in_the_code_is_an_emoji():
         if PICTOGRAPHS.search(match.group(1))
     ]
     assert not found, f"emoji icons (use :material/…:): {found}"
+
+
+# --------------------------------------------------------------------------- plural forms
+
+COUNTED = re.compile(
+    r"\{(\w+)\} (?:word )?(tokens|pieces|layers|heads|answers|updates|words|sentences|steps|examples)\b"
+)
+"""A count written before a plural noun: "{n} tokens" reads "1 tokens" when n is 1."""
+ALWAYS_MANY = {
+    "T": "the model's tokens with [CLS] and [SEP]: at least 2",
+    "V": "the vocabulary of a learn task",
+    "answers": "the tokens an answer of a learn task can be",
+    "batch": "a training batch",
+    "got": "a prompt longer than the model's positions",
+    "limit": "the model's limit of word pieces",
+    "max_rows": "the sentence table's limit",
+    "max_tokens": "the lesson's limit of tokens",
+    "n_agreement": "the he/she probe sentences",
+    "n_heads": "the model's heads per layer",
+    "n_layers": "the model's layers",
+    "n_words": "the words of a fixed example",
+    "steps": "the updates of a training run",
+}
+"""Counts written before a plural noun without plural forms, each with why it is never 1."""
+NEVER_ONE = {
+    **dict.fromkeys(
+        ["learn.result", "learn.snapshot_line", "multi_head.intro_measured"], "n: held-out examples or sentences"
+    ),
+    "real_model.h_grid": "n: the 72 heads",
+    "exercises.order_incomplete": "n: the steps of an order exercise",
+    **dict.fromkeys(
+        [
+            "after_attention.cut",
+            "after_attention.note_cut",
+            "after_attention.vector_cut",
+            "cross_attention.b_truncated",
+            "real_model.cut",
+            "shell.pieces_shown",
+            "shell.pieces_window",
+            "shell.tokens_shown",
+            "shell.tokens_window",
+        ],
+        "total: a sentence cut to fewer tokens than it has",
+    ),
+    "heads.outcome_summary": "total: the 72 heads",
+    "problems.differ_in_words": "n: two or more (one is a contrast pair, none another problem)",
+    "problems.too_long": "pieces: more than the limit",
+}
+"""Catalog entries whose generic count (n, total) before a plural noun is never 1, and why."""
+
+
+def test_plural_forms_pick_one_or_other():
+    assert translate("en", "learn.model_line", layers=1, heads=2, d_model=8, d_k=4, batch=16, lr=0.01).startswith(
+        "The model: 1 layer of causal self-attention with 2 heads each"
+    )
+    assert "2 layers of" in translate("en", "learn.model_line", layers=2, heads=1, d_model=8, d_k=4, batch=16, lr=0.01)
+    assert translate("en", "learn.written", prompt="a", written="b", n=1).endswith("(1 token).")
+    assert translate("en", "learn.written", prompt="a", written="b", n=0).endswith("(0 tokens).")
+    assert translate("en", "class.round", n=2, answers=1) == "Round 2 · 1 answer"
+    one = translate("en", "shell.unknown_tokens", unknown=1, total=5, unk="[UNK]", model="m")
+    assert one.startswith("1 of 5 word pieces is [UNK]"), one
+    assert translate("en", "presentation.handout_tokens", shown=1, total=1) == "1 of 1 token shown"
+    assert translate("zh", "class.round", n=2, answers=1) == translate("zh", "class.round", n=2, answers=3).replace(
+        "3", "1"
+    )
+
+
+def test_no_count_before_a_plural_noun_without_its_forms():
+    """A count that can be 1 picks its noun's form (``i18n.plural_category``); "(s)" is gone."""
+    en = catalog("en")
+    assert not [key for key, text in en.items() if "(s)" in text]
+    found = sorted(
+        (key, match.group(0))
+        for key, text in en.items()
+        for match in COUNTED.finditer(text)
+        if match.group(1) not in ALWAYS_MANY and key not in NEVER_ONE
+    )
+    assert not found, f"write the forms, e.g. '{{n}} {{n:one=token;other=tokens}}': {found}"
+
+
+def test_chinese_needs_no_plural_forms():
+    assert not [key for key, text in catalog("zh").items() if "one=" in text]

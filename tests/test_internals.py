@@ -131,6 +131,23 @@ def test_a_keyed_element_still_gets_the_st_key_class():
     )
 
 
+def test_the_sidebar_still_keeps_a_learner_s_own_choice_and_its_button_only_while_open():
+    """Why presentation mode folds the sidebar with a click (``internals.fold_sidebar_script``):
+    Streamlit keeps the learner's choice in localStorage ahead of ``initial_sidebar_state``, and
+    draws the « button only while the sidebar is open. If the first stops, the page config alone
+    may fold it again (tests/browser/test_lesson_path_browser.py says whether it does)."""
+    text = bundle("index.*.js")
+    assert f"`{internals.SIDEBAR_CHOICE_KEY}${{" in text and "localStorage.getItem" in text, _upgrade() + (
+        f"Streamlit no longer keeps the sidebar's state under {internals.SIDEBAR_CHOICE_KEY!r}: check "
+        "whether st.set_page_config(initial_sidebar_state='collapsed') now folds an opened sidebar on "
+        "the next page, and drop or fix fold_sidebar_script."
+    )
+    assert re.search(r"&&!\w+&&\w+\(\w+,\{showSidebarCollapse:\w+,\"data-testid\":`stSidebarCollapseButton`", text), (
+        _upgrade() + "Streamlit's « button (stSidebarCollapseButton) is no longer drawn only while the sidebar "
+        "is open: fold_sidebar_script would fold it by a click only when it is open; fix the script."
+    )
+
+
 def test_streamlit_s_breakpoints():
     text = bundle()
     for name, px in internals.BREAKPOINTS.items():
