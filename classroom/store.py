@@ -54,16 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import (
-    Boolean,
-    Column,
     Engine,
-    Float,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    UniqueConstraint,
     create_engine,
     delete,
     event,
@@ -80,9 +71,19 @@ from attention_core import class_questions as cq
 from attention_core.seeds import check_seed
 
 from .codes import new_code, new_token, normalise_code, same_token, token_hash, valid_key
+from .schema import (
+    MIGRATIONS,
+    NICKNAME_CHARS,
+    SCHEMA_VERSION,
+    answers,
+    classes,
+    join_failures,
+    meta,
+    rounds,
+    students,
+    submissions,
+)
 
-SCHEMA_VERSION = 1
-"""The schema this code writes; ``migrate`` brings an older database up to it."""
 MAX_STUDENTS = 300
 """Students one class takes (a script cannot flood a class with made-up students)."""
 MAX_CHANGES = 20
@@ -92,75 +93,8 @@ MAX_OPEN_CLASSES = 1000
 MAX_FAILED_JOINS = 60
 """Joins with an unknown code per minute on the whole server; beyond it every join waits for
 the next minute, so codes cannot be tried quickly (see ``codes.CODE_LENGTH``)."""
-NICKNAME_CHARS = 24
 PURGE_EVERY = 60.0
 """Seconds between two purges of expired classes by one store."""
-
-metadata = MetaData()
-meta = Table(
-    "classroom_meta",
-    metadata,
-    Column("key", String(32), primary_key=True),
-    Column("value", String(64), nullable=False),
-)
-classes = Table(
-    "classes",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("code", String(8), nullable=False, unique=True),
-    Column("teacher_hash", String(64), nullable=False),
-    Column("created_at", Float, nullable=False),
-    Column("expires_at", Float, nullable=False, index=True),
-)
-rounds = Table(
-    "class_rounds",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
-    Column("number", Integer, nullable=False),
-    Column("kind", String(16), nullable=False),
-    Column("seed", Integer, nullable=False),
-    Column("revealed", Boolean, nullable=False, default=False),
-    Column("again_of", Integer, nullable=True),  # the number of the round this one asks again
-    Column("started_at", Float, nullable=False),
-    UniqueConstraint("class_id", "number", name="one_round_number"),
-)
-students = Table(
-    "class_students",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
-    Column("student_key", String(64), nullable=False),
-    Column("nickname", String(NICKNAME_CHARS * 4), nullable=True),
-    Column("joined_at", Float, nullable=False),
-    UniqueConstraint("class_id", "student_key", name="one_student_key"),
-)
-answers = Table(
-    "class_answers",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("round_id", Integer, ForeignKey("class_rounds.id", ondelete="CASCADE"), nullable=False),
-    Column("student_id", Integer, ForeignKey("class_students.id", ondelete="CASCADE"), nullable=False),
-    Column("value", String(cq.MAX_ANSWER_CHARS), nullable=False),
-    Column("outcome", String(32), nullable=False),
-    Column("changes", Integer, nullable=False, default=0),
-    Column("answered_at", Float, nullable=False),
-    UniqueConstraint("round_id", "student_id", name="one_answer_per_round"),
-)
-submissions = Table(
-    "class_submissions",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("round_id", Integer, ForeignKey("class_rounds.id", ondelete="CASCADE"), nullable=False),
-    Column("idem_key", String(64), nullable=False),
-    UniqueConstraint("round_id", "idem_key", name="one_use_per_key"),
-)
-join_failures = Table(
-    "class_join_failures",
-    metadata,
-    Column("minute", Integer, primary_key=True, autoincrement=False),
-    Column("failures", Integer, nullable=False),
-)
 
 
 class NotTeacher(PermissionError):
@@ -282,14 +216,6 @@ def open_store(url: str, **kwargs) -> ClassStore:
     store = ClassStore(engine_for(url), **kwargs)
     store.migrate()
     return store
-
-
-def _v1(conn) -> None:
-    metadata.create_all(conn)
-
-
-MIGRATIONS: dict[int, Callable] = {1: _v1}
-"""Schema version -> the step that makes it from the version before (1: every table)."""
 
 
 # --------------------------------------------------------------------------- the store
