@@ -9,6 +9,7 @@ from attention_ui.presentation import handout
 from attention_ui.registry import PAGES, page_link
 from attention_ui.release import VERSION
 from attention_ui.route import page_start, run_app
+from attention_ui.settings import link_params
 
 LESSONS = [entry.id for entry in PAGES[1:]]  # every page after Home, in menu order
 
@@ -22,10 +23,11 @@ def render() -> None:
     with st.expander(t("home.mistakes")):
         st.markdown(t("home.mistakes_list"))
     st.subheader(t("home.path"))
+    params = link_params()  # a card keeps the sentence and settings, as the sidebar's links do
     for row in range(0, len(LESSONS), 3):  # the lesson path, in menu order, three cards a row
         for column, page_id in zip(st.columns(3), LESSONS[row : row + 3]):
             with column.container(border=True):
-                page_link(page_id)
+                page_link(page_id, params)
                 st.caption(t(f"home.about_{page_id}"))
     if lesson is not None:
         handout(lesson, "home")  # the sentence and settings on top of a printed page

@@ -106,3 +106,13 @@ def test_presentation_mode_folds_the_sidebar_after_a_navigation_only():
     at.toggle(key="present").set_value(True).run()
     assert FOLD in scripts(at)  # presentation mode turned on again
     assert FOLD not in scripts(open_link("matrices", sentence="the cat sat"))  # not presenting
+
+
+def test_home_cards_keep_the_sentence_and_the_settings():
+    """A card on Home opens its page with the session's sentence and settings, as Next does."""
+    at = open_link("home", toy=False, sentence="the dog chased the ball", w="random", seed="3")
+    cards = {link.proto.page: link.proto for link in at.main.get("page_link")}
+    following = open_page_link(at, cards["matrices"])
+    assert following.session_state["sentence"] == "the dog chased the ball"
+    assert following.session_state["_keep_w"] == "random" and following.session_state["seed"] == 3
+    assert following.query_params["w"] == "random"
