@@ -14,6 +14,8 @@ takes ``tr`` for the words drawn inside a chart (pages pass ``attention_ui.i18n.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -310,7 +312,9 @@ def layers_grid(
     across = domains(columns, 0.03)
     down = domains(n_rows, 0.12)
     labels = [escape_label(label) for label in numbered_labels(tokens)]
-    traces, layout, notes = [], {}, []
+    traces: list[dict] = []
+    layout: dict[str, Any] = {}
+    notes: list[dict] = []
     for k in range(n):
         row, col = divmod(k, columns)
         suffix = axis_suffix(k + 1)

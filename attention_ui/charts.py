@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -288,7 +289,8 @@ def draw(
     rules = chart_box_css(key, numbers_px=numbers, min_width=min_width)
     if rules:
         st.html(rules)  # only <style>: no space taken
-    outer = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st  # the chart and its print twin
+    # The chart and its print twin in one container, or the page itself (st; typed Any for that)
+    outer: Any = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st
     outer = outer.container(key=WIDE_KEY.format(key=key)) if min_width else outer  # scrolls sideways
     if not phone_ticks or phone_step > 1:  # too many column labels for a phone: none, or some
         box = outer.container(
@@ -300,7 +302,7 @@ def draw(
     else:
         box = outer.container(key=CELLS_KEY.format(key=key)) if numbers else outer.container()
     chart_key = key + ("_present" if presenting else "") + fresh
-    selecting = {}
+    selecting: dict[str, Any] = {}
     if on_click is not None:
 
         def clicked() -> None:

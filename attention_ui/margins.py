@@ -69,7 +69,7 @@ def _labels(axis: dict, extent: tuple[float, float] | None) -> list[str] | None:
             for label in (text if text is not None else values)
         ]
     low, high = axis.get("range") or extent or (None, None)
-    if axis.get("type") in ("log", "category", "date") or low is None or isinstance(low, str):
+    if axis.get("type") in ("log", "category", "date") or low is None or high is None or isinstance(low, str):
         return None
     percent = re.fullmatch(r"\.(\d)%", str(axis.get("tickformat") or ""))
     if percent:  # Plotly writes 100 × the value, with that many decimals, and "%"
@@ -179,14 +179,14 @@ def _numbers(values):
         return None
 
 
-def _right_bars(spec: dict) -> list[tuple]:
+def _right_bars(spec: dict) -> list[tuple[int | str, dict, float, float, float]]:
     """The colour bars drawn right of the plot (x ≥ 1, or Plotly's default 1.02), each as
     ``(where, colorbar, low, high, xpad)``: where it sits (a trace's index, or "coloraxis"),
     its JSON, the range its labels cover and the padding it takes (more for a shared colour
     axis, with Streamlit's theme)."""
     data, layout = spec.get("data", []), spec.get("layout", {})
     heatmaps = [(n, trace) for n, trace in enumerate(data) if trace.get("type") == "heatmap"]
-    bars = [
+    bars: list[tuple[int | str, dict, float, float, float]] = [
         (n, trace.get("colorbar") or {}, *_z_range(trace), COLORBAR_DEFAULTS["xpad"])
         for n, trace in heatmaps
         if trace.get("showscale") is not False and not trace.get("coloraxis")
@@ -278,7 +278,7 @@ def fit_margins(spec: dict) -> dict:
     data, layout = list(spec.get("data", [])), dict(spec.get("layout", {}))
     for where, bar, *_ in _right_bars(spec):
         moved = {**bar, "x": COLORBAR_X, "xanchor": "left"}
-        if where == "coloraxis":
+        if isinstance(where, str):  # "coloraxis"
             layout["coloraxis"] = {**layout["coloraxis"], "colorbar": moved}
         else:
             data[where] = {**data[where], "colorbar": moved}

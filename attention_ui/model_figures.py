@@ -7,6 +7,8 @@ module only adds the overview of every head of every layer.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -196,7 +198,7 @@ def heads_grid(
         for layer in range(n_layers)
     ]
     axis = {"showticklabels": False, "ticks": "", "showgrid": False, "zeroline": False, "type": "category"}
-    layout = {
+    layout: dict[str, Any] = {
         "xaxis": axis,
         "yaxis": {**axis, "autorange": "reversed"},
         "annotations": [{"showarrow": False, "font": {"size": 12}, **label} for label in labels],

@@ -3,6 +3,9 @@ them step by step (its scores and weights as tables that print every number, or 
 "Interactive chart" as Plotly heatmaps: ``charts.tables_chosen``), and on request a check against
 the model run by PyTorch."""
 
+from typing import Any
+
+import numpy as np
 import streamlit as st
 
 from attention_core import explain
@@ -153,7 +156,8 @@ def render() -> None:
     st.caption(t("real_model.tabs_caption"))
     tabs = url_tabs("model_matrix", MATRICES, lambda name: t(f"real_model.tab_{name}", d_k=d_k), "weights")
     corner = t("matrices.csv_corner")
-    token_matrices = {  # name: (the matrix, how token_matrix colours it, its title)
+    # name: (the matrix, how token_matrix colours it, its title)
+    token_matrices: dict[str, tuple[np.ndarray, dict[str, Any], str]] = {
         "scores": (trace.scores, {"diverging": True}, t("real_model.scores_title", where=where)),
         "scaled": (
             trace.scaled,

@@ -1,5 +1,7 @@
 """Similarity measures: cosine, dot and scaled dot on the same vectors, in 2-D and on the sentence."""
 
+from typing import Any
+
 import streamlit as st
 
 from attention_core import softmax
@@ -154,7 +156,12 @@ def render() -> None:
     intro = "hidden" if vectors == "inputs" and lesson.trained else vectors  # a trained head reads a hidden state
     st.markdown(t(f"similarity.sentence_intro_{intro}", d=comp.d, t=len(tokens), layer=shown(lesson.settings.layer)))
 
-    axis = {"x_title": t("similarity.key_axis"), "y_title": t("similarity.query_axis"), "col_labels": labels, "tr": t}
+    axis: dict[str, Any] = {
+        "x_title": t("similarity.key_axis"),
+        "y_title": t("similarity.query_axis"),
+        "col_labels": labels,
+        "tr": t,
+    }
     show_figure(
         heatmap_row(
             [(t(f"similarity.heatmap_{name}", d=comp.d), comp.measure(name)) for name in ORDER],
