@@ -6,7 +6,9 @@ matrices) they move to the next or the previous view. At the last step or view, 
 with neither (or with several rows of views, where a key could not say which row it means),
 they follow the lesson path's Next or Back link (``lesson_path``) to the next or previous page.
 Never while the focus is in a text box, a select or on a control that the key already works
-(Space on a focused button presses it).
+(Space on a focused button presses it); but once Enter has applied the sentence box, its keys move
+the lesson until the teacher types again (``APPLIED``), so that a teacher can type a
+sentence, press Enter and go on with the remote.
 
 Streamlit's ``st.button(shortcut=…)`` takes one key per button, and a clicker needs two or three;
 so this is a small script (``st.html`` with JavaScript) that clicks the same buttons and links a
@@ -29,6 +31,10 @@ NEXT_KEY, BACK_KEY = "step_next", "step_back"
 PATH_KEY, PATH_NEXT_KEY, PATH_BACK_KEY = "lesson_path", "path_next", "path_back"
 """The keys of the lesson path's row (``lesson_path``; the print style sheet leaves it out) and of
 the containers of its Next and Back links."""
+APPLIED = "applied"
+"""The sentence box's ``data-applied`` is "true" from the moment Enter applies the sentence until the
+learner types again (``sentence_box.ENTER_SCRIPT`` sets and clears it): the keys then move the
+lesson, not the cursor."""
 VIEWS_SUFFIX = "_tab"
 """``url_state.url_tabs`` keys its row of views ``<name>_tab``."""
 
@@ -43,7 +49,7 @@ CLICKER_SCRIPT = f"""<script>
     const ahead = forward.includes(event.key), behind = backward.includes(event.key);
     if (!ahead && !behind) return;
     const focus = document.activeElement;
-    if (typing(focus)) return;
+    if (typing(focus) && (focus.dataset.{APPLIED} !== "true" || event.key === " ")) return;  // typing (a space too)
     if (event.key === " " && focus && focus.closest("button, a, [role=radio], [role=slider]")) return;
     const main = document.querySelector('{testid("stMain")}');
     if (!main) return;

@@ -10,7 +10,8 @@ sees the end of what it typed. It stays what a text input was to a learner and t
   small script (``ENTER_SCRIPT``) turns Enter without Shift, in this one box, into "apply": the
   box loses the focus and takes it back at once. An input method that is still composing (pinyin
   for 中文: Enter there confirms a word) keeps its Enter. Shift+Enter and Ctrl+Enter do what
-  they always do;
+  they always do. After Enter, a clicker's keys move the lesson until the learner types again
+  (``clicker.APPLIED``): a teacher types a sentence, presses Enter and goes on with the remote;
 * **another sentence takes the old one's positions with it.** The URL's ``?token=``, ``?first=``
   … (``url_state.SENTENCE_POSITIONS``) name places in the sentence they were chosen on. When the
   learner applies another sentence, the script drops them from the address bar just before
@@ -36,6 +37,7 @@ import streamlit as st
 
 from attention_core import MAX_CHARS, clean_text
 
+from .clicker import APPLIED
 from .internals import INPUT_INSTRUCTIONS, key_class
 from .safe import escape_markdown
 from .url_state import SENTENCE_POSITIONS
@@ -90,16 +92,20 @@ ENTER_SCRIPT = f"""<script>
   document.addEventListener("focusout", (event) => {{  // before Streamlit applies the text
     if (event.target.matches && event.target.matches(box)) forgetPositions(event.target);
   }}, true);
+  document.addEventListener("input", (event) => {{  // typing again: the keys are the box's
+    if (event.target.matches && event.target.matches(box)) delete event.target.dataset.{APPLIED};
+  }}, true);
   document.addEventListener("keydown", (event) => {{
     const area = event.target;
     if (event.key !== "Enter" || !area.matches || !area.matches(box)) return;
     if (event.isComposing || event.keyCode === 229) return;  // an input method confirming a word
-    if (event.ctrlKey || event.metaKey) {{ forgetPositions(area); return; }}  // Streamlit's own apply
+    if (event.ctrlKey || event.metaKey) {{ forgetPositions(area); area.dataset.{APPLIED} = "true"; return; }}
     if (event.shiftKey || event.altKey) return;  // a new line
     event.preventDefault();  // no new line: a sentence has none
     const changed = area.value !== applied;
     area.blur();  // a text area applies its text when it loses the focus
     area.focus();  // and the learner goes on typing, as in a one-line box
+    area.dataset.{APPLIED} = "true";  // until the next keystroke that types, the clicker's keys work
     if (changed && window.attentionLabBusy) window.attentionLabBusy.expectRun();
   }}, true);
 }})();

@@ -47,6 +47,18 @@ def test_the_remote_walks_the_steps_and_the_views(tab, server):
     box.focus()  # the teacher is typing a sentence: the arrow keys move the cursor, not the lesson
     press(page, "ArrowRight")
     assert step_number(page) == 1
+    page.keyboard.press("End")
+    page.keyboard.type(" again")
+    press(page, "Enter")  # applied: the remote goes on, the focus still in the box
+    assert page.evaluate("document.activeElement.tagName") == "TEXTAREA"
+    assert parse_qs(urlparse(page.url).query)["sentence"] == ["the dog sat on it again"]
+    press(page, "PageDown")
+    assert step_number(page) == 2
+    press(page, "ArrowLeft")
+    assert step_number(page) == 1
+    page.keyboard.type("!")  # typing again: the keys are the box's once more
+    press(page, "ArrowRight")
+    assert step_number(page) == 1
 
     page.goto(server + f"matrices?sentence=the+dog+sat&present=true&{TOY}")
     wait_for_app(page)
