@@ -13,7 +13,7 @@ from attention_ui.lesson_notes import honesty_banner
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around, handout, is_presenting
 from attention_ui.route import page_start, run_app
-from attention_ui.safe import numbered_labels
+from attention_ui.safe import escape_label, numbered_labels
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int
@@ -81,6 +81,7 @@ def render() -> None:
 
             e = explain(trace, i)
             n = shown(i)  # token i as the learner sees it, from 1
+            word = escape_label(tokens[i])  # the query token by name in the charts' titles (a class reads "she")
             with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
                 if step == 0:
                     number_table(
@@ -135,7 +136,7 @@ def render() -> None:
                             e.products,
                             labels,
                             component_labels("", trace.d_k),
-                            title=t("step_by_step.products_title", i=n),
+                            title=t("step_by_step.products_title", i=n, token=word),
                             diverging=True,
                             y_title=t("figures.key_axis_short"),
                             max_ticked=VECTOR_TICKED_COLS,  # [1], [8], [16] …: 32 labels ran into each other on a phone
@@ -147,7 +148,13 @@ def render() -> None:
                         key_bars(
                             e.scores,
                             tokens,
-                            title=t("step_by_step.scores_title", i=n, j=shown(j)),
+                            title=t(
+                                "step_by_step.scores_title",
+                                i=n,
+                                j=shown(j),
+                                token=word,
+                                key_word=escape_label(tokens[j]),
+                            ),
                             highlight=j,
                             percent=False,
                             tr=t,
@@ -164,7 +171,7 @@ def render() -> None:
                             np.where(np.isfinite(e.scaled), e.scaled, 0.0),
                             tokens,
                             percent=False,
-                            title=t("step_by_step.scaled_title", i=n, scale=e.scale),
+                            title=t("step_by_step.scaled_title", i=n, scale=e.scale, token=word),
                             tr=t,
                         ),
                         "fig_scaled_row",
@@ -172,7 +179,11 @@ def render() -> None:
                 elif step == 5:
                     show_figure(
                         key_bars(
-                            e.weights, tokens, title=t("step_by_step.weights_title", i=n), highlight=e.top_key, tr=t
+                            e.weights,
+                            tokens,
+                            title=t("step_by_step.weights_title", i=n, token=word),
+                            highlight=e.top_key,
+                            tr=t,
                         ),
                         "fig_weights_row",
                         matrix=e.weights,
@@ -184,7 +195,11 @@ def render() -> None:
                 elif step == 6:
                     show_figure(
                         contributions_bar(
-                            e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=n), tr=t
+                            e.contributions,
+                            tokens,
+                            e.output,
+                            title=t("step_by_step.contributions_title", i=n, token=word),
+                            tr=t,
                         ),
                         "fig_contributions",
                         matrix=e.contributions,
