@@ -1,13 +1,17 @@
 """Issue 43, item 6: what a class reads off a phone or a projector. The step charts name the
-query token by its word, not only by its position (a class looks for "she", not "token 10")."""
+query token by its word, not only by its position (a class looks for "she", not "token 10");
+a row's bars print the values that matter, at any width."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.encoder import encode
+from attention_core.model import ModelEmbedder
 from attention_ui.i18n import LANGS
+from attention_ui.vector_figures import PHONE_PLOT_PX, WIDE_PLOT_PX, key_bars
 from tests.helpers import charts, open_link
 
 SENTENCE = "the teacher said that the boy was late because she had waited"
@@ -30,3 +34,44 @@ def test_the_real_model_row_names_the_query_token():
     i = tokens.index("she")
     at = open_link("real_model", sentence=SENTENCE, token=str(i + 1), toy=False)
     assert any("“she”" in title for title in charts(at)), list(charts(at))
+
+
+def _rows(percent: bool) -> list[np.ndarray]:
+    """Rows as the step charts show them: every query's weights (``percent``) or scores of the
+    sentence on the trained head, and random rows of 5 to 40 keys."""
+    lesson = build_lesson(SENTENCE, ModelEmbedder(), LessonSettings(projection="trained"))
+    rng = np.random.default_rng(43)
+    if percent:
+        return [*lesson.trace.weights, *(rng.dirichlet(np.full(n, 0.3)) for n in (5, 14, 24, 40))]
+    return [*lesson.trace.scaled, *(rng.normal(0, 3, n) for n in (5, 14, 24, 40))]
+
+
+def _px(text: str, size: float) -> float:
+    """A printed value's width: digits 0.55 em, "%" 0.85 em, a sign or point 0.3 em (Source Sans
+    draws them narrower)."""
+    return size * sum(0.55 if c.isdigit() else 0.85 if c == "%" else 0.3 for c in text)
+
+
+@pytest.mark.parametrize("percent", [True, False])
+def test_the_largest_values_are_printed_and_printed_values_never_meet(percent):
+    """Chromium hid "42.6%" and printed "0.8%" (issue 43: Plotly shrinks a value to its bar and
+    hides what would go under 11 px, so the widest, the largest, went first). Now the largest
+    value is printed at every width; a value left out always has a larger printed one next to
+    it; printed values keep apart on a projector's plot (460 px) and, without those a phone
+    hides, on a phone's (260 px)."""
+    for row in _rows(percent):
+        fig = key_bars(row, [f"t{j}" for j in range(len(row))], title="α̂", percent=percent)
+        texts = list(fig.data[0].text)
+        size = fig.data[0].textfont.size
+        assert fig.data[0].constraintext == "none" and size >= 11  # never shrunk to a bar's width
+        printed = [j for j, text in enumerate(texts) if text]
+        on_phone = [j for j in printed if j not in fig.phone_values]
+        largest = int(np.argmax(np.abs(row)))
+        assert largest in on_phone
+        for room, shown in ((WIDE_PLOT_PX, printed), (PHONE_PLOT_PX, on_phone)):
+            pitch = room / len(row)
+            for a, b in zip(shown, shown[1:]):
+                assert (b - a) * pitch >= (_px(texts[a], size) + _px(texts[b], size)) / 2, (room, texts[a], texts[b])
+        for j in set(range(len(row))) - set(printed):
+            near = [k for k in printed if abs(k - j) * (WIDE_PLOT_PX / len(row)) < 2 * _px("-00.000%", size)]
+            assert any(abs(row[k]) >= abs(row[j]) for k in near), (j, texts)
