@@ -9,7 +9,7 @@ from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
 from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import honesty_banner
+from attention_ui.lesson_notes import honesty_banner, listed_tokens
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around, handout, is_presenting
 from attention_ui.route import page_start, run_app
@@ -54,7 +54,8 @@ def render() -> None:
         # on a projector the step and its chart come first (the first screen), the query token under them
         picker_box, stage = (second, first) if presenting else (first, second)
         with picker_box:
-            i = token_picker(t("step_by_step.query_picker"), tokens, default=default_query(tokens))
+            listed = listed_tokens(lesson)  # "[UNK] 他": the word behind each unknown token
+            i = token_picker(t("step_by_step.query_picker"), listed, default=default_query(tokens))
 
         step = url_int("step", len(STEPS))
 
@@ -87,7 +88,7 @@ def render() -> None:
                     number_table(
                         {
                             "i": [shown(j) for j in range(T)],
-                            t("step_by_step.col_token"): list(tokens),
+                            t("step_by_step.col_token"): listed,
                             t("step_by_step.col_known"): [
                                 t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
                                 for k in range(T)
@@ -123,7 +124,7 @@ def render() -> None:
                         filename="Q_K_V",
                     )
                 elif step == 3:
-                    labels = numbered_labels(tokens)
+                    labels = numbered_labels(listed)
                     j = st.selectbox(
                         t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j"
                     )

@@ -9,6 +9,7 @@ import pytest
 
 from attention_core import LessonSettings, ToyEmbedder, build_lesson
 from attention_core.encoder import encode
+from attention_core.lesson import unknown_texts
 from attention_core.model import ModelEmbedder
 from attention_ui.i18n import LANGS
 from attention_ui.vector_figures import PHONE_PLOT_PX, WIDE_PLOT_PX, key_bars
@@ -75,3 +76,42 @@ def test_the_largest_values_are_printed_and_printed_values_never_meet(percent):
         for j in set(range(len(row))) - set(printed):
             near = [k for k in printed if abs(k - j) * (WIDE_PLOT_PX / len(row)) < 2 * _px("-00.000%", size)]
             assert any(abs(row[k]) >= abs(row[j]) for k in near), (j, texts)
+
+
+ZH = "他感谢老师 because she helped"
+
+
+def _reference_replaced(text: str, window: int | None = None, first: int = 0) -> list[str]:
+    """The text behind each of the model's [UNK] pieces in order, by transformers' own tokenizer
+    of the bundled model (its offsets), an implementation apart from the app's."""
+    from transformers import AutoTokenizer
+
+    from attention_core.model_files import bundled_path
+
+    tokenizer = AutoTokenizer.from_pretrained(str(bundled_path()))
+    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    pieces = list(zip(encoded["input_ids"], encoded["offset_mapping"], strict=True))
+    pieces = pieces[first : first + window] if window else pieces
+    return [text[a:b] for token_id, (a, b) in pieces if token_id == tokenizer.unk_token_id]
+
+
+@pytest.mark.parametrize("projection", ["trained", "random"])
+def test_each_unknown_token_knows_the_text_it_replaced(projection):
+    lesson = build_lesson(ZH, ModelEmbedder(), LessonSettings(projection=projection))
+    replaced = unknown_texts(lesson)
+    assert sorted(replaced) == list(lesson.unknown) and all(lesson.tokens[i] == "[UNK]" for i in replaced)
+    assert [replaced[i] for i in sorted(replaced)] == _reference_replaced(ZH) == list("他感谢老师")
+    long = "word " * 30 + ZH  # a window over a long sentence: 24 pieces from the 21st
+    lesson = build_lesson(long, ModelEmbedder(), LessonSettings(projection=projection, first_piece=20))
+    replaced = unknown_texts(lesson)
+    assert [replaced[i] for i in sorted(replaced)] == _reference_replaced(long, 24, lesson.first)
+    assert unknown_texts(build_lesson(ZH, ToyEmbedder(dim=8), LessonSettings())) == {}  # knows every token
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_token_buttons_show_the_character_beside_each_unk(lang):
+    """Chinese on the English model: the buttons read "2: [UNK] 他", not "2: [UNK]" five times."""
+    at = open_link("step_by_step", lang, sentence=ZH, toy=False)
+    options = [option.replace("\\", "") for option in at.button_group(key="token_picker").options]  # Markdown escapes
+    assert options[1:6] == [f"{n}: [UNK] {c}" for n, c in zip(range(2, 7), "他感谢老师", strict=True)], options
+    assert options[6] == "7: because"
