@@ -285,6 +285,8 @@ def draw(
         numbers = round(numbers * FONT_SCALE)
     phone_ticks, phone_step = getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
     min_width = getattr(fig, "min_width", None)
+    if numbers and min_width and min_width >= numbers:  # never drawn narrower than its numbers need
+        numbers = None  # so they always show (a phone scrolls the chart sideways instead)
     phone_values = getattr(fig, "phone_values", ())
     spec, described = prepare(fig, presenting=presenting)
     rules = chart_box_css(key, numbers_px=numbers, min_width=min_width, phone_values=phone_values)

@@ -115,3 +115,11 @@ def test_the_token_buttons_show_the_character_beside_each_unk(lang):
     options = [option.replace("\\", "") for option in at.button_group(key="token_picker").options]  # Markdown escapes
     assert options[1:6] == [f"{n}: [UNK] {c}" for n, c in zip(range(2, 7), "他感谢老师", strict=True)], options
     assert options[6] == "7: because"
+
+
+def test_the_heads_grids_keep_the_width_their_numbers_need():
+    """A phone scrolls the 6 × 12 grids sideways rather than shrinking them below their numbers."""
+    from attention_ui.heads_figures import census_grid, outcome_grid
+
+    for fig in (census_grid(np.full((6, 12), 0.98), title="t", chance=0.5), outcome_grid(np.ones((6, 12)), title="t")):
+        assert fig.numbers_px and fig.min_width >= fig.numbers_px

@@ -72,3 +72,26 @@ def test_on_a_phone_the_last_key_keeps_its_label(tab, server, step, lang):
     assert charts, "no bar chart"
     for chart in charts:
         assert chart["ticks"][-1].endswith("[SEP]"), chart["ticks"]
+
+
+CENSUS_NUMBERS_JS = f"""() => {{
+  const plot = document.querySelector('.st-key-fig_census {internals.PLOT}');
+  if (!plot) return null;
+  const seen = e => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().width > 0;
+  const numbers = [...plot.querySelectorAll('{internals.CELL_NUMBERS}')].filter(seen);
+  return {{n: numbers.length, px: Math.min(...numbers.map(t => parseFloat(getComputedStyle(t).fontSize))),
+           width: plot.getBoundingClientRect().width}};
+}}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_phone_the_heads_grid_prints_every_head_s_number(tab, server, lang):
+    """The 6 × 12 grid of What do heads do? was a 135 px picture without numbers on a phone; now
+    it keeps the width its numbers need and scrolls sideways."""
+    page = tab(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page.goto(server + f"heads?lang={lang}")
+    wait_for_app(page)
+    no_exception(page)
+    grid = page.evaluate(CENSUS_NUMBERS_JS)
+    assert grid is not None, "no census grid"
+    assert grid["n"] == 72 and grid["px"] >= 11, grid
