@@ -301,6 +301,32 @@ def unknown_words(text: str, embedder: Embedder, limit: int = 200) -> tuple[str,
     return tuple(found)
 
 
+def unknown_texts(lesson: Lesson) -> dict[int, str]:
+    """What each unknown token of ``lesson`` stands for: {index in ``lesson.tokens``: the
+    learner's text it replaced}, from the model tokenizer's offsets, so that a list of tokens can
+    read "2: [UNK] 他" where the model itself reads only "[UNK]". Empty for an embedder that knows
+    every token (the toy one).
+
+    >>> from attention_core.model import ModelEmbedder
+    >>> lesson = build_lesson("他 is here", ModelEmbedder(), LessonSettings(projection="trained"))
+    >>> lesson.tokens[:3], unknown_texts(lesson)
+    (['[CLS]', '[UNK]', 'is'], {1: '他'})
+    """
+    if not lesson.unknown or not lesson.real_embeddings:
+        return {}
+    from .encoder import load_encoder
+
+    encoding = load_encoder(lesson.embedder_name).tokenizer.encode(lesson.text, add_special_tokens=False)
+    before = 1 if lesson.encoded is not None else 0  # a trained head's tokens begin with [CLS]
+    found = {}
+    for i in lesson.unknown:
+        piece = lesson.first + i - before  # (0-based) among the whole text's word pieces
+        if 0 <= piece < len(encoding.offsets):
+            start, end = encoding.offsets[piece]
+            found[i] = lesson.text[start:end]
+    return found
+
+
 def rms(x) -> float:
     """The root mean square of the numbers in ``x``: the typical size of one component.
 

@@ -47,6 +47,7 @@ from .style import (
     MAX_PHONE_STEP,
     NO_PHONE_TICKS_KEY,
     NOTE_KEY,
+    PHONE_VALUES_KEY,
     THIN_PHONE_TICKS_KEY,
     TWIN_KEY,
     WIDE_KEY,
@@ -285,13 +286,17 @@ def draw(
         numbers = round(numbers * FONT_SCALE)
     phone_ticks, phone_step = getattr(fig, "phone_ticks", True), getattr(fig, "phone_step", 1)
     min_width = getattr(fig, "min_width", None)
+    if numbers and min_width and min_width >= numbers:  # never drawn narrower than its numbers need
+        numbers = None  # so they always show (a phone scrolls the chart sideways instead)
+    phone_values = getattr(fig, "phone_values", ())
     spec, described = prepare(fig, presenting=presenting)
-    rules = chart_box_css(key, numbers_px=numbers, min_width=min_width)
+    rules = chart_box_css(key, numbers_px=numbers, min_width=min_width, phone_values=phone_values)
     if rules:
         st.html(rules)  # only <style>: no space taken
     # The chart and its print twin in one container, or the page itself (st; typed Any for that)
     outer: Any = st.container(key=TWIN_KEY.format(key=key)) if cells is not None else st
     outer = outer.container(key=WIDE_KEY.format(key=key)) if min_width else outer  # scrolls sideways
+    outer = outer.container(key=PHONE_VALUES_KEY.format(key=key)) if phone_values else outer  # fewer values
     if not phone_ticks or phone_step > 1:  # too many column labels for a phone: none, or some
         box = outer.container(
             key=NO_PHONE_TICKS_KEY.format(key=key)

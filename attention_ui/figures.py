@@ -127,7 +127,8 @@ class Chart(go.Figure):
     narrow panels; the hover names every cell). ``phone_step``: a phone shows every ``phone_step``-th
     column label only (1: all; tilted labels too close together on its narrow plot, ``axes.phone_step_for``).
     ``min_width``: the narrowest (px) the chart is drawn; a narrower page scrolls it sideways
-    (the heads grid: ``model_figures.grid_min_width``), or None.
+    (the heads grid: ``model_figures.grid_min_width``), or None. ``phone_values``: the bars
+    (0-based) whose printed value a phone hides (no room there: ``vector_figures.labelled_bars``).
 
     >>> chart = Chart({"type": "bar", "y": [1]}, numbers_px=595)
     >>> chart.numbers_px, chart.phone_ticks, chart.min_width, "meta" in chart.to_dict()["layout"]
@@ -138,6 +139,7 @@ class Chart(go.Figure):
     phone_ticks: bool = True
     phone_step: int = 1
     min_width: int | None = None
+    phone_values: tuple[int, ...] = ()
 
     def __init__(
         self,
@@ -148,11 +150,12 @@ class Chart(go.Figure):
         phone_ticks: bool = True,
         phone_step: int = 1,
         min_width: int | None = None,
+        phone_values: tuple[int, ...] = (),
     ):
         super().__init__(data=data, layout=layout)
         # plain attributes (Plotly lets through the names the class has): the pipeline reads them without a call
         self.numbers_px, self.phone_ticks, self.phone_step = numbers_px, phone_ticks, phone_step
-        self.min_width = min_width
+        self.min_width, self.phone_values = min_width, tuple(phone_values)
 
 
 def figure(
@@ -166,6 +169,7 @@ def figure(
     phone_ticks: bool = True,
     phone_step: int = 1,
     min_width: int | None = None,
+    phone_values: tuple[int, ...] = (),
     **layout,
 ) -> Chart:
     """One figure from its traces and a nested ``layout``, built in a single call.
@@ -177,7 +181,7 @@ def figure(
     (``wrap_title``), and the chart grows by the room they take. ``title_above``: the title
     sits that many px above the plot area (over the panels' own titles, ``heatmaps.heatmap_row``)
     instead of in the middle of the top margin. ``numbers_px``, ``phone_ticks``, ``phone_step``,
-    ``min_width``: see ``Chart``.
+    ``min_width``, ``phone_values``: see ``Chart``.
 
     >>> figure([{"type": "bar", "y": [1, 2]}], title="Weights", height=300).layout.title.text
     'Weights'
@@ -193,7 +197,13 @@ def figure(
             layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
     layout = {"height": height, "margin": margin, **layout}
     return Chart(
-        data, layout, numbers_px=numbers_px, phone_ticks=phone_ticks, phone_step=phone_step, min_width=min_width
+        data,
+        layout,
+        numbers_px=numbers_px,
+        phone_ticks=phone_ticks,
+        phone_step=phone_step,
+        min_width=min_width,
+        phone_values=phone_values,
     )
 
 

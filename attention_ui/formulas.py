@@ -37,6 +37,7 @@ from attention_ui.notation import (
 _TERM_SEP = re.compile(r"[,:]?\\qquad ?|[,:]?\\quad ?|,\\ ")
 r"""What separates the terms of a formula: a comma or colon and a space (``\quad``, ``\qquad``, ``\ ``)."""
 _OPEN_CLOSE = re.compile(r"\\(left|right|begin|end)(?![A-Za-z])")
+_DELIMITERS = "()[].|"
 SHORT_TERM = 60
 """A term of at most this many characters of LaTeX is kept on one line (``kept_terms``)."""
 
@@ -46,7 +47,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
 
     KaTeX breaks a displayed formula (the style sheet lets it wrap) after any relation or
     operator, so "1/√32 = 0.1768" could end a line with "=" and start the next with 0.1768. Each
-    term (the parts between ``,\quad``-like separators outside any braces or ``\left … \right``)
+    term (the parts between ``,\quad``-like separators outside any braces, parentheses or
+    ``\left … \right``: a vector "(2,\ -1)" is one term)
     of at most ``short`` characters goes in braces, which KaTeX never breaks, and the line may
     break after its separator (``\allowbreak``). A longer term still breaks at its = and +, and a
     term too wide for the screen scrolls (the style sheet). A formula with an environment
@@ -58,6 +60,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
     {\alpha_{1} = 2.5},\ \allowbreak {\alpha_{2} = 1}
     >>> kept_terms(r"f\!\left(a,\ b\right)") == r"{f\!\left(a,\ b\right)}"
     True
+    >>> print(kept_terms(r"q = (1,\ 2),\quad k_2 = (2,\ -1)"))
+    {q = (1,\ 2)},\quad\allowbreak {k_2 = (2,\ -1)}
     >>> kept_terms(r"M = \begin{cases} 0 & j \le i \\ 1 \end{cases},\quad d = 2").endswith(r"\allowbreak {d = 2}")
     True
     """
@@ -71,10 +75,11 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
         if word := _OPEN_CLOSE.match(tex, k):
             depth += 1 if word.group(1) in ("left", "begin") else -1
             k = word.end()
+            k += tex[k : k + 1] in _DELIMITERS  # the delimiter of \left( or \right) counts once, with its word
             continue
-        if tex[k] == "{":
+        if tex[k] in "{(":  # a vector (2, -1) is one term: its inner ",\ " is no separator
             depth += 1
-        elif tex[k] == "}":
+        elif tex[k] in "})":
             depth -= 1
         elif depth == 0 and (m := _TERM_SEP.match(tex, k)):
             parts.append(tex[start:k])

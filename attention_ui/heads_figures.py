@@ -24,7 +24,9 @@ CELL_TARGET_PX = 30
 
 
 def _grid(z, *, title: str, tr: Translate, digits: int, **colours) -> go.Figure:
-    """One cell per head (rows layers, columns heads, from 1) with a click target over each."""
+    """One cell per head (rows layers, columns heads, from 1) with a click target over each,
+    never drawn narrower than its printed scores need: a phone scrolls it sideways, every number
+    readable, rather than shrinking it to a 135 px picture without numbers (``Chart.min_width``)."""
     n_layers, n_heads = z.shape
     layers, heads = np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij")  # (L, H) each
     target = click_targets(
@@ -33,7 +35,7 @@ def _grid(z, *, title: str, tr: Translate, digits: int, **colours) -> go.Figure:
         size=CELL_TARGET_PX,
         customdata=np.stack([layers.ravel(), heads.ravel()], axis=1),  # (L·H, 2)
     )
-    return heatmap(
+    fig = heatmap(
         z,
         [tr("figures.grid_layer", layer=shown(layer)) for layer in range(n_layers)],
         [str(shown(head)) for head in range(n_heads)],
@@ -48,6 +50,8 @@ def _grid(z, *, title: str, tr: Translate, digits: int, **colours) -> go.Figure:
         dragmode=False,
         hovermode="closest",
     )
+    fig.min_width = fig.numbers_px
+    return fig
 
 
 def census_grid(scores, *, title: str, chance: float | None = None, tr: Translate = ENGLISH) -> go.Figure:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention_core import Lesson
+from attention_core.lesson import unknown_texts
 from attention_core.model_choice import model_label
 from attention_core.model_files import MODEL_ENV
 from attention_core.text import has_cjk
@@ -67,6 +68,15 @@ def _use_toy() -> None:
     if state.get("w") == "trained":  # the toy embedder has no trained heads
         state["w"] = "random"
         remember("w", "random")
+
+
+def listed_tokens(lesson: Lesson) -> list[str]:
+    """The lesson's tokens as a list of them reads them (the token pickers): an unknown token
+    with the learner's text it replaced beside it, "[UNK] 他" (``attention_core.lesson.unknown_texts``),
+    so that a class can tell which [UNK] is which word; the others as they are. Raw text: the
+    pickers escape it."""
+    replaced = unknown_texts(lesson)
+    return [f"{token} {replaced[i]}" if i in replaced else token for i, token in enumerate(lesson.tokens)]
 
 
 def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:

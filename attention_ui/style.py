@@ -46,6 +46,7 @@ import streamlit as st
 from .chart_theme import ORANGE, PHONE_TITLE_PX
 from .clicker import PATH_KEY
 from .internals import (
+    BAR_VALUE,
     CELL_NUMBERS,
     CHART_TITLE,
     DARK,
@@ -102,6 +103,8 @@ MATRIX_KEY = "matrix_{key}"
 TWIN_KEY = "twin_{key}"
 """Key of the container of a chart that has an HTML table twin for print (``charts.draw``): in
 print the table shows and the chart does not."""
+PHONE_VALUES_KEY = "phonevalues_{key}"
+"""Key of a container whose chart's bar values a phone shows only some of (``Chart.phone_values``)."""
 WIDE_KEY = "wide_{key}"
 """Key of a container whose chart is drawn at least its ``figures.Chart.min_width`` wide and
 scrolls sideways in a narrower page, with a cue (the heads grid: ``model_figures.grid_min_width``;
@@ -118,12 +121,16 @@ PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 
 def _thin_phone_ticks() -> str:
     """The rules that keep every step-th column label of a chart in a ``THIN_PHONE_TICKS_KEY``
-    container on a phone, one media query per step."""
-    return "\n".join(
-        f"@media (max-width: {PHONE_PX - 0.02}px) {{ {key_prefix(THIN_PHONE_TICKS_KEY.format(step=step, key=''))} "
-        f"{X_AXIS_LAYER} > g:not(:nth-of-type({step}n+1)) text {{ display: none; }} }}"
-        for step in range(2, MAX_PHONE_STEP + 1)
-    )
+    container on a phone, one media query per step: the first, every step-th, and the last (the
+    [SEP] a learner looks for), for which the kept label less than a step before it gives way."""
+
+    def rule(step: int) -> str:
+        box = f"{key_prefix(THIN_PHONE_TICKS_KEY.format(step=step, key=''))} {X_AXIS_LAYER} > g"
+        off = f"{box}:not(:nth-of-type({step}n+1)):not(:last-of-type)"
+        too_near = f"{box}:nth-of-type({step}n+1):nth-last-of-type(-n+{step}):not(:last-of-type)"
+        return f"@media (max-width: {PHONE_PX - 0.02}px) {{ {off} text, {too_near} text {{ display: none; }} }}"
+
+    return "\n".join(rule(step) for step in range(2, MAX_PHONE_STEP + 1))
 
 
 _COLUMN, _MAIN = testid("stColumn"), testid("stMain")
@@ -137,12 +144,15 @@ CHART_COLUMNS = (
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def chart_box_css(key: str, numbers_px: int | None = None, min_width: int | None = None) -> str:
+def chart_box_css(
+    key: str, numbers_px: int | None = None, min_width: int | None = None, phone_values: tuple[int, ...] = ()
+) -> str:
     """The rules of one chart drawn by ``charts.draw`` with ``key``, from what its builder said
     (``figures.Chart``): its cell numbers hidden, and the note "hover for the values" shown, while
     its ``CELLS_KEY`` container is narrower than ``numbers_px``; at least ``min_width`` px wide
     in its ``WIDE_KEY`` container, whose toolbar (at the chart's far right, out of sight) hides
-    while the container is narrower. "" when neither is given. Built from the key (letters,
+    while the container is narrower; the values of bars ``phone_values`` (0-based) hidden on a
+    phone, in its ``PHONE_VALUES_KEY`` container. "" when none is given. Built from the key (letters,
     digits, ``_`` and ``-`` only) and numbers, never from learner text.
 
     >>> print(chart_box_css("fig_w", numbers_px=594))  # doctest: +NORMALIZE_WHITESPACE
@@ -153,6 +163,9 @@ def chart_box_css(key: str, numbers_px: int | None = None, min_width: int | None
     { min-width: 860px; }
     @container wide (max-width: 859.98px) { .st-key-wide_fig_grid .modebar-container
     { display: none !important; } }</style>
+    >>> print(chart_box_css("fig_row", phone_values=(1,)))  # doctest: +NORMALIZE_WHITESPACE
+    <style>@media (max-width: 639.98px) { .st-key-phonevalues_fig_row .bars .point:nth-of-type(2) .bartext
+    { display: none; } }</style>
     """
     if not _KEY.fullmatch(key):
         raise ValueError(f"not a chart key: {key!r}")
@@ -169,6 +182,10 @@ def chart_box_css(key: str, numbers_px: int | None = None, min_width: int | None
         rules.append(f".{box} {chart} {{ min-width: {int(min_width)}px; }}")
         narrow = int(min_width) - 0.02
         rules.append(f"@container wide (max-width: {narrow}px) {{ .{box} {MODEBAR} {{ display: none !important; }} }}")
+    if phone_values:
+        box = key_class(PHONE_VALUES_KEY.format(key=key))
+        hidden = ", ".join(f".{box} {BAR_VALUE.format(n=int(j) + 1)}" for j in phone_values)
+        rules.append(f"@media (max-width: {PHONE_PX - 0.02}px) {{ {hidden} {{ display: none; }} }}")
     return f"<style>{chr(10).join(rules)}</style>" if rules else ""
 
 

@@ -15,6 +15,7 @@ from .figures import ENGLISH, Translate, figure
 from .heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from .notation import component_labels
 from .safe import numbered_labels, token_labels
+from .text_width import text_px
 
 TOKEN_COLORS = tuple(pc.qualitative.Safe)
 """One colour per key token in stacked bars: CARTO's "Safe" palette, chosen for colour-blind
@@ -25,6 +26,40 @@ and add the rest up in one grey bar (``contributions_bar``)."""
 MIN_TEXT_PX = 11
 """No value printed on a bar is smaller than this: where a bar is too narrow for it, the value is
 hidden (the hover and the formula have it) rather than shrunk to a few pixels (a phone)."""
+BAR_TEXT_PX = 12
+"""The size of the values printed over bars (``key_bars``): never shrunk to the bar's width."""
+PHONE_PLOT_PX = 260
+"""The plot width (px) of a full-width bar chart on a 390 px phone, inside its margins: the
+room ``labelled_bars`` spaces the values a phone prints for, so that they never meet there."""
+WIDE_PLOT_PX = 460
+"""... on a 1024 px projector with the sidebar open (about 500 px): the room for the values
+every wider screen prints (a phone hides those it has no room for: ``Chart.phone_values``)."""
+
+
+def labelled_bars(
+    values, texts: list[str], room: float = PHONE_PLOT_PX, size: float = BAR_TEXT_PX, among=None
+) -> list[int]:
+    """Which bars print their value, largest first (by size, either sign), each as far from the
+    others already chosen as its text needs in ``room`` px shared by all the bars: the values
+    that matter are always printed, at any width, and the small ones only where there is room.
+    ``among``: the bars that may print theirs (all by default; a phone's among a projector's).
+    A Plotly bar chart alone prints the narrow texts and hides the wide ones ("42.6%" but not
+    "0.8%"), the opposite of what a reader needs.
+
+    >>> labelled_bars([0.05, 0.426, 0.233, 0.01, 0.128], ["5.0%", "42.6%", "23.3%", "1.0%", "12.8%"], room=100)
+    [1, 4]
+    >>> labelled_bars([0.5, 0.5], ["50.0%", "50.0%"])  # room for both
+    [0, 1]
+    """
+    v = np.abs(np.asarray(values, dtype=np.float64))  # (n,)
+    pitch = room / max(len(v), 1)  # px from one bar's centre to the next
+    chosen: list[int] = []
+    allowed = set(range(len(v)) if among is None else among)
+    for j in (j for j in np.argsort(-v, kind="stable") if j in allowed):
+        half = text_px(texts[j], size) / 2 + 2  # a little air between two values (4 px)
+        if all(abs(int(j) - k) * pitch >= half + text_px(texts[k], size) / 2 + 2 for k in chosen):
+            chosen.append(int(j))
+    return sorted(chosen)
 
 
 def vectors_matrix(z, tokens, *, title: str, symbol: str, tr: Translate = ENGLISH, **kw) -> go.Figure:
@@ -75,7 +110,9 @@ def key_bars(
 ) -> go.Figure:
     """Vertical bars, one per key token j, for one query's row: the weights α̂_ij as
     percentages, or (``percent=False``) the raw or scaled scores; ``highlight`` draws key j in orange.
-    A value too wide for its bar (a phone) is hidden, never shrunk below ``MIN_TEXT_PX``; more than
+    The largest values are printed at ``BAR_TEXT_PX``, never shrunk, the smaller ones where they
+    do not meet them (``labelled_bars``: the room of a projector; a phone hides those it has no
+    room for, ``Chart.phone_values``); every value is in the hover. More than
     ``axes.PHONE_TILTED_LABELS`` tilted labels: a phone shows some of them (``axes.phone_step_for``).
 
     >>> fig = key_bars([0.25, 0.75], ["the", "cat"], title="α̂ of row 1")
@@ -85,12 +122,16 @@ def key_bars(
     w = np.asarray(weights, dtype=np.float64)  # (T_k,)
     colors = [BLUE if j != highlight else ORANGE for j in range(len(w))]
     text = [f"{x:.1%}" for x in w] if percent else [f"{x:.3f}" for x in w]
+    printed = set(labelled_bars(w, text, WIDE_PLOT_PX))
+    phone = set(labelled_bars(w, text, PHONE_PLOT_PX, among=printed))  # a phone's: some of those
     bar = {
         "type": "bar",
         "x": positions(len(w)),
         "y": w,
-        "text": text,
+        "text": [value if j in printed else "" for j, value in enumerate(text)],
         "textposition": "outside",
+        "textfont": {"size": BAR_TEXT_PX},
+        "constraintext": "none",  # a value wider than its bar stays whole (they are spaced apart)
         "marker": {"color": colors},
         "cliponaxis": False,  # a value over the tallest bar stays whole
         "hovertemplate": tr("figures.hover_key", j="%{x}") + ": %{y:.4f}<extra></extra>",
@@ -105,8 +146,8 @@ def key_bars(
         [bar],
         title=title,
         height=340,
-        uniformtext={"minsize": MIN_TEXT_PX, "mode": "hide"},  # never shrunk below it (5 px on a phone): hidden
         phone_step=phone_step_for(len(w), angle),
+        phone_values=tuple(sorted(printed - phone)),
         yaxis=yaxis,
         xaxis={
             "tickvals": positions(len(w)),

@@ -19,7 +19,7 @@ from attention_core.reference import compare_with_torch, source_of, torch_attent
 from attention_ui.checks import fingerprint, pytorch_check
 from attention_ui.formulas import attention_times, kept_terms
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import honesty_banner
+from attention_ui.lesson_notes import honesty_banner, listed_tokens
 from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import handout
 from attention_ui.route import page_start, run_app
@@ -95,7 +95,7 @@ def render() -> None:
     tokens = lesson.tokens
     labels = numbered_labels(tokens)
     trace = lesson.trace
-    i = token_picker(t("code.token_picker"), tokens, key="code_token_picker")
+    i = token_picker(t("code.token_picker"), listed_tokens(lesson), key="code_token_picker")
     st.info(t("code.zero_based", n=shown(i), i=i), icon=":material/terminal:")
     scale_arg = "" if lesson.settings.scaled else ", scale=1.0"
 

@@ -26,6 +26,7 @@ from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
 from attention_ui.problems import problem_text
 from attention_ui.route import page_start, run_app
+from attention_ui.safe import escape_label
 from attention_ui.sidebar import choose_head
 from attention_ui.style import show_selected_frame
 from attention_ui.tables import number_table
@@ -230,7 +231,11 @@ def render() -> None:
     )
     show_figure(
         key_bars(
-            e.weights, tokens, highlight=e.top_key, tr=t, title=t("real_model.row_title", i=shown(i), where=where)
+            e.weights,
+            tokens,
+            highlight=e.top_key,
+            tr=t,
+            title=t("real_model.row_title", i=shown(i), token=escape_label(tokens[i]), where=where),
         ),
         "fig_weights_row",
     )

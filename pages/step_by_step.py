@@ -9,11 +9,11 @@ from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
 from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import honesty_banner
+from attention_ui.lesson_notes import honesty_banner, listed_tokens
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
 from attention_ui.presentation import explained_around, handout, is_presenting
 from attention_ui.route import page_start, run_app
-from attention_ui.safe import numbered_labels
+from attention_ui.safe import escape_label, numbered_labels
 from attention_ui.steps import show_embedding, show_step_formula, step_name
 from attention_ui.tables import number_table
 from attention_ui.url_state import token_picker, url_int
@@ -54,7 +54,8 @@ def render() -> None:
         # on a projector the step and its chart come first (the first screen), the query token under them
         picker_box, stage = (second, first) if presenting else (first, second)
         with picker_box:
-            i = token_picker(t("step_by_step.query_picker"), tokens, default=default_query(tokens))
+            listed = listed_tokens(lesson)  # "[UNK] 他": the word behind each unknown token
+            i = token_picker(t("step_by_step.query_picker"), listed, default=default_query(tokens))
 
         step = url_int("step", len(STEPS))
 
@@ -81,12 +82,13 @@ def render() -> None:
 
             e = explain(trace, i)
             n = shown(i)  # token i as the learner sees it, from 1
+            word = escape_label(tokens[i])  # the query token by name in the charts' titles (a class reads "she")
             with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
                 if step == 0:
                     number_table(
                         {
                             "i": [shown(j) for j in range(T)],
-                            t("step_by_step.col_token"): list(tokens),
+                            t("step_by_step.col_token"): listed,
                             t("step_by_step.col_known"): [
                                 t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
                                 for k in range(T)
@@ -122,7 +124,7 @@ def render() -> None:
                         filename="Q_K_V",
                     )
                 elif step == 3:
-                    labels = numbered_labels(tokens)
+                    labels = numbered_labels(listed)
                     j = st.selectbox(
                         t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j"
                     )
@@ -135,7 +137,7 @@ def render() -> None:
                             e.products,
                             labels,
                             component_labels("", trace.d_k),
-                            title=t("step_by_step.products_title", i=n),
+                            title=t("step_by_step.products_title", i=n, token=word),
                             diverging=True,
                             y_title=t("figures.key_axis_short"),
                             max_ticked=VECTOR_TICKED_COLS,  # [1], [8], [16] …: 32 labels ran into each other on a phone
@@ -147,7 +149,13 @@ def render() -> None:
                         key_bars(
                             e.scores,
                             tokens,
-                            title=t("step_by_step.scores_title", i=n, j=shown(j)),
+                            title=t(
+                                "step_by_step.scores_title",
+                                i=n,
+                                j=shown(j),
+                                token=word,
+                                key_word=escape_label(tokens[j]),
+                            ),
                             highlight=j,
                             percent=False,
                             tr=t,
@@ -164,7 +172,7 @@ def render() -> None:
                             np.where(np.isfinite(e.scaled), e.scaled, 0.0),
                             tokens,
                             percent=False,
-                            title=t("step_by_step.scaled_title", i=n, scale=e.scale),
+                            title=t("step_by_step.scaled_title", i=n, scale=e.scale, token=word),
                             tr=t,
                         ),
                         "fig_scaled_row",
@@ -172,7 +180,11 @@ def render() -> None:
                 elif step == 5:
                     show_figure(
                         key_bars(
-                            e.weights, tokens, title=t("step_by_step.weights_title", i=n), highlight=e.top_key, tr=t
+                            e.weights,
+                            tokens,
+                            title=t("step_by_step.weights_title", i=n, token=word),
+                            highlight=e.top_key,
+                            tr=t,
                         ),
                         "fig_weights_row",
                         matrix=e.weights,
@@ -184,7 +196,11 @@ def render() -> None:
                 elif step == 6:
                     show_figure(
                         contributions_bar(
-                            e.contributions, tokens, e.output, title=t("step_by_step.contributions_title", i=n), tr=t
+                            e.contributions,
+                            tokens,
+                            e.output,
+                            title=t("step_by_step.contributions_title", i=n, token=word),
+                            tr=t,
                         ),
                         "fig_contributions",
                         matrix=e.contributions,

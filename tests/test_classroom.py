@@ -22,7 +22,7 @@ from attention_ui.heatmaps import STRIP_QUANTILE, strip_bound, strips, token_mat
 from attention_ui.i18n import translate
 from attention_ui.presentation import handout_html
 from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
-from attention_ui.vector_figures import MIN_TEXT_PX, key_bars
+from attention_ui.vector_figures import BAR_TEXT_PX, MIN_TEXT_PX, key_bars
 from tests.helpers import MatrixReader, open_link
 
 SENTENCE = "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby"
@@ -137,10 +137,11 @@ def test_each_strip_has_its_own_scale(lesson):
     assert strips([wide], ["h"], [str(c) for c in range(384)], title="t").phone_ticks is False
 
 
-def test_bars_hide_a_value_rather_than_shrink_it_and_a_phone_thins_tilted_labels():
+def test_bars_never_shrink_a_value_and_a_phone_thins_tilted_labels():
     words = [f"word{j}" for j in range(2 * PHONE_TILTED_LABELS + 1)]
     fig = key_bars(np.full(len(words), 1 / len(words)), words, title="α̂")
-    assert fig.layout.uniformtext.minsize == MIN_TEXT_PX == 11 and fig.layout.uniformtext.mode == "hide"
+    assert fig.data[0].constraintext == "none" and fig.data[0].textfont.size == BAR_TEXT_PX >= MIN_TEXT_PX == 11
+    assert 0 < sum(bool(text) for text in fig.data[0].text) < len(words)  # 17 equal values: some, spaced
     assert fig.layout.xaxis.tickangle == -45 and fig.phone_step == 3
     assert key_bars([0.5, 0.5], ["a", "b"], title="α̂").phone_step == 1
     tokens = SENTENCE.split()  # 15 tilted key labels under a weights matrix: a phone shows 1, 3, 5, …

@@ -243,3 +243,21 @@ def test_real_space_writes_every_dimension():
     assert notation.real_space(384) == r"\mathbb{R}^{384}"
     assert notation.real_space(12, 384) == r"\mathbb{R}^{12 \times 384}"
     assert notation.real_space("T", "d_k") == r"\mathbb{R}^{T \times d_k}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_a_vector_never_breaks_inside(seed):
+    """A phone wrapped the by-hand exercise's vectors mid-vector ("k_2 = (2," / "-1)"): a line may
+    break between the terms of ``kept_terms`` only, and every vector lies whole inside one term."""
+    from attention_core import exercises as ex
+    from attention_ui.formulas import by_hand_vectors, kept_terms
+
+    e = ex.by_hand_exercise(seed)
+    tex = kept_terms(by_hand_vectors(e.q, e.k, ex.BY_HAND_D_K))
+    pieces = tex.split(r"\allowbreak")
+    assert len(pieces) == 1 + len(e.k) + 1  # q, each k_j, d_k: a break between them only
+    for piece in pieces:
+        assert piece.count("(") == piece.count(")"), piece
+    vectors = [(e.q[0], e.q[1])] + [(x, y) for x, y in e.k]
+    for x, y in vectors:
+        assert any(rf"({int(x)},\ {int(y)})" in piece for piece in pieces), (x, y, tex)

@@ -148,7 +148,7 @@ def test_step_page_walks_to_the_end_with_core_numbers():
         at.run()
     assert not at.exception
     figs = charts(at)
-    contrib = figs[translate("en", "step_by_step.contributions_title", i=1)]  # token 1: index 0
+    contrib = figs[translate("en", "step_by_step.contributions_title", i=1, token=lesson.tokens[0])]  # token 1: index 0
     bars = np.stack([plotly_array(trace["y"]) for trace in contrib["data"][:-1]])  # (T, d_v)
     np.testing.assert_allclose(bars, e.contributions, atol=1e-12)
     np.testing.assert_allclose(plotly_array(contrib["data"][-1]["y"]), e.output, atol=1e-12)

@@ -115,7 +115,7 @@ def test_layer_and_head_from_the_url_show_that_head(lang):
     chart = figure(opened, title(lang, "weights_title", 3, 5))
     np.testing.assert_allclose(plotly_array(chart["data"][0]["z"]), trace.weights, rtol=0, atol=1e-12)
     assert chart["layout"]["yaxis"]["ticktext"] == ticks
-    row = figure(at, title(lang, "row_title", 3, 5, i=2))  # default query: token 2 (index 1), the word after [CLS]
+    row = figure(at, title(lang, "row_title", 3, 5, i=2, token=tokens[1]))  # default query: token 2, after [CLS]
     np.testing.assert_allclose(plotly_array(row["data"][0]["y"]), explain(trace, 1).weights, rtol=0, atol=1e-12)
     assert "384" in " ".join(str(x.value) for x in at.get("markdown")) + " ".join(x.value for x in at.latex)
     assert at.query_params["layer"] == "4" and at.query_params["head"] == "6"

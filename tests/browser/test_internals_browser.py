@@ -174,3 +174,17 @@ def test_each_x_label_is_its_own_group_in_plotly_s_axis_layer(tab, probe):
         f"(found {groups}): the phone's label thinning in style.py hides the wrong labels. Find how the "
         "labels are grouped now and change _thin_phone_ticks and internals.X_AXIS_LAYER."
     )
+
+
+def test_each_bar_value_sits_in_its_own_point_in_order(tab, probe):
+    """A phone hides some printed bar values (style.chart_box_css, ``phone_values``) with
+    ``internals.BAR_VALUE``: the n-th ``g.point`` of a bar trace holds bar n's ``.bartext``."""
+    page = _open(tab, probe)
+    texts = page.evaluate(
+        "(selectors) => selectors.map(s => document.querySelector('.st-key-fig_bars ' + s)?.textContent ?? null)",
+        [internals.BAR_VALUE.format(n=n) for n in (1, 2)],
+    )
+    assert texts == ["25.0%", "75.0%"], CHANGED + (
+        f"Plotly no longer draws bar n's value as {internals.BAR_VALUE} (found {texts}): a phone hides the "
+        "wrong values. Find how bar texts are drawn now and change internals.BAR_VALUE."
+    )
