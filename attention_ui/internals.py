@@ -57,6 +57,23 @@ TEST_IDS = (
     "stWidgetLabel",
     "stElementContainer",
     "InputInstructions",
+    # the controls a printed page leaves out (``style.PRINT_CONTROLS``):
+    "stCheckbox",
+    "stRadio",
+    "stSlider",
+    "stSelectbox",
+    "stMultiSelect",
+    "stTextInput",
+    "stTextArea",
+    "stNumberInput",
+    "stLinkButton",
+    "stFileUploader",
+    "stColorPicker",
+    "stDateInput",
+    "stTimeInput",
+    "stChatInput",
+    "stBottom",
+    "stAlertContainer",
     # named only by the browser tests, the benches and the scripts:
     "stAlertContent",
     "stException",
@@ -68,10 +85,8 @@ TEST_IDS = (
     "stNumberInputStepUp",
     "stPopoverBody",
     "stProgress",
-    "stRadio",
     "stSidebarContent",
     "stSkeleton",
-    "stSlider",
 )
 """The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts,
 the browser tests, the benches and the scripts name, each through ``testid`` (canary: each
@@ -361,6 +376,8 @@ PLOT_SVG = ".js-plotly-plot .main-svg"
 """Its SVG layers (the first carries the paper's background)."""
 CELL_NUMBERS = ".heatmap-label"
 """The numbers Plotly prints in a heatmap's cells."""
+HEATMAP_FILL = ".heatmaplayer image"
+"""The picture of a heatmap's coloured cells (Plotly draws them as one image, under ``CELL_NUMBERS``)."""
 X_AXIS_LAYER = ".xaxislayer-above"
 """The layer of the x axes' tick labels (``text`` elements)."""
 CHART_TITLE = ".js-plotly-plot .gtitle"
@@ -384,6 +401,7 @@ PLOTLY_CLASSES = (
     "svg-container",
     "modebar-container",
     "heatmap-label",
+    "heatmaplayer",
     "xaxislayer-above",
     "gtitle",
     "modebar-group",
