@@ -376,8 +376,9 @@ PLOT_SVG = ".js-plotly-plot .main-svg"
 """Its SVG layers (the first carries the paper's background)."""
 CELL_NUMBERS = ".heatmap-label"
 """The numbers Plotly prints in a heatmap's cells."""
-HEATMAP_FILL = ".heatmaplayer image"
-"""The picture of a heatmap's coloured cells (Plotly draws them as one image, under ``CELL_NUMBERS``)."""
+HEATMAP_FILL = ".heatmaplayer image, .cbfill"
+"""The picture of a heatmap's coloured cells (Plotly draws them as one image, under ``CELL_NUMBERS``),
+and its colour bar's gradient."""
 X_AXIS_LAYER = ".xaxislayer-above"
 """The layer of the x axes' tick labels (``text`` elements)."""
 CHART_TITLE = ".js-plotly-plot .gtitle"
@@ -402,6 +403,7 @@ PLOTLY_CLASSES = (
     "modebar-container",
     "heatmap-label",
     "heatmaplayer",
+    "cbfill",
     "xaxislayer-above",
     "gtitle",
     "modebar-group",

@@ -151,6 +151,10 @@ mixed with at most ``PRINT_TINT_MAX`` of one of them (a sequential scale uses "h
 diverging one "low" below its middle and "high" above). Dark fills waste toner and print muddy."""
 PRINT_TINT_MAX = 55
 """The strongest tint (percent of the hue over white) of the highest print shade."""
+PRINT_HEATMAP_OPACITY = 0.4
+"""A printed Plotly heatmap's cells over the white paper: its darkest colours come out as light as
+the strongest print shade of a table (Plotly draws the cells as one picture, which CSS cannot
+recolour cell by cell); its cell numbers turn near black."""
 
 
 def _thin_phone_ticks() -> str:
@@ -293,7 +297,7 @@ def print_css() -> str:
   .{MATRIX_CLASS} tbody td {{ border: 0.5px solid #b8b8b8; }}
   .{MATRIX_CLASS} td[style] {{ background: #ffffff !important; color: #1a1a1a !important; }}
 {shades}
-  {HEATMAP_FILL} {{ opacity: 0.35; }}
+  :is({HEATMAP_FILL}) {{ opacity: {PRINT_HEATMAP_OPACITY} !important; }}
   {CELL_NUMBERS} {{ fill: #1a1a1a !important; }}
   .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
   {key_prefix(WIDE_KEY.format(key=""))} {{ overflow: visible; animation: none; }}
