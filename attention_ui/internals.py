@@ -28,36 +28,11 @@ CHECKED_WITH = {"streamlit": "1.67.0", "plotly": "7.1.0"}
 
 # --------------------------------------------------------------------------- Streamlit's page
 
-TEST_IDS = (
-    "stMain",
-    "stMainBlockContainer",
-    "stSidebar",
-    "stSidebarCollapseButton",
-    "stExpandSidebarButton",
-    "stPageLink",
-    "stHorizontalBlock",
-    "stVerticalBlock",
-    "stColumn",
-    "stPlotlyChart",
-    "stFullScreenFrame",
-    "stMarkdownContainer",
-    "stCaptionContainer",
-    "stButtonGroup",
-    "stApp",
-    "stAppViewContainer",
-    "stHeader",
-    "stToolbar",
-    "stStatusWidget",
+CONTROLS = (
     "stButton",
+    "stButtonGroup",
     "stPopover",
     "stDownloadButton",
-    "stElementToolbar",
-    "stCode",
-    "stMetricLabel",
-    "stWidgetLabel",
-    "stElementContainer",
-    "InputInstructions",
-    # the controls a printed page leaves out (``style.PRINT_CONTROLS``):
     "stCheckbox",
     "stRadio",
     "stSlider",
@@ -72,6 +47,36 @@ TEST_IDS = (
     "stDateInput",
     "stTimeInput",
     "stChatInput",
+)
+"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs):
+what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
+
+TEST_IDS = (
+    "stMain",
+    "stMainBlockContainer",
+    "stSidebar",
+    "stSidebarCollapseButton",
+    "stExpandSidebarButton",
+    "stPageLink",
+    "stHorizontalBlock",
+    "stVerticalBlock",
+    "stColumn",
+    "stPlotlyChart",
+    "stFullScreenFrame",
+    "stMarkdownContainer",
+    "stCaptionContainer",
+    "stApp",
+    "stAppViewContainer",
+    "stHeader",
+    "stToolbar",
+    "stStatusWidget",
+    "stElementToolbar",
+    "stCode",
+    "stMetricLabel",
+    "stWidgetLabel",
+    "stElementContainer",
+    "InputInstructions",
+    *CONTROLS,  # every control a printed page leaves out (style.print_css)
     "stBottom",
     "stAlertContainer",
     # named only by the browser tests, the benches and the scripts:

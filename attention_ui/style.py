@@ -48,6 +48,7 @@ from .clicker import PATH_KEY
 from .internals import (
     CELL_NUMBERS,
     CHART_TITLE,
+    CONTROLS,
     DARK,
     HEATMAP_FILL,
     HOVER_BORDER,
@@ -119,29 +120,6 @@ PRINT_HEIGHT_PX = round((297 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 """... and its printable height: 1032. What lies below it goes to a second sheet."""
 PRINT_ROOT_PX = 14
 """The type of a printed page (the root font size; the screen's is 16 px): 10.5 pt, a handout's."""
-PRINT_CONTROLS = (
-    "stButton",
-    "stButtonGroup",
-    "stPopover",
-    "stDownloadButton",
-    "stLinkButton",
-    "stCheckbox",
-    "stRadio",
-    "stSlider",
-    "stSelectbox",
-    "stMultiSelect",
-    "stTextInput",
-    "stTextArea",
-    "stNumberInput",
-    "stFileUploader",
-    "stColorPicker",
-    "stDateInput",
-    "stTimeInput",
-    "stChatInput",
-)
-"""Streamlit's controls (``data-testid``): a sheet of paper cannot be clicked, so a printed page
-leaves each out, with the element box that holds it (an empty box still took a gap of the page's
-column: the "Interactive chart" toggle alone made a second sheet, issue 43)."""
 PRINT_CHROME = ("stSidebar", "stHeader", "stToolbar", "stStatusWidget", "stBottom", "stExpandSidebarButton")
 """Streamlit's frame around the page (sidebar, header and its toolbar, the running man, the
 bottom bar, the » that opens the sidebar): never printed."""
@@ -244,7 +222,9 @@ def chart_dark_rules() -> str:
 def print_css() -> str:
     """Section 10 of the style sheet, handouts (print), for every page: the page alone, its sentence
     and settings on top (``presentation.handout``); no sidebar, header, toolbars or controls
-    (``PRINT_CHROME``, ``PRINT_CONTROLS``); matrices as tables with every number on a light scale
+    (``PRINT_CHROME``, ``internals.CONTROLS``, each with the element box that holds it: an empty box
+    still took a gap of the page's column, and the "Interactive chart" toggle alone made a second
+    sheet, issue 43); matrices as tables with every number on a light scale
     (``tables.print_shades``, ``PRINT_TINT``) and Plotly heatmaps washed out to it, near-black
     numbers, no solid dark fill; type and gaps a little tighter than on screen, so that a 24-token
     window's matrix prints on the first sheet under the sentence; charts fitted to the page's width
@@ -255,8 +235,8 @@ def print_css() -> str:
     (True, True, True)
     """
     hidden = [testid(name) for name in PRINT_CHROME]
-    hidden += [f"{testid('stElementContainer')}:has({testid(name)})" for name in PRINT_CONTROLS]
-    hidden += [testid(name) for name in PRINT_CONTROLS]
+    hidden += [f"{testid('stElementContainer')}:has({testid(name)})" for name in CONTROLS]
+    hidden += [testid(name) for name in CONTROLS]
     hidden += [
         testid("stElementToolbar"),
         MODEBAR,

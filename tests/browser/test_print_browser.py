@@ -23,7 +23,7 @@ import urllib.parse
 import pytest
 
 from attention_ui import internals
-from attention_ui.style import PRINT_CHROME, PRINT_CONTROLS, PRINT_HEIGHT_PX, PRINT_WIDTH_PX
+from attention_ui.style import PRINT_CHROME, PRINT_HEIGHT_PX, PRINT_WIDTH_PX
 from attention_ui.tables import MATRIX_CLASS
 from harness import no_exception, wait_for_app
 
@@ -56,7 +56,7 @@ def sheets(pdf: bytes) -> int:
 # In the print layout: which controls and frame elements are in the page and which show; where the
 # handout's sentence and the matrix lie; each printed cell's background and number colour.
 SELECTORS = [
-    {name: internals.testid(name) for name in PRINT_CONTROLS},
+    {name: internals.testid(name) for name in internals.CONTROLS},
     {name: internals.testid(name) for name in PRINT_CHROME},
 ]
 """The controls and the frame a printed page leaves out, by name: the argument of ``PRINT_LAYOUT_JS``."""
@@ -94,15 +94,12 @@ def _visible(found: dict) -> dict:
     return {name: shown for name, (_, shown) in found.items() if shown}
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence"),
-    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
-    ids=["en-short", "en-long", "zh-short", "zh-long"],
-)
-def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, lang, sentence):
+def _on_screen_and_printed(tab, url: str) -> tuple[dict, dict, bytes]:
+    """Open ``url`` at 1400 px: what the page shows on screen, then in Chromium's print to an A4
+    PDF, then laid out with the print media at the printable width (``PRINT_LAYOUT_JS`` each)."""
     page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000)
     try:
-        page.goto(server + f"matrices?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}")
+        page.goto(url)
         wait_for_app(page)
         no_exception(page)
         screen = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
@@ -112,7 +109,18 @@ def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, 
         page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
         printed = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
     finally:
-        page.context.close()
+        page.context.close()  # not given back: its media stays print
+    return screen, printed, pdf
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
+    ids=["en-short", "en-long", "zh-short", "zh-long"],
+)
+def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, lang, sentence):
+    url = server + f"matrices?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
+    screen, printed, pdf = _on_screen_and_printed(tab, url)
     # what the test looks for is on the page: the toggle (and the long sentence's slider), dark cells
     assert screen["controls"]["stCheckbox"][1] >= 1, screen["controls"]
     if sentence == LONG:
@@ -143,17 +151,7 @@ def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, 
 
 @pytest.mark.parametrize("path", ["step_by_step", "heads", "tailor_shop", "learn"])
 def test_other_pages_print_no_controls(tab, server, path):
-    page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000)
-    try:
-        page.goto(server + f"{path}?sentence={urllib.parse.quote_plus(SHORT)}")
-        wait_for_app(page)
-        no_exception(page)
-        screen = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
-        page.emulate_media(media="print")
-        page.set_viewport_size({"width": PRINT_WIDTH_PX, "height": PRINT_HEIGHT_PX})
-        printed = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
-    finally:
-        page.context.close()
+    screen, printed, _ = _on_screen_and_printed(tab, server + f"{path}?sentence={urllib.parse.quote_plus(SHORT)}")
     assert _visible(screen["controls"]), f"{path} shows no control on screen: the check below proves nothing"
     assert not _visible(printed["controls"]), _visible(printed["controls"])
     assert not _visible(printed["chrome"]), _visible(printed["chrome"])
