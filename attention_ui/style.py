@@ -290,6 +290,13 @@ def print_css() -> str:
   }}
   {testid("stPlotlyChart")}, .{MATRIX_CLASS}-wrap, .{TABLE_CLASS}-wrap, .katex-display {{ break-inside: avoid; }}
   * {{ print-color-adjust: exact; -webkit-print-color-adjust: exact; }}
+}}
+/* a dark theme that follows the system prints as the light one: white paper, dark ink */
+@media print and (prefers-color-scheme: dark) {{
+  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
+    background: #ffffff !important; color-scheme: light !important;
+  }}
+  {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}
 }}"""
 
 

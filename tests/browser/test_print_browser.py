@@ -80,6 +80,9 @@ PRINT_LAYOUT_JS = f"""([controls, chrome]) => {{
     table: table && {{top: box(table).top + scrollY, bottom: box(table).bottom + scrollY}},
     handout: handout && {{bottom: box(handout).bottom + scrollY, text: handout.textContent}},
     width: document.documentElement.scrollWidth,
+    paper: [document.body, document.querySelector('{internals.testid("stApp")}')]
+      .map(e => rgb(getComputedStyle(e).backgroundColor)),
+    ink: rgb(getComputedStyle(document.querySelector('{internals.testid("stMain")} h1')).color),
   }};
 }}"""
 
@@ -94,10 +97,11 @@ def _visible(found: dict) -> dict:
     return {name: shown for name, (_, shown) in found.items() if shown}
 
 
-def _on_screen_and_printed(tab, url: str) -> tuple[dict, dict, bytes]:
-    """Open ``url`` at 1400 px: what the page shows on screen, then in Chromium's print to an A4
-    PDF, then laid out with the print media at the printable width (``PRINT_LAYOUT_JS`` each)."""
-    page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000)
+def _on_screen_and_printed(tab, url: str, **options) -> tuple[dict, dict, bytes]:
+    """Open ``url`` at 1400 px (a browser context made with ``options``): what the page shows on
+    screen, then in Chromium's print to an A4 PDF, then laid out with the print media at the
+    printable width (``PRINT_LAYOUT_JS`` each)."""
+    page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000, **options)
     try:
         page.goto(url)
         wait_for_app(page)
@@ -155,3 +159,15 @@ def test_other_pages_print_no_controls(tab, server, path):
     assert _visible(screen["controls"]), f"{path} shows no control on screen: the check below proves nothing"
     assert not _visible(printed["controls"]), _visible(printed["controls"])
     assert not _visible(printed["chrome"]), _visible(printed["chrome"])
+
+
+def test_a_dark_theme_prints_dark_ink_on_white_paper(tab, server):
+    """A learner whose system is dark sees the dark theme; the handout is still white paper with
+    dark ink and the light cells (no sheet of solid black toner)."""
+    url = server + f"matrices?sentence={urllib.parse.quote_plus(SHORT)}"
+    screen, printed, pdf = _on_screen_and_printed(tab, url, color_scheme="dark")
+    assert luminance(screen["paper"][1]) < 0.05 and luminance(screen["ink"]) > 0.5  # the dark theme on screen
+    assert sheets(pdf) == 1
+    assert all(luminance(paper) > 0.95 for paper in printed["paper"]), printed["paper"]
+    assert luminance(printed["ink"]) < 0.05, printed["ink"]
+    assert min(luminance(bg) for bg, _, _ in printed["cells"]) >= LIGHTEST_PRINTED_FILL
