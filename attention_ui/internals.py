@@ -28,6 +28,29 @@ CHECKED_WITH = {"streamlit": "1.67.0", "plotly": "7.1.0"}
 
 # --------------------------------------------------------------------------- Streamlit's page
 
+CONTROLS = (
+    "stButton",
+    "stButtonGroup",
+    "stPopover",
+    "stDownloadButton",
+    "stCheckbox",
+    "stRadio",
+    "stSlider",
+    "stSelectbox",
+    "stMultiSelect",
+    "stTextInput",
+    "stTextArea",
+    "stNumberInput",
+    "stLinkButton",
+    "stFileUploader",
+    "stColorPicker",
+    "stDateInput",
+    "stTimeInput",
+    "stChatInput",
+)
+"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs):
+what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
+
 TEST_IDS = (
     "stMain",
     "stMainBlockContainer",
@@ -42,21 +65,20 @@ TEST_IDS = (
     "stFullScreenFrame",
     "stMarkdownContainer",
     "stCaptionContainer",
-    "stButtonGroup",
     "stApp",
     "stAppViewContainer",
     "stHeader",
     "stToolbar",
     "stStatusWidget",
-    "stButton",
-    "stPopover",
-    "stDownloadButton",
     "stElementToolbar",
     "stCode",
     "stMetricLabel",
     "stWidgetLabel",
     "stElementContainer",
     "InputInstructions",
+    *CONTROLS,  # every control a printed page leaves out (style.print_css)
+    "stBottom",
+    "stAlertContainer",
     # named only by the browser tests, the benches and the scripts:
     "stAlertContent",
     "stException",
@@ -68,10 +90,8 @@ TEST_IDS = (
     "stNumberInputStepUp",
     "stPopoverBody",
     "stProgress",
-    "stRadio",
     "stSidebarContent",
     "stSkeleton",
-    "stSlider",
 )
 """The ``data-testid`` values of Streamlit's elements that the app's style sheets and scripts,
 the browser tests, the benches and the scripts name, each through ``testid`` (canary: each
@@ -361,6 +381,9 @@ PLOT_SVG = ".js-plotly-plot .main-svg"
 """Its SVG layers (the first carries the paper's background)."""
 CELL_NUMBERS = ".heatmap-label"
 """The numbers Plotly prints in a heatmap's cells."""
+HEATMAP_FILL = ".heatmaplayer image, .cbfill"
+"""The picture of a heatmap's coloured cells (Plotly draws them as one image, under ``CELL_NUMBERS``),
+and its colour bar's gradient."""
 X_AXIS_LAYER = ".xaxislayer-above"
 """The layer of the x axes' tick labels (``text`` elements)."""
 BAR_TEXT = ".bartext"
@@ -388,6 +411,8 @@ PLOTLY_CLASSES = (
     "svg-container",
     "modebar-container",
     "heatmap-label",
+    "heatmaplayer",
+    "cbfill",
     "xaxislayer-above",
     "gtitle",
     "modebar-group",

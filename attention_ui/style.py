@@ -49,7 +49,9 @@ from .internals import (
     BAR_VALUE,
     CELL_NUMBERS,
     CHART_TITLE,
+    CONTROLS,
     DARK,
+    HEATMAP_FILL,
     HOVER_BORDER,
     HOVER_LAYER,
     LEGEND,
@@ -71,7 +73,7 @@ from .internals import (
     styled,
     testid,
 )
-from .tables import MATRIX_CLASS, TABLE_CLASS
+from .tables import MATRIX_CLASS, PRINT_SHADES, TABLE_CLASS
 
 STACK_BELOW_PX = 1100
 """Window width below which half- and third-width chart columns stack (a 1024 px projector)."""
@@ -117,6 +119,23 @@ PRINT_MARGIN_MM = 12
 """A printed page's margin (the print style sheet's ``@page``)."""
 PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 """An A4 page's printable width in CSS px (96 per inch) inside those margins: 703."""
+PRINT_HEIGHT_PX = round((297 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
+"""... and its printable height: 1032. What lies below it goes to a second sheet."""
+PRINT_ROOT_PX = 14
+"""The type of a printed page (the root font size; the screen's is 16 px): 10.5 pt, a handout's."""
+PRINT_CHROME = ("stSidebar", "stHeader", "stToolbar", "stStatusWidget", "stBottom", "stExpandSidebarButton")
+"""Streamlit's frame around the page (sidebar, header and its toolbar, the running man, the
+bottom bar, the » that opens the sidebar): never printed."""
+PRINT_TINT = {"high": "#e8743b", "low": "#3b7dd8"}
+"""The two hues of a printed matrix's light scale: a cell's number is always near black on white
+mixed with at most ``PRINT_TINT_MAX`` of one of them (a sequential scale uses "high" only; a
+diverging one "low" below its middle and "high" above). Dark fills waste toner and print muddy."""
+PRINT_TINT_MAX = 55
+"""The strongest tint (percent of the hue over white) of the highest print shade."""
+PRINT_HEATMAP_OPACITY = 0.4
+"""A printed Plotly heatmap's cells over the white paper: its darkest colours come out as light as
+the strongest print shade of a table (Plotly draws the cells as one picture, which CSS cannot
+recolour cell by cell); its cell numbers turn near black."""
 
 
 def _thin_phone_ticks() -> str:
@@ -215,6 +234,87 @@ def chart_dark_rules() -> str:
         f"{{ stroke: light-dark({HOVER_BORDER}, {DARK[HOVER_BORDER]}) !important; }}</style>",
     ]
     return "\n".join(rules)
+
+
+def print_css() -> str:
+    """Section 10 of the style sheet, handouts (print), for every page: the page alone, its sentence
+    and settings on top (``presentation.handout``); no sidebar, header, toolbars or controls
+    (``PRINT_CHROME``, ``internals.CONTROLS``, each with the element box that holds it: an empty box
+    still took a gap of the page's column, and the "Interactive chart" toggle alone made a second
+    sheet, issue 43); matrices as tables with every number on a light scale
+    (``tables.print_shades``, ``PRINT_TINT``) and Plotly heatmaps washed out to it, near-black
+    numbers, no solid dark fill; type and gaps a little tighter than on screen, so that a 24-token
+    window's matrix prints on the first sheet under the sentence; charts fitted to the page's width
+    (the sidebar script gives each chart's SVG layers a viewBox before printing).
+
+    >>> css = print_css()
+    >>> '@media print' in css, '[data-testid="stCheckbox"]' in css, ".cell-matrix td.h5" in css
+    (True, True, True)
+    """
+    hidden = [testid(name) for name in PRINT_CHROME]
+    hidden += [f"{testid('stElementContainer')}:has({testid(name)})" for name in CONTROLS]
+    hidden += [testid(name) for name in CONTROLS]
+    hidden += [
+        testid("stElementToolbar"),
+        MODEBAR,
+        key_prefix(NOTE_KEY.format(key="")),
+        key_prefix(HOVER_NOTE_KEY.format(key="")),
+        f".{key_class(PATH_KEY)}",
+        f"{key_prefix(TWIN_KEY.format(key=''))} {testid('stPlotlyChart')}",
+    ]
+    shades = "\n".join(
+        f"  .{MATRIX_CLASS} td.{side}{step} {{ background: color-mix(in srgb, {hue} "
+        f"{round(PRINT_TINT_MAX * step / PRINT_SHADES)}%, #ffffff) !important; }}"
+        for side, hue in (("h", PRINT_TINT["high"]), ("l", PRINT_TINT["low"]))
+        for step in range(1, PRINT_SHADES + 1)
+    )
+    return f"""/* 10 · Handouts (print) */
+@page {{ margin: {PRINT_MARGIN_MM}mm; }}
+@media print {{
+  {", ".join(hidden)} {{
+    display: none !important;
+  }}
+  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
+    height: auto !important; min-height: 0 !important; overflow: visible !important; position: static !important;
+  }}
+  html {{ font-size: {PRINT_ROOT_PX}px !important; }}
+  {testid("stMainBlockContainer")} {{ max-width: 100% !important; padding: 0 !important; }}
+  {_MAIN} {testid("stVerticalBlock")} {{ gap: 0.5rem !important; }}
+  {_MAIN} {testid("stAlertContainer")} {{ padding: 0.4rem 0.75rem !important; }}
+  {_MAIN} h1 {{ font-size: 1.75rem !important; padding: 0 0 0.25rem 0 !important; }}
+  {_MAIN} :is(p, li) {{ margin-bottom: 0.25rem; }}
+  .katex-display {{ margin: 0.25em 0 !important; }}
+  .print-only {{ display: block !important; }}
+  .{MATRIX_CLASS}-wrap {{ overflow: visible; background: none; }}
+  .{MATRIX_CLASS} {{
+    font-size: clamp(7px, var(--fit), 14px); border-collapse: collapse;
+    print-color-adjust: exact; -webkit-print-color-adjust: exact;
+  }}
+  .{MATRIX_CLASS} {{ line-height: 1.25; }}
+  .{MATRIX_CLASS} tbody td {{ border: 0.5px solid #b8b8b8; }}
+  .{MATRIX_CLASS} td[style] {{ background: #ffffff !important; color: #1a1a1a !important; }}
+{shades}
+  :is({HEATMAP_FILL}) {{ opacity: {PRINT_HEATMAP_OPACITY} !important; }}
+  {CELL_NUMBERS} {{ fill: #1a1a1a !important; }}
+  .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
+  {key_prefix(WIDE_KEY.format(key=""))} {{ overflow: visible; animation: none; }}
+  {key_prefix(WIDE_KEY.format(key=""))} {testid("stElementContainer")} {{ min-width: 0 !important; }}
+  {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
+  {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
+  {SVG_BOX} > svg:first-child {{ position: relative !important; }}
+  {testid("stPlotlyChart")}, {testid("stElementContainer")}, {testid("stVerticalBlock")} {{
+    width: 100% !important; max-width: 100% !important; height: auto !important;
+  }}
+  {testid("stPlotlyChart")}, .{MATRIX_CLASS}-wrap, .{TABLE_CLASS}-wrap, .katex-display {{ break-inside: avoid; }}
+  * {{ print-color-adjust: exact; -webkit-print-color-adjust: exact; }}
+}}
+/* a dark theme that follows the system prints as the light one: white paper, dark ink */
+@media print and (prefers-color-scheme: dark) {{
+  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
+    background: #ffffff !important; color-scheme: light !important;
+  }}
+  {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}
+}}"""
 
 
 APP_CSS = f"""<style>
@@ -366,41 +466,7 @@ label:has(input:focus-visible),
   text-overflow: clip !important; }}
 /* the copy button of "Link to this view" sits beside the link, not over its end */
 {testid("stSidebar")} {testid("stCode")} pre {{ padding-right: 2.75rem !important; }}
-/* 10 · Handouts (print): the page alone, its sentence and settings on top (``presentation.handout``),
-   no sidebar, buttons, menus or toolbars; matrices as tables with every number, charts fitted to
-   the page's width (the sidebar script gives each chart's SVG layers a viewBox before printing) */
-@page {{ margin: {PRINT_MARGIN_MM}mm; }}
-@media print {{
-  {testid("stSidebar")}, {testid("stHeader")}, {testid("stToolbar")}, {testid("stStatusWidget")},
-  {testid("stButton")}, {testid("stButtonGroup")}, {testid("stPopover")}, {testid("stDownloadButton")},
-  {testid("stElementToolbar")}, {MODEBAR}, {key_prefix(NOTE_KEY.format(key=""))},
-  {key_prefix(HOVER_NOTE_KEY.format(key=""))}, .{key_class(PATH_KEY)},
-  {key_prefix(TWIN_KEY.format(key=""))} {testid("stPlotlyChart")},
-  {key_prefix(MATRIX_KEY.format(key=""))} {testid("stElementContainer")}:has({testid("stWidgetLabel")}) {{
-    display: none !important;
-  }}
-  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
-    height: auto !important; min-height: 0 !important; overflow: visible !important; position: static !important;
-  }}
-  {testid("stMainBlockContainer")} {{ max-width: 100% !important; padding: 0 !important; }}
-  .print-only {{ display: block !important; }}
-  .{MATRIX_CLASS}-wrap {{ overflow: visible; background: none; }}
-  .{MATRIX_CLASS} {{
-    font-size: clamp(7px, var(--fit), 14px);
-    print-color-adjust: exact; -webkit-print-color-adjust: exact;
-  }}
-  .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
-  {key_prefix(WIDE_KEY.format(key=""))} {{ overflow: visible; animation: none; }}
-  {key_prefix(WIDE_KEY.format(key=""))} {testid("stElementContainer")} {{ min-width: 0 !important; }}
-  {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
-  {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
-  {SVG_BOX} > svg:first-child {{ position: relative !important; }}
-  {testid("stPlotlyChart")}, {testid("stElementContainer")}, {testid("stVerticalBlock")} {{
-    width: 100% !important; max-width: 100% !important; height: auto !important;
-  }}
-  {testid("stPlotlyChart")}, .{MATRIX_CLASS}-wrap, .{TABLE_CLASS}-wrap, .katex-display {{ break-inside: avoid; }}
-  * {{ print-color-adjust: exact; -webkit-print-color-adjust: exact; }}
-}}
+{print_css()}
 </style>
 {chart_dark_rules()}"""
 """The style sheet of every page: a constant, never built from user input."""

@@ -19,6 +19,7 @@ import numpy as np
 import plotly.colors as pc
 import streamlit as st
 
+from .heatmaps import DIVERGING
 from .text_width import text_px
 
 TABLE_CLASS = "num-table"
@@ -84,9 +85,11 @@ MAX_LABEL_EM = 9.0
 """Row labels wider than this (ems) wrap: the numbers keep the width."""
 DARK_BACKGROUND = 0.45
 """A cell whose colour is darker than this (relative luminance, 0 to 1) gets white text."""
-DARK_CELL = ' class="dk"'
+DARK_CELL = "dk"
 """A dark cell's class: the style sheet writes its number in white (other coloured cells: near black).
 Class and hex colour, not an inline ``color: …; background: rgb(…)``: a 17 × 17 table was 41 KB."""
+PRINT_SHADES = 5
+"""A printed matrix has this many light shades above white per hue (``print_shades``)."""
 
 
 @functools.cache
@@ -138,6 +141,29 @@ def cell_colours(z, colorscale: str, zmin: float, zmax: float) -> list[list[tupl
     return out
 
 
+def print_shades(z, zmin: float, zmax: float, diverging: bool) -> list[list[str]]:
+    """For each cell of ``z``: its class in print, a light shade instead of the screen's fill
+    (the style sheet's section 10 colours ``h1`` … ``h5`` with one hue, ``l1`` … ``l5`` with
+    the other): the cell's place on the same range as its screen colour, cut into
+    ``PRINT_SHADES`` steps; a diverging scale counts from its middle, "l" below and "h" above.
+    "" for a cell left white (the lowest step, the middle, a blank cell).
+
+    >>> print_shades([[0.0, 0.25, 1.0, float("-inf")]], 0.0, 1.0, diverging=False)
+    [['', 'h1', 'h5', '']]
+    >>> print_shades([[-2.0, 0.1, 1.2]], -2.0, 2.0, diverging=True)
+    [['l5', '', 'h3']]
+    """
+    z = np.asarray(z, dtype=np.float64)  # (rows, cols)
+    finite = np.isfinite(z)
+    span = (zmax - zmin) or 1.0
+    where = np.clip((np.where(finite, z, zmin) - zmin) / span, 0.0, 1.0)  # (rows, cols) in [0, 1]
+    signed = 2.0 * where - 1.0 if diverging else where  # (rows, cols): from the middle, or from the bottom
+    steps = np.rint(np.abs(signed) * PRINT_SHADES).astype(int)  # (rows, cols) in 0..PRINT_SHADES
+    side = np.where(signed < 0, "l", "h")  # (rows, cols)
+    shown = finite & (steps > 0)  # (rows, cols)
+    return [[f"{side[r, c]}{steps[r, c]}" if shown[r, c] else "" for c in range(z.shape[1])] for r in range(z.shape[0])]
+
+
 def _em(texts) -> float:
     """The widest of ``texts`` in ems of the app's font (``text_width``)."""
     return max((text_px(text, 1.0) for text in texts), default=0.0)
@@ -161,6 +187,7 @@ def matrix_html(cells, *, spotlight: int | None = None, description: str = "", p
     (True, False, 4, True)
     """
     colours = cell_colours(cells.z, cells.colorscale, cells.zmin, cells.zmax)
+    shades = print_shades(cells.z, cells.zmin, cells.zmax, diverging=cells.colorscale == DIVERGING)
     n_cols = len(cells.col_labels)
     cell_em = _em(text for row in cells.texts for text in row) + CELL_PAD_EM
     label_em = min(_em(cells.row_labels), MAX_LABEL_EM) + LABEL_PAD_EM
@@ -179,7 +206,9 @@ def matrix_html(cells, *, spotlight: int | None = None, description: str = "", p
         for c, text in enumerate(cells.texts[r]):
             value = float(cells.z[r, c])
             colour = colours[r][c]
-            style = f' style="background:{colour[0]}"{DARK_CELL if colour[1] == "#ffffff" else ""}' if colour else ""
+            dark = DARK_CELL if colour and colour[1] == "#ffffff" else ""
+            names = " ".join(name for name in (dark, shades[r][c]) if name)
+            style = (f' style="background:{colour[0]}"' if colour else "") + (f' class="{names}"' if names else "")
             tds.append(f'<td{style} data-value="{value!r}">{html.escape(text)}</td>')
         label = f'<th scope="row">{html.escape(cells.row_labels[r])}</th>' if labelled else ""
         return f"<tr{extra}>{label}{''.join(tds)}</tr>"

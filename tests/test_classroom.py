@@ -21,7 +21,7 @@ from attention_ui.charts import describe
 from attention_ui.heatmaps import STRIP_QUANTILE, strip_bound, strips, token_matrix
 from attention_ui.i18n import translate
 from attention_ui.presentation import handout_html
-from attention_ui.tables import MATRIX_CLASS, cell_colours, matrix_html
+from attention_ui.tables import MATRIX_CLASS, PRINT_SHADES, cell_colours, matrix_html
 from attention_ui.vector_figures import BAR_TEXT_PX, MIN_TEXT_PX, key_bars
 from tests.helpers import MatrixReader, open_link
 
@@ -118,6 +118,31 @@ def test_cell_colours_equal_plotlys_own_sampling_of_the_scale(scale):
             linear = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4 for x in rgb]
             luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
             assert got[r][c][1] == ("#ffffff" if luminance < 0.45 else "#1a1a1a"), (r, c, luminance)
+
+
+@pytest.mark.parametrize("diverging", [False, True])
+def test_printed_cells_get_a_light_shade_by_their_place_on_the_scale(diverging):
+    """Each cell of a table carries its print shade (issue 43: no dark fills on paper): its place
+    between zmin and zmax (from the middle when diverging) in PRINT_SHADES steps, written here
+    cell by cell; the side says which hue; the lowest step, a blank cell and the middle stay white."""
+    rng = np.random.default_rng(43)
+    z = rng.uniform(-2.0, 2.0, size=(6, 7)) if diverging else rng.dirichlet(np.ones(7), size=6)  # (6, 7)
+    z[1, 2] = -np.inf
+    matrix = token_matrix(z, list("abcdef"), list("abcdefg"), title="m", diverging=diverging)
+    cells = matrix.cells
+    page = matrix_html(cells)
+    found = [re.search(r'class="([^"]*)"', td) for td in re.findall(r"<td[^>]*data-value[^>]*>", page)]
+    shades = [[n for n in (m.group(1).split() if m else []) if n != "dk"] for m in found]
+    for (r, c), got in zip(np.ndindex(z.shape), shades):
+        if not np.isfinite(z[r, c]):
+            assert got == []
+            continue
+        place = min(max((z[r, c] - cells.zmin) / (cells.zmax - cells.zmin), 0.0), 1.0)
+        signed = 2 * place - 1 if diverging else place
+        step = int(np.rint(abs(signed) * PRINT_SHADES))
+        want = [("l" if signed < 0 else "h") + str(step)] if step else []
+        assert got == want, (r, c, z[r, c], got, want)
+    assert any(shade for shade in shades), "no cell shaded: the check proves nothing"
 
 
 def test_each_strip_has_its_own_scale(lesson):
