@@ -39,7 +39,7 @@ from attention_ui.i18n import t
 from attention_ui.learn_figures import training_curves
 from attention_ui.notation import shown
 from attention_ui.safe import escape_markdown
-from attention_ui.url_state import url_choice
+from attention_ui.url_state import forget, url_choice
 
 STEP_CHOICES = (10, 30, 100, 200, 300, 400, 600, 1000)  # Adam updates a learner can pick; every task's recipe is one
 SEED_RANGE = (0, 999)
@@ -124,12 +124,19 @@ def shared_run(task: str, seed: int, steps: int) -> Run:
     return Run(task, seed, steps)
 
 
+TASK_VIEW = ("snapshot", "write_from", "gen_step", "learn_head", "learn_query")
+"""The URL parameters of a view into one task's run (a snapshot, a head, a query position): a new
+task opens without them, at its own final snapshot and its own lead head."""
+
+
 def task_changed() -> None:
-    """A new task starts from its own recipe's number of updates and its own prompt."""
+    """A new task starts from its own recipe's number of updates and its own prompt, at its own
+    final snapshot (``TASK_VIEW``: the old task's "after 100 updates" would be half of induction's 400)."""
     state = st.session_state
     if state.get("task") in TASKS:
         state["steps"] = TASKS[state["task"]].steps
         state["prompt"] = DEFAULT_PROMPT[state["task"]]
+        forget(*TASK_VIEW)
 
 
 def head_name(layer: int, head: int, *, start: bool = False) -> str:
