@@ -59,9 +59,9 @@ def first_screen(presenting: bool):
     trains are both on a 1024 × 768 screen; otherwise they follow one another, the intro first.
     """
     if presenting:
-        about = st.expander(t("learn.about_fold"), icon=":material/info:")
-        about.markdown(t("learn.intro"))
-        return about, st.container(key=BESIDE_KEY).columns([2, 3], gap="medium")
+        fold = st.expander(t("learn.about_fold"), icon=":material/info:")
+        fold.markdown(t("learn.intro"))
+        return fold, st.container(key=BESIDE_KEY).columns([2, 3], gap="medium")
     st.markdown(t("learn.intro"))
     about = st.container()
     return about, (about, st.container())
