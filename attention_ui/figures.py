@@ -65,6 +65,9 @@ PANEL_TITLE_FONT_PX = 16
 """The font of panel titles."""
 TITLE_LINE_PX = 20
 """What each further title line adds to the top margin and the height."""
+TITLE_GAP_PX = 8
+"""Room between a title set above panel titles (``figure(title_above=)``) and theirs: a title's line
+is taller than ``TITLE_LINE_PX`` (1.3 em), and without it a two-line title touched "Layer 1, head 1"."""
 
 _CLOSING = frozenset("，。；：、）》」』,.;:)")
 """Marks that never begin a line of a title."""
@@ -194,7 +197,10 @@ def figure(
         margin["t"] = margin.get("t", MARGIN["t"]) + more
         height += more
         if title_above is not None:  # Plotly anchors a title's first line: the lines below it need room too
-            layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": title_above + more}}
+            above = title_above + more + TITLE_GAP_PX
+            layout["title"] |= {"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": above}}
+            margin["t"] += TITLE_GAP_PX
+            height += TITLE_GAP_PX
     layout = {"height": height, "margin": margin, **layout}
     return Chart(
         data,

@@ -43,12 +43,14 @@ def training_curves(
     title: str,
     held_out_steps=(),
     held_out=(),
+    plot_height: int = 440,
     tr: Translate = ENGLISH,
 ) -> go.Figure:
     """The training batch's loss (top panel) and accuracy (bottom) at each Adam update so far,
     on an x axis that already spans all ``total_steps`` updates (so a run in progress grows to
     the right), with the held-out accuracy after ``held_out_steps`` updates as diamonds and the
-    loss of a uniform guess over ``vocab_size`` tokens, ln V, as grey dashes.
+    loss of a uniform guess over ``vocab_size`` tokens, ln V, as grey dashes. The two panels
+    take ``plot_height`` px with the axis title under them; the chart title adds its own room.
 
     ``loss[k]`` and ``accuracy[k]`` belong to update k + 1 (the batch's numbers before it).
 
@@ -119,7 +121,7 @@ def training_curves(
         traces,
         title=title,
         title_above=above,
-        height=440 + above,
+        height=plot_height + above,
         margin={**MARGIN, "t": MARGIN["t"] + above, "b": 20},
         legend=LEGEND_IN_LOSS_PANEL,
         hovermode="x",

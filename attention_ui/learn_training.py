@@ -38,8 +38,9 @@ from attention_ui.exports import show_figure
 from attention_ui.i18n import t
 from attention_ui.learn_figures import training_curves
 from attention_ui.notation import shown
+from attention_ui.presentation import is_presenting
 from attention_ui.safe import escape_markdown
-from attention_ui.url_state import url_choice
+from attention_ui.url_state import forget, url_choice
 
 STEP_CHOICES = (10, 30, 100, 200, 300, 400, 600, 1000)  # Adam updates a learner can pick; every task's recipe is one
 SEED_RANGE = (0, 999)
@@ -52,6 +53,9 @@ FIRST_SLICE = 5  # updates in the first slice, which measures how long one takes
 DRAW_EVERY = 0.3  # seconds between two drawings of the growing curves (Chromium takes ~0.1 s to draw a chart)
 REPLAY_SECONDS = (0.4, 2.0)  # a run trained before is replayed in about the time it took, within these bounds
 REPLAY_FRAMES = 8
+CURVES_PX, CURVES_PX_PRESENTING = 440, 330
+"""The curves' height (before presentation mode grows it by 30 %): on a projector they sit beside
+the Train button and end, with their menu, on the first 768 px of the screen."""
 RUNS = "_learn_runs"  # session key: the (task, seed, steps) this learner has pressed Train for, in order
 
 
@@ -124,12 +128,19 @@ def shared_run(task: str, seed: int, steps: int) -> Run:
     return Run(task, seed, steps)
 
 
+TASK_VIEW = ("snapshot", "write_from", "gen_step", "learn_head", "learn_query")
+"""The URL parameters of a view into one task's run (a snapshot, a head, a query position): a new
+task opens without them, at its own final snapshot and its own lead head."""
+
+
 def task_changed() -> None:
-    """A new task starts from its own recipe's number of updates and its own prompt."""
+    """A new task starts from its own recipe's number of updates and its own prompt, at its own
+    final snapshot (``TASK_VIEW``: the old task's "after 100 updates" would be half of induction's 400)."""
     state = st.session_state
     if state.get("task") in TASKS:
         state["steps"] = TASKS[state["task"]].steps
         state["prompt"] = DEFAULT_PROMPT[state["task"]]
+        forget(*TASK_VIEW)
 
 
 def head_name(layer: int, head: int, *, start: bool = False) -> str:
@@ -195,14 +206,24 @@ class View:
 # ---------------------------------------------------------------- training, in slices
 
 
-def controls() -> tuple[str, int, int, bool]:
-    """The task, the seed, the number of updates and whether Train was pressed in this run."""
+def controls(about=None, *, narrow: bool = False) -> tuple[str, int, int, bool]:
+    """The task, the seed, the number of updates and whether Train was pressed in this run.
+
+    The task's description (and the model's line, when ``narrow``) go in ``about`` (by default
+    where the controls are). ``narrow``: a column beside the curves (presentation mode), where the
+    seed and the updates share a row and Train takes the next one; otherwise all three share one.
+    """
+    about = about or st.container()
     task_id = url_choice(
         t("learn.task"), "task", tuple(TASKS), DEFAULT_TASK, lambda i: t(f"learn.task_{i}"), on_change=task_changed
     )
     task = TASKS[task_id]
-    st.markdown(t(f"learn.about_{task_id}", tokens=escape_markdown(task.alphabet)))
-    seed_col, steps_col, train_col = st.columns([1, 2, 1], vertical_alignment="bottom")
+    about.markdown(t(f"learn.about_{task_id}", tokens=escape_markdown(task.alphabet)))
+    if narrow:
+        seed_col, steps_col = st.columns([2, 3], vertical_alignment="bottom")
+        train_col = st.container()
+    else:
+        seed_col, steps_col, train_col = st.columns([1, 2, 1], vertical_alignment="bottom")
     with seed_col:
         seed = st.number_input(
             t("learn.seed"),
@@ -227,7 +248,7 @@ def controls() -> tuple[str, int, int, bool]:
         pressed = st.button(
             t("learn.train"), type="primary", key="train", icon=":material/play_arrow:", width="stretch"
         )
-    st.caption(
+    (about if narrow else st).caption(
         t(
             "learn.model_line",
             layers=task.n_layers,
@@ -250,6 +271,7 @@ def curves_figure(task_id: str, seed: int, steps: int, losses, accuracies, held:
         title=t("learn.curves_title", task=t(f"learn.task_{task_id}"), seed=seed, steps=steps),
         held_out_steps=list(held),
         held_out=list(held.values()),
+        plot_height=CURVES_PX_PRESENTING if is_presenting() else CURVES_PX,
         tr=t,
     )
 

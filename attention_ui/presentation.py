@@ -132,7 +132,9 @@ def projector(spec: dict) -> dict:
     (Streamlit's theme would keep them at 12 and 14 px while the page's text grows); cell and
     bar texts that set their own size grow by ``FONT_SCALE``; a fixed height grows by
     ``CHART_HEIGHT_FACTOR``, except a picture's (an axis pinned to the other's scale, whose
-    chart would only gain blank sides).
+    chart would only gain blank sides). A title set above panel titles (``figures.figure``'s
+    ``title_above``) rises by ``FONT_SCALE`` with them, into a top margin as much larger: at the
+    same room it overlapped "Layer 1, head 1" under it.
 
     >>> big = projector({"data": [{"type": "heatmap", "textfont": {"size": 12}}], "layout": {"height": 200}})
     >>> big["layout"]["font"]["size"], big["layout"]["height"], big["data"][0]["textfont"]["size"]
@@ -161,6 +163,12 @@ def projector(spec: dict) -> dict:
     pinned = any(isinstance(axis, dict) and axis.get("scaleanchor") for axis in layout.values())
     if layout.get("height") and not pinned:  # larger text needs more room (axis ticks, colour bar labels)
         layout["height"] = round(layout["height"] * CHART_HEIGHT_FACTOR)
+    above = (title.get("pad") or {}).get("b")
+    if above and title.get("yanchor") == "bottom":  # a title over the panels' own (figures.figure(title_above=))
+        more = round(above * (FONT_SCALE - 1))  # both grew by FONT_SCALE: so does the room between them
+        layout["title"]["pad"] = {**title["pad"], "b": above + more}
+        layout["margin"] = {**layout.get("margin", {}), "t": layout.get("margin", {}).get("t", 0) + more}
+        layout["height"] = layout.get("height", 0) and layout["height"] + more
     data = []
     for trace in spec.get("data", []):
         size = (trace.get("textfont") or {}).get("size")

@@ -100,6 +100,14 @@ PAIRS_KEY = "pair_grid"
 """Key of a container whose columns go two by two on a phone (the tailor's picture sum)."""
 STACK_KEY = "stack_{name}"
 """Key of a container whose columns stack like chart columns (the code page: source | numbers)."""
+BESIDE_KEY = "beside_first_screen"
+"""Key of a container whose row of a chart keeps its two columns side by side, 2 : 3, from a
+phone's width on, instead of stacking below ``STACK_BELOW_PX`` (a projector's first screen, where
+a control must stay beside the chart it moves: Train beside the training curves)."""
+_BESIDE = (
+    f".{key_class(BESIDE_KEY)}.{key_class(BESIDE_KEY)} "
+    f"{testid('stHorizontalBlock')}:has({testid('stPlotlyChart')}) > {testid('stColumn')}"
+)
 MATRIX_KEY = "matrix_{key}"
 """Key of the container of a matrix drawn as an HTML table in presentation mode (``charts.draw_table``)."""
 TWIN_KEY = "twin_{key}"
@@ -321,6 +329,11 @@ APP_CSS = f"""<style>
 /* 1 · Charts in columns stack below {STACK_BELOW_PX} px: a 1024 px projector with the sidebar open */
 @media (max-width: {STACK_BELOW_PX - 0.02}px) {{
   {CHART_COLUMNS} {{ min-width: 100% !important; flex: 1 1 100% !important; }}
+}}
+/* … except on a projector's first screen (``BESIDE_KEY``): a control beside the chart it moves */
+@media (min-width: {PHONE_PX}px) {{
+  {_BESIDE}:first-child {{ min-width: 0 !important; flex: 2 1 0% !important; }}
+  {_BESIDE}:last-child {{ min-width: 0 !important; flex: 3 1 0% !important; }}
 }}
 /* Labels of buttons and page links in the page wrap onto a second line rather than end in "…" */
 {_MAIN} button p, {_MAIN} {testid("stPageLink")} span {{

@@ -105,6 +105,20 @@ def remembered(name: str, default=None):
     return st.session_state.get(f"_keep_{name}", default)
 
 
+def forget(*names: str) -> None:
+    """Drop, for each of ``names``, ``?name=``, the value ``remember`` kept and the session's own
+    value (``url_choice``'s or ``url_picker``'s, and its widget's): a view of one thing that must not
+    carry over to the next (a snapshot of one task's training is not a snapshot of another's), so
+    the next run starts from the defaults. Call it from a widget's ``on_change``.
+    Example: ``forget("snapshot", "learn_head")``.
+    """
+    state = st.session_state
+    for name in names:
+        st.query_params.pop(name, None)
+        for key in (f"_keep_{name}", name, f"{name}_picker"):
+            state.pop(key, None)
+
+
 # --------------------------------------------------------------------------- choices by id
 
 

@@ -13,15 +13,18 @@ from attention_ui.charts import draw
 from attention_ui.i18n import t
 from attention_ui.learn_sections import learned_section, qk_section, row_section, snapshots_section, write_section
 from attention_ui.learn_training import RUNS, View, controls, curves_figure, show_result, train_here
-from attention_ui.presentation import parse_flag
+from attention_ui.presentation import is_presenting, parse_flag
 from attention_ui.route import page_start, run_app
+from attention_ui.style import BESIDE_KEY
 from attention_ui.url_state import keep_in_url, url_value
 
 
 def render() -> None:
     page_start("learn")
-    st.markdown(t("learn.intro"))
-    task_id, seed, steps, pressed = controls()
+    presenting = is_presenting()
+    about, (left, right) = first_screen(presenting)
+    with left:
+        task_id, seed, steps, pressed = controls(about, narrow=presenting)
     wanted = (task_id, seed, steps)
     runs = st.session_state.setdefault(RUNS, [])
     if not runs and parse_flag(url_value("trained")):  # a link to a trained view trains it as it opens
@@ -30,8 +33,8 @@ def render() -> None:
         runs.append(wanted)
     trained = wanted in runs
     keep_in_url("trained", "true" if trained else "false", "false")
-    status = st.empty()  # the progress bar while training, the run's numbers after
-    curves = st.empty()  # the growing curves, then the finished chart
+    status = left.empty()  # the progress bar while training, the run's numbers after
+    curves = right.empty()  # the growing curves, then the finished chart
     if not trained:
         status.info(t("learn.press_train"), icon=":material/play_arrow:")
         with curves.container():  # the empty axes the curves will grow on (and Plotly loaded before Train)
@@ -45,6 +48,23 @@ def render() -> None:
         row_section(view, layer, head)
         write_section(view)
         learned_section(view, runs)
+
+
+def first_screen(presenting: bool):
+    """Where the first screen's parts go: (the box for the intro and the task's description,
+    (the box for the controls and the progress, the box for the curves)).
+
+    On a projector (presentation mode) the intro and the description fold into an expander and the
+    controls sit beside the curves, so that the Train button and the curves that move while it
+    trains are both on a 1024 × 768 screen; otherwise they follow one another, the intro first.
+    """
+    if presenting:
+        fold = st.expander(t("learn.about_fold"), icon=":material/info:")
+        fold.markdown(t("learn.intro"))
+        return fold, st.container(key=BESIDE_KEY).columns([2, 3], gap="medium")
+    st.markdown(t("learn.intro"))
+    about = st.container()
+    return about, (about, st.container())
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)

@@ -578,6 +578,20 @@ def test_generated_words_exist_in_every_language():
     assert translate("en", "exercises.vocab").split() == list(ex.VOCAB)
 
 
+def test_the_generated_words_are_what_the_page_says_they_are():
+    """The page calls them toy words drawn at random from twenty, none twice, in no order, and not
+    a sentence (in Chinese, 红 公园 跑 猫 坐 read as a broken sentence when it was called one)."""
+    assert len(ex.VOCAB) == 20
+    drawn = [ex.generated_sentence(seed) for seed in range(300)]
+    assert all(len(set(ids)) == len(ids) for ids in drawn), "no word twice"
+    assert len({ids[0] for ids in drawn}) == 20, "any word can come first: no word order"
+    for lang, twenty in (("en", "twenty"), ("zh", "二十")):
+        note = translate(lang, "exercises.generated_note")
+        assert twenty in note and ("sentence" in note or "句子" in note)
+        assert "句子" not in translate(lang, "exercises.source_generated")
+        assert "sentence" not in translate(lang, "exercises.source_generated")
+
+
 # --------------------------------------------------------------------------- the page
 
 

@@ -411,6 +411,35 @@ def test_a_new_task_starts_from_its_own_recipe_and_prompt():
     assert not at.warning, [el.value for el in at.warning]
 
 
+def test_a_new_task_opens_at_its_own_final_snapshot():
+    """A snapshot, a head and a query chosen on one task do not carry over to the next: Induction
+    opens after all its 400 updates, not after the 100 that were the end of Reverse's run."""
+    at = trained_page(task="reverse", train_seed="0", steps="100")
+    at.select_slider(key="snapshot_reverse_0_100").set_value(30).run()
+    at.select_slider(key="write_from_reverse_0_100").set_value(10).run()
+    at.button_group(key="learn_head_picker").set_value(0).run()
+    assert at.query_params.get("snapshot") == "30" and at.query_params.get("write_from") == "10"
+    at.button_group(key="task").set_value("induction").run()
+    at.button(key="train").click().run()
+    assert not at.exception, at.exception
+    steps = TASKS["induction"].steps
+    history = train("induction", seed=0)
+    assert at.select_slider(key=f"snapshot_induction_0_{steps}").value == steps
+    assert at.select_slider(key=f"write_from_induction_0_{steps}").value == steps
+    for name in ("snapshot", "write_from", "learn_head"):
+        assert at.query_params.get(name) is None, name
+    fig = figures_by_key(at)["fig_snapshot"]
+    assert title_text(fig) == translate("en", "learn.snapshot_title", step=steps)
+    last = history.snapshots[-1]
+    panels = [np.asarray(plotly_array(trace["z"]), dtype=np.float64) for trace in fig["data"]]
+    heads = [(layer, h) for layer in range(TASKS["induction"].n_layers) for h in range(TASKS["induction"].n_heads)]
+    for (layer, h), z in zip(heads, panels, strict=True):
+        np.testing.assert_allclose(z, last.weights[layer, h], rtol=0, atol=1e-12)
+    report = head_report(history.params, "induction", 500, 0)
+    lead = int(np.argmax(report.on_answer[-1]))
+    assert at.button_group(key="learn_head_picker").value == heads.index((1, lead)), "its own lead head"
+
+
 @pytest.mark.parametrize(
     "params",
     [

@@ -110,3 +110,66 @@ def test_train_watch_the_curves_then_write(server, chromium, task, prompt):
         assert not errors, errors
     finally:
         context.close()
+
+
+PROJECTOR = {"width": 1024, "height": 768}
+
+FIRST_SCREEN_JS = js("""(live) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const main = document.querySelector('testid(stMain)');
+  const train = [...main.querySelectorAll('button')].find(b => b.closest('.st-key-train'));
+  // presentation mode keys its charts apart (charts.draw): fig_curves_live3_present, fig_curves_present
+  const chart = live ? '[class*="st-key-fig_curves_live"]' : '.st-key-fig_curves_present';
+  const plot = document.querySelector(chart + ' .js-plotly-plot');
+  if (!train || !plot || !plot._fullLayout) return null;
+  return {train: box(train), curves: box(plot), scrolled: main.scrollTop || document.scrollingElement.scrollTop};
+}""")
+
+OVERLAPS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const title = plot.querySelector('.gtitle');
+  if (!title || !title.textContent) return [];
+  const t = title.getBoundingClientRect();
+  return [...plot.querySelectorAll('.annotation-text')].filter(note => {
+    const a = note.getBoundingClientRect();
+    return a.width > 0 && t.left < a.right && a.left < t.right && t.top < a.bottom && a.top < t.bottom;
+  }).map(note => [title.textContent, note.textContent]);
+})"""
+
+
+def first_screen(page, live: bool) -> dict:
+    """The Train button's and the curves' boxes (left, top, right, bottom, px in the window) as
+    soon as the curves (growing ones with ``live``, the finished ones without) are drawn."""
+    handle = page.wait_for_function(FIRST_SCREEN_JS, arg=live, timeout=120_000, polling=30)
+    return handle.json_value()
+
+
+@pytest.mark.parametrize(("lang", "seed"), [("en", 11), ("zh", 12)])
+def test_on_a_projector_train_and_the_growing_curves_are_on_the_first_screen(tab, server, lang, seed):
+    """In presentation mode at 1024 × 768 the Train button and the curves it makes grow sit side
+    by side on the first screen, while training and after, with the intro folded; no chart title
+    of the page lies over a panel title ("Layer 1, head 1") under it. A seed trained by no other
+    test: the curves grow for real (a run trained before would be replayed)."""
+    page = tab(viewport=PROJECTOR)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server + f"learn?{TOY}&lang={lang}&present=true&train_seed={seed}")
+    wait_for_app(page)
+    no_exception(page)
+    main = page.locator(testid("stMain"))
+    intro = translate(lang, "learn.intro")[:40]
+    assert main.get_by_text(translate(lang, "learn.about_fold")).is_visible()
+    assert not main.get_by_text(intro).first.is_visible(), "the intro is folded on a projector"
+
+    main.get_by_role("button", name=translate(lang, "learn.train")).click()
+    for live in (True, False):
+        boxes = first_screen(page, live)
+        train, curves = boxes["train"], boxes["curves"]
+        when = "while training" if live else "after training"
+        assert boxes["scrolled"] == 0, boxes
+        assert 0 <= train[1] and train[3] <= PROJECTOR["height"], f"Train {when} at {train}"
+        assert 0 <= curves[1] and curves[3] <= PROJECTOR["height"], f"the curves {when} at {curves}"
+        assert curves[0] >= train[2], f"the curves beside Train {when}: {boxes}"
+    wait_for_app(page)
+    no_exception(page)
+    assert page.evaluate(OVERLAPS_JS) == []
+    assert not errors, errors
