@@ -107,6 +107,10 @@ def _extents(data: list[dict]) -> dict[str, tuple[float, float]]:
     return out
 
 
+AUTO_TILT_COS = math.cos(math.radians(30))
+"""Plotly tilts "auto" labels that do not fit by 30°, each running down and to the right of its
+tick: the last one then needs this share of its width right of the plot, or Plotly hides it
+(an 11-piece sentence lost "11: [SEP]" on a projector in presentation mode)."""
 FLAT_PX = 700
 """Labels Plotly may tilt (``tickangle`` "auto") are taken as flat when they fit side by side
 in this many px (the panel's share of them), about the narrowest plot on a projector or a
@@ -259,6 +263,8 @@ def needed_margins(spec: dict) -> dict[str, float]:
         elif angle == 0 or (angle in (None, "auto") and _flat(labels, size, FLAT_PX * (high_end - low_end))):
             more("b", high + grow * BELOW_FLAT_PX[heat, _title_text(axis) is not None])
             more("r", text_px(labels[-1], size) / 2 + 12)  # the last label, centred on the plot's edge
+        if angle in (None, "auto"):  # in a narrower plot (large type on a projector) Plotly tilts them
+            more("r", AUTO_TILT_COS * text_px(labels[-1], size))  # by 30°: the last reaches past its tick
     for _, bar, low, high, xpad in _right_bars(spec):
         more("r", _colorbar_px(bar, low, high, xpad=xpad, font_px=tick_px))
     return need

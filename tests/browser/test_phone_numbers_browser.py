@@ -16,6 +16,8 @@ from harness import no_exception, wait_for_app
 pytestmark = pytest.mark.browser
 
 SENTENCE = "The teacher said that the boy was late because she had waited"
+SHORTER = "the teacher thanked the student because she had helped"
+"""11 pieces: another number of keys for the labels' thinning ("she" is 8)."""
 QUERY = 10  # "because", from 1: its row puts 42 % on [CLS] and under 10 % on each other key
 
 # Each bar chart: its visible x labels and its visible printed values (text, box, font size).
@@ -40,10 +42,12 @@ def row() -> np.ndarray:
     return np.asarray(lesson.trace.weights[QUERY - 1])  # (T,)
 
 
-def _bars(tab, server, width: int, lang: str, step: int) -> list[dict]:
+def _bars(tab, server, width: int, lang: str, step: int, present: bool = False, sentence=SENTENCE, query=QUERY):
     phone = width < 600
     page = tab(viewport={"width": width, "height": 844 if phone else 768}, has_touch=phone, is_mobile=phone)
-    page.goto(server + f"step_by_step?step={step}&token={QUERY}&lang={lang}&sentence={SENTENCE.replace(' ', '+')}")
+    shown = "&present=true" if present else ""
+    words = sentence.replace(" ", "+")
+    page.goto(server + f"step_by_step?step={step}&token={query}&lang={lang}{shown}&sentence={words}")
     wait_for_app(page)
     no_exception(page)
     return page.evaluate(READ_BARS_JS)
@@ -67,8 +71,10 @@ def test_step_6_prints_the_largest_weights_and_values_never_meet(tab, server, ro
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("step", [4, 5, 6])
-def test_on_a_phone_the_last_key_keeps_its_label(tab, server, step, lang):
-    charts = _bars(tab, server, 390, lang, step)
+@pytest.mark.parametrize("width, present", [(390, False), (1024, True)], ids=["phone", "projector"])
+@pytest.mark.parametrize("sentence, query", [(SENTENCE, QUERY), (SHORTER, 8)], ids=["13", "11"])
+def test_the_last_key_keeps_its_label(tab, server, step, lang, width, present, sentence, query):
+    charts = _bars(tab, server, width, lang, step, present, sentence, query)
     assert charts, "no bar chart"
     for chart in charts:
         assert chart["ticks"][-1].endswith("[SEP]"), chart["ticks"]
