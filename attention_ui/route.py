@@ -23,7 +23,7 @@ from attention_ui.model_access import get_embedder, model_lost, require_model, w
 from attention_ui.presentation import apply_presentation, is_presenting
 from attention_ui.registry import MODEL, NOTHING, PAGES, page, st_page
 from attention_ui.release import FAVICON
-from attention_ui.sentence_box import show_presented
+from attention_ui.sentence_box import show_on_phone, show_presented
 from attention_ui.settings import init_lang
 from attention_ui.sidebar import sidebar
 from attention_ui.style import apply_style
@@ -102,6 +102,8 @@ def page_start(page_id: str) -> tuple[Lesson | None, str]:
     st.title(t(entry.title_key))
     if is_presenting() and entry.needs != NOTHING:
         show_presented(sentence)  # on a projector the sidebar is folded away: the room reads it here
+    elif entry.needs != NOTHING:
+        show_on_phone(sentence, t("shell.change_sentence"))  # a phone folds the sidebar away too
     url_notes()
     if entry.needs == MODEL:
         require_model(page_id)

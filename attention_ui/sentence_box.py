@@ -23,6 +23,10 @@ sees the end of what it typed. It stays what a text input was to a learner and t
   character count over the text's last line while the box has the focus; ``BOX_CSS`` hides
   them in this box (the box's help says "Press Enter to apply").
 
+On a phone the sidebar is folded away and the page gave no hint of the box: under the title each
+page that reads the sentence shows it with a button that opens the sidebar with the box focused
+(``show_on_phone``; nothing of it above ``PHONE_MAX_PX``).
+
 In presentation mode the page shows the sentence large under its title (``show_presented``):
 the sidebar is folded away on a projector, and the room must see whether it says "big" or
 "small". What the CSS and the script assume of Streamlit's page is in ``internals``.
@@ -33,12 +37,14 @@ True
 
 from __future__ import annotations
 
+from html import escape
+
 import streamlit as st
 
 from attention_core import MAX_CHARS, clean_text
 
 from .clicker import APPLIED
-from .internals import INPUT_INSTRUCTIONS, key_class
+from .internals import INPUT_INSTRUCTIONS, key_class, testid
 from .safe import escape_markdown
 from .url_state import SENTENCE_POSITIONS
 
@@ -51,6 +57,12 @@ PRESENTED_REM = 1.45
 PRESENTED_PHONE_REM = 1.0
 """Its size on a screen narrower than 640 px, where 32 px would fill the screen with one sentence."""
 BOX_MAX_REM = 16
+PHONE_MAX_PX = 640
+"""Below this width the page shows the sentence and a button to the box (``show_on_phone``)."""
+PHONE_CLASS = "phone-sentence"
+"""The class of that line's ``<div>``."""
+OPEN_ATTR = "data-open-sentence"
+"""The attribute of its button, which the script (``PHONE_SCRIPT``) answers."""
 """The box grows with its text up to this height (about ten lines), then scrolls."""
 
 BOX_CSS = f"""<style>
@@ -66,6 +78,17 @@ BOX_CSS = f"""<style>
   font-size: {PRESENTED_REM}rem; line-height: 1.3; font-weight: 600; margin: 0; overflow-wrap: anywhere;
 }}
 @media (max-width: 640px) {{ .{key_class(PRESENTED_KEY)} p {{ font-size: {PRESENTED_PHONE_REM}rem; }} }}
+@media (min-width: {PHONE_MAX_PX}px) {{ {testid("stElementContainer")}:has(.{PHONE_CLASS}) {{ display: none; }} }}
+.{PHONE_CLASS} {{ display: flex; align-items: center; gap: 0.6rem; }}
+.{PHONE_CLASS} span {{
+  flex: 1 1 auto; min-width: 0; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical;
+  -webkit-line-clamp: 2; overflow-wrap: anywhere; font-weight: 600;
+}}
+.{PHONE_CLASS} button {{
+  flex: 0 0 auto; font: inherit; font-size: 0.95rem; padding: 0.35rem 0.75rem; border-radius: 0.5rem;
+  border: 1px solid rgba(49, 51, 63, 0.25); background: transparent; color: inherit; cursor: pointer;
+}}
+@media print {{ {testid("stElementContainer")}:has(.{PHONE_CLASS}) {{ display: none !important; }} }}
 </style>"""
 """The box without Streamlit's instructions over its text, and always as tall as its text at the
 width it has now (``field-sizing``, where the browser knows it: Streamlit measures the text once
@@ -126,6 +149,46 @@ def sentence_box(label: str, default: str, help_text: str) -> str:
         bind="query-params",
         help=help_text,
     )
+
+
+PHONE_SCRIPT = f"""<script>
+(() => {{
+  if (window.attentionLabPhoneSentence) return;
+  window.attentionLabPhoneSentence = true;
+  document.addEventListener("click", (event) => {{
+    if (!event.target.closest || !event.target.closest("[{OPEN_ATTR}]")) return;
+    const expand = document.querySelector('{testid("stExpandSidebarButton")}');
+    const button = expand && (expand.matches("button") ? expand : expand.querySelector("button"));
+    if (button) button.click();
+    let tries = 30;
+    const focus = () => {{  // once the sidebar is drawn open
+      const area = document.querySelector('.{key_class(KEY)} textarea');
+      if (area && area.getBoundingClientRect().right > 0) {{
+        area.focus();
+        area.setSelectionRange(area.value.length, area.value.length);
+      }} else if (tries-- > 0) setTimeout(focus, 100);
+    }};
+    focus();
+  }});
+}})();
+</script>"""
+"""A click on the phone line's button opens the sidebar (Streamlit's own » button) and puts the
+cursor at the end of the sentence box. Sent with the sidebar's scripts (``sidebar.CLIENT_SCRIPT``),
+apart from the line, which carries learner text. A constant: no learner text in it."""
+
+
+def show_on_phone(sentence: str, button: str) -> None:
+    """Under the title, on a phone only (CSS: nothing above ``PHONE_MAX_PX``): the sentence, cut to
+    two lines, and ``button`` ("Change the sentence"), which opens the sidebar with the box
+    focused (``PHONE_SCRIPT``). The sentence is escaped: a learner's ``<b>`` is text. No script
+    here: the line goes through Streamlit's sanitiser like any learner text.
+
+    >>> "data-open-sentence" in PHONE_SCRIPT
+    True
+    """
+    text = escape(clean_text(sentence or ""))
+    label = escape(button)
+    st.html(f'<div class="{PHONE_CLASS}"><span>{text}</span><button type="button" {OPEN_ATTR}>{label}</button></div>')
 
 
 def show_presented(sentence: str) -> None:

@@ -20,15 +20,15 @@ from attention_ui.notation import shown
 from attention_ui.preload import PRELOAD_SCRIPT
 from attention_ui.presentation import presentation_toggle
 from attention_ui.registry import PAGES, page, page_link
-from attention_ui.sentence_box import ENTER_SCRIPT, sentence_box
+from attention_ui.sentence_box import ENTER_SCRIPT, PHONE_SCRIPT, sentence_box
 from attention_ui.settings import DEFAULTS, init_lang, link_params
 from attention_ui.style import sidebar_script
 from attention_ui.url_state import keep_in_url, remember, remembered, url_choice, url_int, url_picker
 
 D_K_RANGE = (2, 16)
-CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PRELOAD_SCRIPT
-"""The sidebar's own scripts, the waiting note's (``busy``), the sentence box's Enter
-(``sentence_box``) and the early load of the charts' code (``preload``), in one element: each
+CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PHONE_SCRIPT + PRELOAD_SCRIPT
+"""The sidebar's own scripts, the waiting note's (``busy``), the sentence box's Enter and its
+phone button (``sentence_box``) and the early load of the charts' code (``preload``), in one element: each
 script element takes a line of the sidebar."""
 
 

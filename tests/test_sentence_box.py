@@ -69,7 +69,21 @@ def test_the_box_css_and_the_enter_script_are_constants_about_this_box():
     assert f"'.{key_class('sentence')} textarea'" in script  # this box only
     for guard in ("event.shiftKey", "event.ctrlKey", "event.isComposing", "event.keyCode === 229"):
         assert guard in script, guard  # Shift+Enter, Ctrl+Enter and an input method keep their Enter
-    assert CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + preload.PRELOAD_SCRIPT
+    assert CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + sentence_box.PHONE_SCRIPT + preload.PRELOAD_SCRIPT
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_phone_line_shows_the_sentence_as_text_and_its_button_not_in_presentation_mode(lang):
+    sentence = 'the cat <img src=x onerror="alert(1)"> sat'
+    at = open_link("pages/step_by_step.py", lang=lang, sentence=sentence)
+    line = f'<div class="{sentence_box.PHONE_CLASS}">'
+    lines = [h.proto.body for h in at.get("html") if h.proto.body.startswith(line)]
+    assert len(lines) == 1, lines
+    assert "<img" not in lines[0] and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in lines[0]
+    assert f">{translate(lang, 'shell.change_sentence')}</button>" in lines[0]
+    assert "<script" not in lines[0]  # the line carries learner text: no script rides with it
+    present = open_link("pages/step_by_step.py", lang=lang, sentence=sentence, present="true")
+    assert not [h for h in present.get("html") if h.proto.body.startswith(line)]
 
 
 # --------------------------------------------------------------------------- presentation mode
