@@ -46,7 +46,12 @@ CATALOG_CALLS = {"t", "tr", "translate"}
 PAGE_IDS = {entry.id for entry in PAGES}
 SAMPLE_NAME = re.compile(r"^[A-Z_]*(DEFAULT|EXAMPLE|SENTENCE)[A-Z_]*$")
 INLINE_MATH = re.compile(r"\$[^$]*\$")
-MARKUP = re.compile(r"<style\b.*?</style>|<script\b.*?</script>|^\s*@(?:media|container)\b.*|<[^>]*>", re.DOTALL)
+MARKUP = re.compile(
+    r"<style\b.*?</style>|<script\b.*?</script>|^\s*(?:/\*.*?\*/\s*)?@(?:media|container|page)\b.*|<[^>]*>", re.DOTALL
+)
+"""Markup and style sheets (a sheet may open with a comment and an at-rule), which no learner reads."""
+SELECTOR = re.compile(r"^\s*[.#\[][\w{-]")
+"""A CSS selector or rule (".cell-matrix td.h1 { … }", "[data-testid=…]"): prose never starts so."""
 WORD = re.compile(r"[^\W\d_]{3,}")
 DISPLAY_CALLS = {
     "title",
@@ -211,7 +216,9 @@ def prose_literals(source: str, filename: str = "<snippet>") -> list[tuple[int, 
     found = []
     for node in _strings(tree):
         text = MARKUP.sub(" ", _text(node))
-        if id(node) in skip or text.strip() in PLOTLY_VALUES or PATH.match(text) or _is_code(_text(node)):
+        if id(node) in skip or text.strip() in PLOTLY_VALUES or PATH.match(text) or SELECTOR.match(text):
+            continue
+        if _is_code(_text(node)):
             continue
         if (
             CJK.search(text)
@@ -241,6 +248,7 @@ def test_no_prose_outside_the_catalogs(path):
         'html = "<b>Read this first</b>"',
         'st.warning("not available here")',
         'st.info("Loading the model (print it) now")',
+        'st.markdown("... and the next word")',
     ],
     ids=[
         "markdown",
@@ -252,6 +260,7 @@ def test_no_prose_outside_the_catalogs(path):
         "text inside markup",
         "prose that parses",
         "prose with parentheses",
+        "prose after an ellipsis",
     ],
 )
 def test_the_scan_catches_planted_prose(snippet):
@@ -275,6 +284,9 @@ def test_the_scan_catches_planted_prose(snippet):
         'DEFAULT_SENTENCE = "The cat sat on the mat"',
         'js = "<script>document.addEventListener(click, (event) => close.click())</script>"',
         'css = "@container cells (max-width: 600px) { .heatmap-label { display: none; } }"',
+        'css = "/* handouts */\\n@page { margin: 12mm; }"',
+        'FILL = ".heatmaplayer image, .cbfill"',
+        'rule = f"  .{cls} td.h{n} {{ background: color-mix(in srgb, {hue} {p}%, #fff); }}"',
         'EXAMPLES = {"zh": "猫坐在垫子上", "en": "A tired cat"}',
         "st.markdown(rf\"| {t('a.b')} | $\\alpha_{{ij}} = q_i \\cdot k_j$ |\")",
         'st.page_link("pages/step_by_step.py", label=t("home.link_step"))',
@@ -295,6 +307,9 @@ def test_the_scan_catches_planted_prose(snippet):
         "sample sentence",
         "script",
         "css rule",
+        "sheet with a comment",
+        "selector",
+        "rule with a selector",
         "examples",
         "inline math",
         "path and key",
