@@ -115,6 +115,11 @@ def key_class(key: str) -> str:
     return KEY_CLASS + key
 
 
+SCREEN_ONLY = "screen_only_"
+"""Containers keyed ``screen_only_<name>`` hold what only a screen needs (how to use a control,
+the keys of a remote): the print style sheet leaves them out."""
+
+
 def key_prefix(prefix: str) -> str:
     """A selector of every element whose key starts with ``prefix``."""
     return f'[class*="{KEY_CLASS}{prefix}"]'

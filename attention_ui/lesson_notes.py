@@ -16,7 +16,7 @@ from attention_ui.head_claims import measured_census, parking_fields
 from attention_ui.i18n import t
 from attention_ui.model_access import better_readers, choose_model, model_label_now, model_name
 from attention_ui.notation import shown
-from attention_ui.presentation import is_presenting
+from attention_ui.presentation import is_presenting, screen_only
 from attention_ui.safe import escape_markdown
 from attention_ui.url_state import keep_in_url, remember, url_value
 
@@ -150,5 +150,7 @@ def window_control(lesson: Lesson) -> None:
     key = "shell.pieces_window" if lesson.trained else "shell.tokens_window"
     st.info(t(key, total=total, first=first, last=last, shown=shown_n, cls=lesson.tokens[0], sep=lesson.tokens[-1]))
     st.session_state[_WINDOW_KEY] = first  # where the window is, also after the core moved it back
-    st.slider(t("shell.window"), 1, total - shown_n + 1, key=_WINDOW_KEY, help=t("shell.window_help"))
+    with screen_only("window"):  # paper has no slider
+        st.caption(t("shell.window_move"))
+        st.slider(t("shell.window"), 1, total - shown_n + 1, key=_WINDOW_KEY, help=t("shell.window_help"))
     keep_in_url("first", first, 1)

@@ -30,7 +30,7 @@ import streamlit as st
 
 from attention_core.model_choice import model_label
 from attention_ui.i18n import t
-from attention_ui.internals import TICK_FONT_PX, testid
+from attention_ui.internals import SCREEN_ONLY, TICK_FONT_PX, testid
 from attention_ui.notation import shown
 from attention_ui.url_state import url_value
 
@@ -214,6 +214,16 @@ def handout_html(lesson, page: str) -> str:
         f"<p><b>{html.escape(t('presentation.handout_sentence'))}</b>{colon}{html.escape(lesson.text)} "
         f"<br><b>{html.escape(t('presentation.handout_settings'))}</b>{colon}{html.escape(' · '.join(parts))}</p></div>"
     )
+
+
+def screen_only(name: str):
+    """A container for what only a screen needs (how to move a slider, a remote's keys); a printed
+    handout leaves it out (``internals.SCREEN_ONLY``, the print style sheet).
+
+    >>> callable(screen_only)
+    True
+    """
+    return st.container(key=SCREEN_ONLY + name)
 
 
 def handout(lesson, page: str) -> None:

@@ -60,6 +60,7 @@ from .internals import (
     PAPER,
     PHONE_PX,
     PLOT_SVG,
+    SCREEN_ONLY,
     SHAPE,
     SIDEBAR_OVERLAY_PX,
     SVG_BOX,
@@ -268,6 +269,7 @@ def print_css() -> str:
         key_prefix(NOTE_KEY.format(key="")),
         key_prefix(HOVER_NOTE_KEY.format(key="")),
         f".{key_class(PATH_KEY)}",
+        key_prefix(SCREEN_ONLY),
         f"{key_prefix(TWIN_KEY.format(key=''))} {testid('stPlotlyChart')}",
     ]
     shades = "\n".join(

@@ -11,7 +11,7 @@ from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner, listed_tokens
 from attention_ui.notation import alpha, component_labels, fmt_vec, shown
-from attention_ui.presentation import explained_around, handout, is_presenting
+from attention_ui.presentation import explained_around, handout, is_presenting, screen_only
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_label, numbered_labels
 from attention_ui.steps import show_embedding, show_step_formula, step_name
@@ -208,7 +208,7 @@ def render() -> None:
                         col_labels=component_labels("v", e.contributions.shape[1]),
                         filename=f"contributions_{n}",
                     )
-        st.caption(t("step_by_step.keys_help"))  # last: on a projector the chart comes first
+        screen_only("keys").caption(t("step_by_step.keys_help"))  # last: on a projector the chart comes first
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)

@@ -23,6 +23,7 @@ import urllib.parse
 import pytest
 
 from attention_ui import internals
+from attention_ui.i18n import translate
 from attention_ui.style import PRINT_CHROME, PRINT_HEIGHT_PX, PRINT_WIDTH_PX
 from attention_ui.tables import MATRIX_CLASS
 from harness import no_exception, wait_for_app
@@ -83,6 +84,7 @@ PRINT_LAYOUT_JS = f"""([controls, chrome]) => {{
     paper: [document.body, document.querySelector('{internals.testid("stApp")}')]
       .map(e => rgb(getComputedStyle(e).backgroundColor)),
     ink: rgb(getComputedStyle(document.querySelector('{internals.testid("stMain")} h1')).color),
+    text: document.querySelector('{internals.testid("stMain")}').innerText,
   }};
 }}"""
 
@@ -129,6 +131,8 @@ def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, 
     assert screen["controls"]["stCheckbox"][1] >= 1, screen["controls"]
     if sentence == LONG:
         assert screen["controls"]["stSlider"][1] == 1, "no window slider: the long sentence is not long"
+        move = translate(lang, "shell.window_move")  # how to use the slider: on screen, not on paper
+        assert move in screen["text"] and move not in printed["text"]
     assert min(luminance(bg) for bg, _, _ in screen["cells"]) < LIGHTEST_PRINTED_FILL
     # one sheet: no blank page, the matrix not pushed to a second
     assert pdf.startswith(b"%PDF")
@@ -158,6 +162,9 @@ def test_other_pages_print_no_controls(tab, server, path):
     screen, printed, _ = _on_screen_and_printed(tab, server + f"{path}?sentence={urllib.parse.quote_plus(SHORT)}")
     assert _visible(screen["controls"]), f"{path} shows no control on screen: the check below proves nothing"
     assert not _visible(printed["controls"]), _visible(printed["controls"])
+    if path == "step_by_step":  # a remote's keys: on screen, not on paper
+        keys = translate("en", "step_by_step.keys_help")
+        assert keys in screen["text"] and keys not in printed["text"]
     assert not _visible(printed["chrome"]), _visible(printed["chrome"])
 
 
