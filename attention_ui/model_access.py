@@ -161,8 +161,14 @@ def model_unavailable(page: str, problem: str) -> None:
     ``ModelUnavailable`` reason), what the page would show (``<page>.unavailable``), link to the
     pages that still teach with the toy embedder (``registry.Page.instead_of_model``), and stop
     the page. One warning, not two: the fallback warning is not shown on these pages."""
+    _stop_without_model(t(f"{page}.unavailable", reason=t(f"shell.problem_{problem}")))
+
+
+def _stop_without_model(warning: str) -> None:
+    """``warning`` in a box with links to the pages that teach with the toy embedder
+    (``registry.Page.instead_of_model``), then stop the page."""
     with st.container(border=True):
-        st.warning(t(f"{page}.unavailable", reason=t(f"shell.problem_{problem}")))
+        st.warning(warning)
         st.caption(t("shell.teach_without_model"))
         params = link_params()
         with st.container(horizontal=True, gap="small"):
@@ -190,15 +196,7 @@ def model_lost(exc: ModelUnavailable) -> None:
     if now - state.get(_LOST_AT, -LOST_RERUN_S) >= LOST_RERUN_S:
         state[_LOST_AT] = now
         st.rerun()
-    with st.container(border=True):
-        st.warning(t("shell.model_lost", problem=t(f"shell.problem_{exc.reason}")))
-        st.caption(t("shell.teach_without_model"))
-        params = link_params()
-        with st.container(horizontal=True, gap="small"):
-            for entry in PAGES:
-                if entry.instead_of_model:
-                    page_link(entry.id, params)
-    st.stop()
+    _stop_without_model(t("shell.model_lost", problem=t(f"shell.problem_{exc.reason}")))
 
 
 def require_model(page: str):
