@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import explain
-from attention_core.learning import Snapshot, decode, forward, generate, qk_circuit, sample_many
+from attention_core.learning import decode, forward, generate, qk_circuit, sample_many
 from attention_ui.exports import show_figure
 from attention_ui.formulas import causal_weights
 from attention_ui.heatmaps import heatmap, heatmap_row
@@ -37,31 +37,23 @@ SURE = 0.99  # a first token this probable barely moves with T: the page says wh
 # ---------------------------------------------------------------- 2 · the attention appears
 
 
-def pick_snapshot(view: View, param: str, label_key: str, option_key: str) -> Snapshot:
-    """A slider over the kept snapshots of ``view``'s training, bound to the URL as ``param``, the
-    last by default; its key names the run, so a new run starts at its own last snapshot. Returns
-    the snapshot chosen (its ``step``, ``params`` and ``probs``)."""
-    snapshots = {s.step: s for s in view.history.snapshots}
-    step = url_choice(
-        t(label_key),
-        param,
-        tuple(snapshots),
-        view.history.steps,
-        lambda s: t(option_key, step=s),
-        widget=st.select_slider,
-        key=f"{param}_{view.task_id}_{view.seed}_{view.steps}",
-    )
-    return snapshots[step]
-
-
 def snapshots_section(view: View) -> None:
     """The attention maps of every head at a snapshot of training, the last by default."""
     held = view.run.held_out
     labels = numbered_labels(view.tokens)
     st.subheader(t("learn.snapshots_header"))
     st.markdown(t("learn.snapshots_text", example=escape_markdown("".join(view.tokens))))
-    snap = pick_snapshot(view, "snapshot", "learn.snapshot", "learn.snapshot_option")
-    step = snap.step
+    snapshots = {s.step: s for s in view.history.snapshots}
+    step = url_choice(
+        t("learn.snapshot"),
+        "snapshot",
+        tuple(snapshots),
+        view.history.steps,
+        lambda s: t("learn.snapshot_option", step=s),
+        widget=st.select_slider,
+        key=f"snapshot_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    snap = snapshots[step]
     written = decode(view.task, snap.probs[view.predicting].argmax(axis=-1))  # the most probable next tokens
     st.markdown(
         t("learn.snapshot_line", step=step, written=escape_markdown(written), accuracy=percent(held[step]), n=HELD_OUT)
@@ -325,7 +317,17 @@ def write_section(view: View) -> None:
     T = task.n_positions
     st.subheader(t("learn.write_header"))
     st.markdown(t("learn.write_text", tokens=escape_markdown(task.alphabet), positions=T))
-    params = pick_snapshot(view, "write_from", "learn.write_from", "learn.write_from_option").params  # or earlier
+    snapshots = {s.step: s for s in view.history.snapshots}
+    step = url_choice(
+        t("learn.write_from"),
+        "write_from",
+        tuple(snapshots),
+        view.history.steps,
+        lambda s: t("learn.write_from_option", step=s),
+        widget=st.select_slider,
+        key=f"write_from_{view.task_id}_{view.seed}_{view.steps}",
+    )
+    params = snapshots[step].params  # the trained model, or a snapshot from earlier in training
     prompt_col, temperature_col, seed_col = st.columns([2, 2, 1], vertical_alignment="bottom")
     with prompt_col:
         prompt = st.text_input(
