@@ -40,7 +40,9 @@ def test_a_phone_finds_the_sentence_under_the_title_and_opens_the_box(tab, serve
     page.wait_for_function(
         "() => document.activeElement && document.activeElement.tagName === 'TEXTAREA'", timeout=10_000
     )
-    assert sidebar_right(page) > 200, "the sidebar is open"
+    page.wait_for_function(  # the sidebar slides open (an animation): wait for it to end open
+        f"() => document.querySelector('{testid('stSidebar')}').getBoundingClientRect().right > 200", timeout=10_000
+    )
     assert page.evaluate("document.activeElement.value") == "the dog <b>sat</b>"
 
 
