@@ -391,7 +391,8 @@ def open_app(browser, name: str, script: str, path: str, tmp: Path, args) -> App
     server.wait_health(args.timeout)
     app = App(server, browser, args.timeout, trace_reader=main_thread_time, trace_categories=TRACE_CATEGORIES)
     app.page.goto(server.url + path)
-    wait_idle(app.page, args.timeout, predicate_js="() => document.querySelectorAll('.js-plotly-plot').length > 0")
+    drawn = "() => document.querySelectorAll('.js-plotly-plot, table.num-table').length > 0"  # a chart or a matrix
+    wait_idle(app.page, args.timeout, predicate_js=drawn)
     time.sleep(1.0)
     return app
 

@@ -1,0 +1,101 @@
+"""Parts of a page that rerun alone (attention_ui/fragments.py) leave nothing stale.
+
+A click inside a part (Step by step's Next, Back and query token) reruns only that part: the
+page counts a fragment run, not a run of the whole app. What the part changes is everywhere it
+shows: the step and its chart, the URL, and the sidebar's "Link to this view" while it is open
+(which the part cannot redraw itself: the app runs once more). A setting of the sidebar changed
+after such a click still applies to the step the learner is on. No time is asserted.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from attention_ui.i18n import translate
+from attention_ui.internals import testid
+from harness import EARLY_FOR_RERUN, TOY, no_exception, wait_for_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+FULL, FRAGMENT = 0, 3  # ForwardMsg.ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+
+
+def runs_of(page, act) -> list[int]:
+    """The statuses of the script runs that ``act()`` started, once the page is idle again."""
+    page.evaluate("window.__runs = []; window.__acked = 0")
+    act()
+    wait_for_app(page, settle=600)
+    no_exception(page)
+    return page.evaluate("window.__runs")
+
+
+def step_number(page) -> int:
+    text = page.locator(f"{testid('stMain')} {testid('stProgress')}").inner_text()
+    return int(re.search(r"(\d+)", text).group(1))
+
+
+def url_param(page, name: str) -> str | None:
+    return parse_qs(urlparse(page.url).query).get(name, [None])[0]
+
+
+def shared_link(page) -> dict:
+    code = page.locator(f"{testid('stSidebar')} {testid('stCode')}")
+    code.first.wait_for(timeout=30_000)
+    return parse_qs(urlparse(code.first.inner_text().strip()).query)
+
+
+def next_button(page):
+    return page.locator(f"{testid('stMain')} .st-key-step_next button")
+
+
+def test_next_back_and_a_token_rerun_only_their_part(tab, server):
+    page = tab()
+    page.goto(server + f"step_by_step?sentence=the+dog+sat+on+the+mat&{TOY}")
+    wait_for_app(page)
+    no_exception(page)
+    assert step_number(page) == 1
+
+    assert runs_of(page, lambda: next_button(page).click()) == [FRAGMENT]
+    assert step_number(page) == 2 and url_param(page, "step") == "2", page.url
+    main = page.locator(testid("stMain"))
+    assert runs_of(page, lambda: main.locator(".st-key-step_back button").click()) == [FRAGMENT]
+    assert step_number(page) == 1 and url_param(page, "step") is None, page.url  # the default leaves the URL
+    token = main.locator(f".st-key-token_picker {testid('stButtonGroup')} button").nth(3)
+    assert runs_of(page, token.click) == [FRAGMENT]
+    assert url_param(page, "token") == "4", page.url
+    assert main.locator(".st-key-token_picker button[aria-checked='true']").inner_text().startswith("4:")
+
+
+def test_the_link_to_this_view_follows_a_part(tab, server):
+    page = tab()
+    page.goto(server + f"step_by_step?sentence=the+dog+sat+on+the+mat&{TOY}")
+    wait_for_app(page)
+    sidebar = page.locator(testid("stSidebar"))
+    summary = sidebar.locator(f"{testid('stExpander')} summary").filter(has_text=translate("en", "shell.share"))
+    summary.click()
+    wait_for_app(page)
+    assert "step" not in shared_link(page)
+
+    statuses = runs_of(page, lambda: next_button(page).click())
+    assert statuses == [EARLY_FOR_RERUN, FULL], statuses  # the part, then the app once more for the link
+    assert shared_link(page)["step"] == ["2"]
+    assert step_number(page) == 2
+    next_button(page).click()
+    wait_for_app(page)
+    assert shared_link(page)["step"] == ["3"] and url_param(page, "step") == "3"
+
+
+def test_a_setting_after_a_part_keeps_the_step(tab, server):
+    page = tab()
+    page.goto(server + f"step_by_step?sentence=the+dog+sat+on+the+mat&{TOY}")
+    wait_for_app(page)
+    for _ in range(2):
+        runs_of(page, lambda: next_button(page).click())
+    assert step_number(page) == 3
+    scaled = page.locator(f"{testid('stSidebar')} .st-key-scaled label").first
+    assert runs_of(page, scaled.click) == [FULL]  # a setting: the whole app, the sidebar included
+    assert step_number(page) == 3 and url_param(page, "step") == "3", page.url
+    assert url_param(page, "scaled") == "false", page.url
