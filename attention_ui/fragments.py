@@ -55,9 +55,10 @@ def runs_alone() -> bool:
     return not st.session_state.get(_FULL_RUN, False)
 
 
-def page_part(key: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Decorator: ``draw`` becomes a part of the page that reruns alone (``st.fragment`` named
-    ``key``, which must be unique on the page) when a widget inside it changes. After such a
+def page_part(key: str | None = None) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Decorator: ``draw`` becomes a part of the page that reruns alone (``st.fragment``, named
+    ``key``, unique on the page, when given) when a widget inside it changes; a part may hold
+    parts. After such a
     rerun, when the URL changed and the sidebar's link to this view is shown, the whole app runs
     once more, so that the link names the view now shown."""
 

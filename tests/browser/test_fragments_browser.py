@@ -99,3 +99,30 @@ def test_a_setting_after_a_part_keeps_the_step(tab, server):
     assert runs_of(page, scaled.click) == [FULL]  # a setting: the whole app, the sidebar included
     assert step_number(page) == 3 and url_param(page, "step") == "3", page.url
     assert url_param(page, "scaled") == "false", page.url
+
+
+def test_a_view_and_a_spotlight_rerun_only_their_part(tab, server):
+    page = tab()
+    page.goto(server + f"matrices?sentence=the+dog+sat+on+the+mat&{TOY}")
+    wait_for_app(page)
+    no_exception(page)
+    main = page.locator(testid("stMain"))
+    views = main.locator(f".st-key-matrix_tab {testid('stButtonGroup')} button")
+    assert runs_of(page, views.nth(1).click) == [FRAGMENT]  # the scores
+    assert url_param(page, "matrix") == "scores", page.url
+    assert main.locator(".st-key-fig_scores_spotlight").count() == 1
+    assert main.locator(".st-key-fig_weights_spotlight").count() == 0  # the weights' matrix is gone
+
+    chosen = []
+
+    def spotlight_row_3():
+        main.locator(".st-key-fig_scores_spotlight input").first.click()
+        option = page.get_by_role("option").nth(3)  # row 3 (option 0 is "no row")
+        chosen.append(option.inner_text())
+        option.click()
+
+    assert runs_of(page, spotlight_row_3) == [FRAGMENT]
+    spot = main.locator(".cm-spotlight caption span").last  # the row's label
+    assert spot.inner_text() and spot.inner_text() in chosen[0], (spot.inner_text(), chosen)
+    assert runs_of(page, views.nth(3).click) == [FRAGMENT]  # the weights again
+    assert url_param(page, "matrix") is None and main.locator(".cm-spotlight").count() == 0, page.url
