@@ -126,3 +126,21 @@ def test_a_view_and_a_spotlight_rerun_only_their_part(tab, server):
     assert spot.inner_text() and spot.inner_text() in chosen[0], (spot.inner_text(), chosen)
     assert runs_of(page, views.nth(3).click) == [FRAGMENT]  # the weights again
     assert url_param(page, "matrix") is None and main.locator(".cm-spotlight").count() == 0, page.url
+
+
+def test_the_snapshot_slider_reruns_only_its_part(tab, server):
+    page = tab()
+    page.goto(server + f"learn?{TOY}&task=reverse&trained=true")  # a link to a trained view trains it as it opens
+    wait_for_app(page)
+    no_exception(page)
+    main = page.locator(testid("stMain"))
+    thumb = main.locator("[class*='st-key-snapshot_'] input[type='range']").first
+    thumb.wait_for(state="attached", timeout=120_000)  # a visually hidden input
+    last = thumb.get_attribute("aria-valuetext")
+    title = main.locator("h1").first.inner_text()
+    assert runs_of(page, lambda: thumb.press("ArrowLeft")) == [FRAGMENT]
+    earlier = thumb.get_attribute("aria-valuetext")
+    assert earlier != last and url_param(page, "snapshot") is not None, (last, earlier, page.url)
+    assert url_param(page, "snapshot") in earlier, (earlier, page.url)  # the URL names the snapshot shown
+    assert main.locator("h1").first.inner_text() == title  # the page around the part is still there
+    assert url_param(page, "trained") == "true", page.url
