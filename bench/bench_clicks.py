@@ -391,7 +391,8 @@ def open_app(browser, name: str, script: str, path: str, tmp: Path, args) -> App
     server.wait_health(args.timeout)
     app = App(server, browser, args.timeout, trace_reader=main_thread_time, trace_categories=TRACE_CATEGORIES)
     app.page.goto(server.url + path)
-    drawn = "() => document.querySelectorAll('.js-plotly-plot, table.cell-matrix, table.num-table').length > 0"  # a chart or a matrix
+    # a chart, or a matrix drawn as a table (/matrices' default since 2026-12-06)
+    drawn = "() => document.querySelectorAll('.js-plotly-plot, table.cell-matrix, table.num-table').length > 0"
     wait_idle(app.page, args.timeout, predicate_js=drawn)
     time.sleep(1.0)
     return app
