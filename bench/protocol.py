@@ -222,9 +222,9 @@ def _widget_of(kind: str, proto) -> Widget | None:
         elif w.field == "int_value":
             w.value, w.default = int(w.value), None if w.default is None else int(w.default)
     elif kind == "slider":
-        if options:  # select_slider
+        if options:  # select_slider: its default is option indices, sent as doubles (1.0)
             w.field = "string_array_value"
-            w.default = [options[i] for i in proto.default]
+            w.default = [options[int(i)] for i in proto.default if 0 <= int(i) < len(options)]
             w.value = list(proto.raw_value) if set_value else list(w.default)
         else:
             w.field = "double_array_value"
