@@ -46,6 +46,7 @@ import random
 import sys
 
 from bench import classroom as C
+from bench import lesson_walk as L
 from bench.core import (
     MIB,
     RssSampler,
@@ -64,9 +65,9 @@ def mb(value: float | None) -> str:
 
 
 async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler, first: int) -> dict:
-    learners = [C.Learner(f"{name}-{k}", C.expected_for(C.sentence_for(first + k), mode, k), mode) for k in range(n)]
-    seats = [C.ProtocolSeat(learner, target.url, args.timeout) for learner in learners]
-    kwargs = {}
+    learners = L.make_learners(n, mode, args.seed, prefix=name, offset=first)
+    seats: list[L.Seat] = [L.ProtocolSeat(target.url, args.timeout) for _ in learners]
+    kwargs: dict = {}
     if name == "burst":
         kwargs["barrier"] = True
     elif name == "class":
@@ -76,7 +77,7 @@ async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler
     before = target.settle(1.0) if n > 1 else None
     cpu0 = target.cpu()
     memory = {}
-    wall = await C.run_class(seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
+    wall = await L.run_class(learners, seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
     cpu = None if cpu0 is None else target.cpu() - cpu0
     runs = sum(learner.runs for learner in learners)
     return {
@@ -92,7 +93,7 @@ async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler
 
 
 async def one_size(target: C.Target, mode: str, n: int, args, sampler) -> list[dict]:
-    await C.preflight(target.url, mode, args.timeout)  # also warms the caches and the model
+    await L.preflight(target.url, mode, args.timeout, args.seed)  # also warms the caches and the model
     results = []
     single = []
     for r in range(args.single_reps):  # one learner after another
@@ -122,14 +123,17 @@ def report(mode: str, n: int, results: list[dict], args) -> None:
     for res in results:
         learners = res["learners"]
         errors = sum(len(x.errors) for x in learners)
+        lost = sum(len(x.lost) for x in learners)
         cpu = "n/a" if res["cpu_per_run"] is None else f"{res['cpu_per_run'] * 1000:.0f} ms"
         per = "" if res.get("per_learner") is None else f", {res['per_learner'] / MIB:+.2f} MB per learner"
         print(
             f"  {res['name']:6} {len(learners)} learner(s), wall {res['wall']:.1f} s, {res['runs']} script runs, "
             f"server CPU {cpu} per run; RSS {mb(res['rss'])} (peak {mb(res['peak'])}){per}; "
-            f"number checks passed {sum(x.checked for x in learners)}, errors {errors}"
+            f"number checks passed {sum(x.checked for x in learners)}, errors {errors}, lost clicks {lost}, "
+            f"finished {sum(x.finished for x in learners)}"
         )
-        for line in C.problems(learners, 8):
+        print(f"         checks passed by step: {L.checks_by_step(learners)}")
+        for line in C.problems(learners, 8) + [f"{x.name}: lost click: {c}" for x in learners for c in x.lost][:8]:
             print(f"      {line}")
 
 
@@ -145,11 +149,12 @@ def summary(all_results: dict[tuple[str, int], list[dict]]) -> None:
             e, s, x = (C.times_of(ls, k) for k in ("enter", "switch", "next"))
             rows.append(
                 [f"{mode} {n}", p50(e), p95(e), p50(s), p95(s), p50(x), p95(x), sum(len(a.errors) for a in ls)]
+                + [sum(len(a.lost) for a in ls)]
                 + [None if res["rss"] is None else round(res["rss"] / MIB)]
                 + [None if res.get("per_learner") is None else round(res["per_learner"] / MIB, 2)]
             )
         if rows:
-            headers = ["learners", "Enter p50", "p95", "switch p50", "p95", "Next p50", "p95", "errors"]
+            headers = ["learners", "Enter p50", "p95", "switch p50", "p95", "Next p50", "p95", "errors", "lost clicks"]
             print("\n" + table(headers + ["MB/process", "MB/learner"], rows, title=f"summary, {name} (seconds)"))
 
 
@@ -168,7 +173,7 @@ async def main_async(args) -> int:
                     results = await one_size(target, mode, n, args, sampler)
                     all_results[mode, n] = results
                     report(mode, n, results, args)
-                    failed |= any(x.errors for res in results for x in res["learners"])
+                    failed |= any(x.errors or x.lost for res in results for x in res["learners"])
             finally:
                 if sampler is not None:
                     sampler.stop()

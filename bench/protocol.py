@@ -282,6 +282,7 @@ class Answer:
     widgets: dict[str, Widget] = field(default_factory=dict)  # by key, as drawn in this run
     charts: list[Chart] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)  # matrices drawn as HTML tables, on screen
+    html: list[str] = field(default_factory=list)  # the body of every st.html element, in order
     progress: str = ""
     headings: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
@@ -629,8 +630,10 @@ class Client:
         if kind == "plotly_chart":
             key = proto.id.split("-", 2)[2] if proto.id.startswith("$$ID-") else proto.id
             answer.charts.append(Chart(key=key, spec=proto.spec))
-        elif kind == "html" and proto.body.startswith(Table.PREFIX):
-            answer.tables.append(Table.parse(proto.body))
+        elif kind == "html":
+            answer.html.append(proto.body)
+            if proto.body.startswith(Table.PREFIX):
+                answer.tables.append(Table.parse(proto.body))
         elif kind == "progress":
             answer.progress = proto.text
         elif kind == "heading":
