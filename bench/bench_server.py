@@ -71,24 +71,26 @@ async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler
     if name == "burst":
         kwargs["barrier"] = True
     elif name == "class":
-        kwargs.update(think=C.seeded_think(*args.think, args.seed), spread=args.spread)
+        kwargs.update(think=C.seeded_think(args.think[0], args.think[1], args.seed), spread=args.spread)
     if sampler is not None:
         sampler.reset()
     before = target.settle(1.0) if n > 1 else None
     cpu0 = target.cpu()
-    memory = {}
+    memory: dict[str, int | None] = {}
     wall = await L.run_class(learners, seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
-    cpu = None if cpu0 is None else target.cpu() - cpu0
+    cpu1 = target.cpu()
+    cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     runs = sum(learner.runs for learner in learners)
+    rss = memory.get("rss")
     return {
         "name": name,
         "learners": learners,
         "wall": wall,
         "cpu_per_run": None if cpu is None else cpu / max(runs, 1),
         "runs": runs,
-        "rss": memory.get("rss"),
+        "rss": rss,
         "peak": sampler.peak if sampler is not None else None,
-        "per_learner": None if before is None or memory.get("rss") is None else (memory["rss"] - before) / n,
+        "per_learner": None if before is None or rss is None else (rss - before) / n,
     }
 
 

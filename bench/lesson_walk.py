@@ -258,17 +258,17 @@ def check(view: View, kind: str, step: int | None, exp: Expected, first_page: bo
                 if kind in ("enter", "token") and view.get("chosen") != want:
                     problems.append(f"{kind}: chosen {view.get('chosen')!r}, expected {want!r}")
     for name in STEP_NUMBERS.get(step or 0, ()):
-        want, got = exp.numbers[name], view.get("numbers", {}).get(name)
+        wanted, got = exp.numbers[name], view.get("numbers", {}).get(name)
         if name == "contributions" and got is not None:
-            got, want = contribution_bars(got, want, exp.plot_labels)
+            got, wanted = contribution_bars(got, wanted, exp.plot_labels)
         if got is None and name in OPTIONAL:
             continue
-        if close(got, want):
+        if close(got, wanted):
             passed += 1
         else:
             shown = None if got is None else np.round(np.asarray(got, dtype=float), 5).ravel()[:8].tolist()
             problems.append(
-                f"step {step}: {name} shown {shown} != expected {np.round(want, 5).ravel()[:8].tolist()} "
+                f"step {step}: {name} shown {shown} != expected {np.round(wanted, 5).ravel()[:8].tolist()} "
                 f"({exp.settings.query()}; another learner's numbers?)"
             )
     if step is None:  # Attention matrices
