@@ -5,6 +5,7 @@
     python -m bench.bench_server --modes toy model --think 3 8
     python -m bench.bench_server --url http://localhost:8080/ --pids 1234 1235   # a running app or proxy
     python -m bench.bench_server --check-protocol         # Chromium and the client side by side, then exit
+    python -m bench.bench_server --self-check             # the checks fail a sentence-keyed cache and a settings leak
 
 Why a protocol bench. Chromium pages on a 2-core machine take most of its CPU, so their times
 measure the machine that draws N pages; in a classroom every learner's laptop draws its own.
@@ -14,13 +15,17 @@ the two message by message) and reads the server's answers up to the end of the 
 drawing nothing. Nearly all of the machine's CPU is the server's, and the time measured is the
 server's time to the updated page.
 
-Each learner walks the lesson of ``bench/classroom.py``: open Step by step, type its own
-sentence and press Enter, pick its own query token, Next to the last step, switch to Attention
-matrices and back. Every answer is checked against attention_core computed here for that
-learner's sentence (tokens counted from 1 and escaped as the app sends them, the softmax
-weights, b_i, the weights matrix; atol 1e-9), on the app's defaults (today: the trained head,
-layer 2 head 4). ``preflight`` walks one learner first and stops the run within seconds when
-the app no longer answers as expected; every later wait is bounded by ``--timeout``.
+Each learner walks the lesson of ``bench/lesson_walk.py`` with settings of its own (language,
+W trained / random / identity, seed, d_k, layer and head; drawn from ``--seed``, set in the
+page's URL) and a sentence from a small pool that several learners share: open Step by step,
+type the sentence and press Enter, pick its own query token, Next to the last step, switch to
+Attention matrices and back. Every answer is checked against attention_core computed here for
+that learner's sentence and settings, on every step (tokens, inputs, q/k/v, products and
+scores, scaled scores, weights, contributions and b_i, the weights matrix; atol 1e-9), so a
+server that cached lessons by sentence or mixed two sessions' settings fails (``--self-check``
+shows it on a stub app). A click whose answer never came is a lost click, counted, not retried.
+``preflight`` walks one learner first and stops the run within seconds when the app no longer
+answers as expected; every later wait is bounded by ``--timeout``.
 
 Scenarios, for each class size N (each on a fresh server unless ``--url``):
   single  one learner at a time, ``--single-reps`` learners: the reference.
@@ -306,8 +311,20 @@ def main() -> int:
     parser.add_argument("--spread", type=float, default=10.0, help="the class scenario's learners start within this")
     C.add_target_arguments(parser)
     parser.add_argument("--check-protocol", action="store_true", help="compare the client with Chromium, then exit")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="show that the checks fail on a stub app with a sentence-keyed cache or a settings leak, then exit",
+    )
     args = C.parse(parser)
     on_sigterm_exit()
+    if args.self_check:
+        found = L.self_check(seed=args.seed)
+        for fault, n in found.items():
+            print(f"stub app, fault {fault}: {n} failed check(s)")
+        works = found["None"] == 0 and all(n > 0 for fault, n in found.items() if fault != "None")
+        print("self-check: " + ("the checks pass the right app and fail both faults" if works else "FAILED"))
+        return 0 if works else 1
     if args.check_protocol:
         if args.url:
             return check_protocol(args.url, args.timeout)

@@ -98,6 +98,26 @@ async def one_run(processes: int, n: int, repeat: int, args, tmp: Path) -> dict[
         proxy.stop()
 
 
+def memory_slopes(runs: dict[tuple[int, int], list[dict[str, float | None]]]) -> list[list]:
+    """Memory per learner from the class sizes: (median MB at the larger N − at the smaller) / ΔN,
+    per process count. Steadier than one run's growth, which is a few MB against the noise of
+    a process's RSS.
+
+    >>> memory_slopes({(1, 40): [{"MB": 300.0}], (1, 80): [{"MB": 360.0}, {"MB": 380.0}]})
+    [['1 process', 40, 80, 1.75]]
+    """
+    out = []
+    for k in sorted({k for k, _ in runs}):
+        sizes = sorted(n for kk, n in runs if kk == k)
+        for a, b in zip(sizes, sizes[1:]):
+            ma = [r["MB"] for r in runs[k, a] if r["MB"] is not None]
+            mb = [r["MB"] for r in runs[k, b] if r["MB"] is not None]
+            if ma and mb:
+                slope = (statistics.median(mb) - statistics.median(ma)) / (b - a)
+                out.append([f"{k} process{'es' if k > 1 else ''}", a, b, round(slope, 2)])
+    return out
+
+
 async def main_async(args) -> int:
     runs: dict[tuple[int, int], list[dict[str, float | None]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-sizing-") as tmp:
@@ -115,6 +135,10 @@ async def main_async(args) -> int:
         )
     headers = ["setup", "learners", "runs", *METRICS, "errors", "lost clicks", "load avg"]
     print("\n" + table(headers, rows, title="sizing: min–median–max over the runs (seconds, MB)"))
+    slopes = memory_slopes(runs)
+    if slopes:
+        headers = ["setup", "from N", "to N", "MB per learner"]
+        print("\n" + table(headers, slopes, title="memory per learner, between class sizes (medians)"))
     print(f"\nclass pace: think {args.think[0]}–{args.think[1]} s, start within {args.spread} s; mode {args.mode}")
     print(machine(), flush=True)
     return 1 if any((r["errors"] or r["lost"]) for rs in runs.values() for r in rs) else 0
