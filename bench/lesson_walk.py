@@ -33,7 +33,7 @@ import html
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from html.parser import HTMLParser
 from typing import Any
@@ -161,6 +161,9 @@ def expected_lesson(sentence: str, settings: Settings, k: int = 0) -> Expected:
     e = explain(lesson.trace, i)
     trace, p = lesson.trace, lesson.projections
     first = build_lesson(C.app_defaults()[1], embedder, settings.lesson_settings())
+    flipped = replace(settings.lesson_settings(), scaled=not settings.lesson_settings().scaled)
+    other = build_lesson(sentence, embedder, flipped)  # Why √d_k shows both
+    with_scaling, without_scaling = (lesson, other) if flipped.scaled is False else (other, lesson)
     numbers = {
         "inputs": np.asarray(lesson.inputs),  # (T, d_model)
         "input_i": np.asarray(lesson.inputs[i]),  # (d_model,)
@@ -177,6 +180,8 @@ def expected_lesson(sentence: str, settings: Settings, k: int = 0) -> Expected:
         "contributions": np.asarray(e.contributions),  # (T, d_v)
         "output": np.asarray(e.output),  # (d_v,)
         "weights": np.asarray(trace.weights),  # (T, T)
+        "own_with": np.asarray(with_scaling.trace.weights),  # (T, T), softmax(scores / √d_k)
+        "own_without": np.asarray(without_scaling.trace.weights),  # (T, T), softmax(scores)
     }
     return Expected(
         sentence=sentence,
@@ -191,6 +196,8 @@ def expected_lesson(sentence: str, settings: Settings, k: int = 0) -> Expected:
     )
 
 
+PAGE_NUMBERS: dict[str, tuple[str, ...]] = {"why_scaling": ("own_with", "own_without")}
+"""What another page must show: Why √d_k's weights of the learner's sentence with and without ÷√d_k."""
 STEP_NUMBERS: dict[int, tuple[str, ...]] = {
     2: ("inputs", "input_i"),
     3: ("q", "k", "v", "w_q", "w_k", "w_v"),
@@ -228,11 +235,13 @@ def contribution_bars(bars: Sequence[tuple[str, Any]], contributions: np.ndarray
     return shown, np.asarray(want).reshape(len(bars), contributions.shape[1])  # (bars, d_v)
 
 
-def check(view: View, kind: str, step: int | None, exp: Expected, first_page: bool = False) -> tuple[list[str], int]:
+def check(
+    view: View, kind: str, step: int | None, exp: Expected, first_page: bool = False, page: str = ""
+) -> tuple[list[str], int]:
     """Problems with one answer (``view``, see ``view_of``) and the number of checks that passed.
 
     ``step``: the step the page must show (1–7), 0 for whichever step it shows (back on Step by
-    step from another page), or None on Attention matrices."""
+    step from another page), or None on another page: ``page`` ("matrices", "why_scaling")."""
     problems = list(view.get("exceptions", []))
     passed = 0
     if step == 0:
@@ -257,7 +266,7 @@ def check(view: View, kind: str, step: int | None, exp: Expected, first_page: bo
                 want = labels[exp.default_i if kind == "enter" else exp.i]
                 if kind in ("enter", "token") and view.get("chosen") != want:
                     problems.append(f"{kind}: chosen {view.get('chosen')!r}, expected {want!r}")
-    for name in STEP_NUMBERS.get(step or 0, ()):
+    for name in STEP_NUMBERS.get(step or 0, ()) + PAGE_NUMBERS.get(page, ()):
         wanted, got = exp.numbers[name], view.get("numbers", {}).get(name)
         if name == "contributions" and got is not None:
             got, wanted = contribution_bars(got, wanted, exp.plot_labels)
@@ -267,11 +276,12 @@ def check(view: View, kind: str, step: int | None, exp: Expected, first_page: bo
             passed += 1
         else:
             shown = None if got is None else np.round(np.asarray(got, dtype=float), 5).ravel()[:8].tolist()
+            expected = np.round(wanted, 5).ravel()[:8].tolist()
             problems.append(
-                f"step {step}: {name} shown {shown} != expected {np.round(wanted, 5).ravel()[:8].tolist()} "
+                f"{page or f'step {step}'}: {name} shown {shown} != expected {expected} "
                 f"({exp.settings.query()}; another learner's numbers?)"
             )
-    if step is None:  # Attention matrices
+    if page == "matrices":
         got = view.get("weights")
         if close(got, exp.numbers["weights"]):
             passed += 1
@@ -353,6 +363,9 @@ def view_of(answer: Answer) -> View:
     if sums := traces("fig_contributions", "scatter"):
         numbers["output"] = sums[0]["y"]
         numbers["contributions"] = [(t["name"], t["y"]) for t in traces("fig_contributions", "bar")]
+    own = traces("fig_own", "heatmap")  # Why √d_k: with and without ÷√d_k
+    if len(own) == 2:
+        numbers["own_with"], numbers["own_without"] = own[0]["z"], own[1]["z"]
     view["numbers"] = numbers
     weights = answer.chart("fig_weights")
     if weights is not None:
@@ -428,11 +441,12 @@ async def walk(
     start: asyncio.Event | None = None,
 ) -> None:
     """Open Step by step with the learner's settings, Enter its sentence, pick its query token,
-    Next through every step, Attention matrices and back: every answer checked, every lost click counted."""
+    Next through every step, Attention matrices, Why √d_k and back: every answer checked, every lost click counted."""
     exp = learner.own
     assert exp is not None
 
     async def act(kind: str, arg: object, step: int | None, label: str, first_page: bool = False) -> None:
+        page = str(arg) if kind == "switch" and step is None else ""
         if think is not None and kind != "open":
             await asyncio.sleep(think())
         try:
@@ -445,7 +459,7 @@ async def walk(
             raise LostClick from exc
         learner.times[kind].append(seconds)
         learner.runs += runs
-        problems, passed = check(view, kind, step, exp, first_page)
+        problems, passed = check(view, kind, step, exp, first_page, page)
         learner.errors += problems
         learner.checked += passed
         learner.by_step[label] = learner.by_step.get(label, 0) + passed
@@ -459,6 +473,7 @@ async def walk(
         for step in range(2, N_STEPS + 1):
             await act("next", None, step, f"step {step}")
         await act("switch", "matrices", None, "matrices")
+        await act("switch", "why_scaling", None, "why √d_k")  # a select_slider (bench/protocol.py)
         await act("switch", "step_by_step", 0, "back")
         learner.finished = True
     except LostClick:
@@ -587,6 +602,17 @@ class StubSeat(Seat):
         view: View = {"exceptions": [], "options": labels, "chosen": labels[self.i], "numbers": {}}
         if self.page == "matrices":
             view["weights"] = np.asarray(trace.weights).tolist()
+            return view
+        if self.page == "why_scaling":
+            from attention_core import build_lesson
+
+            flipped = replace(lesson.settings, scaled=not lesson.settings.scaled)
+            other = build_lesson(self.sentence, C.embedder_for("toy"), flipped).trace.weights
+            with_scaling, without = (trace.weights, other) if lesson.settings.scaled else (other, trace.weights)
+            view["numbers"] = {
+                "own_with": np.asarray(with_scaling).tolist(),
+                "own_without": np.asarray(without).tolist(),
+            }
             return view
         view["step"], view["progress"] = self.step, f"Step {self.step} of {N_STEPS}"
         numbers = {
