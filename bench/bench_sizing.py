@@ -70,8 +70,21 @@ def figures(res: dict) -> dict[str, float | None]:
     return out
 
 
+def start_proxy(processes: int, run_dir: Path, timeout: float, tries: int = 3) -> Proxy:
+    """``serve.sh`` started, tried again when it fails (on a shared machine another program can
+    take a port between the choice of a free block and the app's start)."""
+    for attempt in range(1, tries + 1):
+        try:
+            return Proxy(processes, run_dir.with_name(f"{run_dir.name}-{attempt}")).start(timeout)
+        except RuntimeError as exc:
+            if attempt == tries:
+                raise
+            print(f"  serve.sh did not start (try {attempt} of {tries}): {str(exc).splitlines()[-2:]}", flush=True)
+    raise AssertionError("unreachable")
+
+
 async def one_run(processes: int, n: int, repeat: int, args, tmp: Path) -> dict[str, float | None]:
-    proxy = Proxy(processes, tmp / f"run-{processes}-{n}-{repeat}").start(args.start_timeout)
+    proxy = start_proxy(processes, tmp / f"run-{processes}-{n}-{repeat}", args.start_timeout)
     try:
         pids = list(proxy.app_pids().values())
         for port in sorted(proxy.app_pids()):
@@ -120,11 +133,16 @@ def memory_slopes(runs: dict[tuple[int, int], list[dict[str, float | None]]]) ->
 
 async def main_async(args) -> int:
     runs: dict[tuple[int, int], list[dict[str, float | None]]] = {}
+    failed = 0
     with tempfile.TemporaryDirectory(prefix="bench-sizing-") as tmp:
         for repeat in range(args.repeats):
             for n in args.learners:
                 for k in args.processes:
-                    runs.setdefault((k, n), []).append(await one_run(k, n, repeat, args, Path(tmp)))
+                    try:
+                        runs.setdefault((k, n), []).append(await one_run(k, n, repeat, args, Path(tmp)))
+                    except (RuntimeError, SystemExit) as exc:  # a run that could not start is reported, not fatal
+                        print(f"  {k} process(es), {n} learners, run {repeat + 1}: FAILED: {exc}"[:600], flush=True)
+                        failed += 1
     rows = []
     for (k, n), rs in sorted(runs.items()):
         rows.append(
@@ -141,7 +159,9 @@ async def main_async(args) -> int:
         print("\n" + table(headers, slopes, title="memory per learner, between class sizes (medians)"))
     print(f"\nclass pace: think {args.think[0]}–{args.think[1]} s, start within {args.spread} s; mode {args.mode}")
     print(machine(), flush=True)
-    return 1 if any((r["errors"] or r["lost"]) for rs in runs.values() for r in rs) else 0
+    if failed:
+        print(f"{failed} run(s) failed to start or stopped in preflight (above)")
+    return 1 if failed or any((r["errors"] or r["lost"]) for rs in runs.values() for r in rs) else 0
 
 
 def main() -> int:

@@ -72,3 +72,12 @@ def test_a_lost_click_is_counted_and_ends_the_walk():
     assert len(learner.lost) == 1 and learner.lost[0].startswith("next (step 4)")
     assert not learner.finished and learner.errors == []
     assert learner.by_step["step 3"] >= 3 and "step 4" not in learner.by_step
+
+
+def test_the_doctests_of_the_new_bench_modules():
+    import doctest
+    import importlib
+
+    for name in ("bench.lesson_walk", "bench.bench_sizing"):
+        failures, tried = doctest.testmod(importlib.import_module(name))
+        assert tried > 0 and failures == 0, name
