@@ -241,9 +241,9 @@ def _widget_of(kind: str, proto) -> Widget | None:
         w.value = proto.raw_value if set_value and has("raw_value") else w.default
         if w.value is None:
             w.field = None
-    elif kind == "expandable":
+    elif kind == "expandable":  # Chromium sends no state for an expander the learner never opened or closed
         w.field, w.default = "bool_value", bool(proto.expanded)
-        w.value = w.default
+        w.value = None
     elif kind == "popover":
         w.field, w.default, w.value = "bool_value", False, bool(getattr(proto, "open", False))
     elif kind == "tab_container":

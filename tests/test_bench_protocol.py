@@ -30,3 +30,10 @@ def test_a_plain_slider_keeps_its_numbers():
     proto.default[:] = [4.0]
     w = _widget_of("slider", proto)
     assert (w.field, w.default, w.value) == ("double_array_value", [4.0], [4.0])
+
+
+def test_an_expander_nobody_touched_sends_no_state_as_in_chromium():
+    from streamlit.proto.Block_pb2 import Block
+
+    w = _widget_of("expandable", Block.Expandable(id="$$ID-abc-share_open", expanded=False))
+    assert (w.field, w.default, w.value) == ("bool_value", False, None)  # Client._rerun leaves out None
