@@ -6,7 +6,9 @@ settings and checks three numbers (softmax row, b_i, weights matrix); here each 
 * has its own settings, drawn per learner from a seeded generator (``draw_settings``): the
   language, W (trained / random / identity; random or identity on the toy embedder), W's seed,
   d_k, the trained head's layer and head. They are set the way a learner sets them: in the
-  page's URL (``?w=random&seed=37&d_k=5&layer=3&head=2&lang=zh``, positions from 1 as shown);
+  page's URL (``?w=random&seed=37&d_k=5&layer=3&head=2&lang=zh``, positions from 1 as shown),
+  and for about half of the learners with random W the seed typed into the sidebar's box once
+  the page is open (never the default seed, so a seed the app did not take shows);
 * types a sentence from a small pool (``SENTENCES`` sentences for the whole class), so several
   learners type the same sentence with different settings: a server that cached a lesson by its
   sentence alone, or handed one session's settings to another, shows a learner numbers that are
@@ -67,6 +69,7 @@ class Settings:
     d_k: int
     layer: int  # 0-based; the URL carries it from 1
     head: int
+    seed_by_control: bool = False  # the seed typed into the sidebar's box after the page opened, not in the URL
 
     def query(self) -> str:
         """The URL's query string that opens Step by step with these settings.
@@ -77,7 +80,7 @@ class Settings:
         'lang=en&w=trained&seed=0&d_k=4&layer=3&head=4'
         """
         parts = [f"lang={self.lang}"] + (["toy=true"] if self.mode == "toy" else [])
-        parts += [f"w={self.w}", f"seed={self.seed}", f"d_k={self.d_k}"]
+        parts += [f"w={self.w}"] + ([] if self.seed_by_control else [f"seed={self.seed}"]) + [f"d_k={self.d_k}"]
         if self.mode == "model":
             parts += [f"layer={self.layer + 1}", f"head={self.head + 1}"]
         return "&".join(parts)
@@ -116,14 +119,16 @@ def draw_settings(mode: str, rng: random.Random) -> Settings:
 
     n_layers, n_heads = model_shape(mode)
     kinds = PROJECTIONS if mode == "model" else PROJECTIONS[1:]  # the toy embedder has no trained heads
+    w = rng.choice(kinds)
     return Settings(
         mode=mode,
         lang=rng.choice(LANGS),
-        w=rng.choice(kinds),
-        seed=rng.randint(0, 10_000),
+        w=w,
+        seed=rng.randint(1, 10_000),  # never the default 0: a seed the app did not take would show
         d_k=rng.randint(*D_K_RANGE),
         layer=rng.randrange(n_layers),
         head=rng.randrange(n_heads),
+        seed_by_control=w == "random" and rng.random() < 0.5,  # the box is enabled with random W only
     )
 
 
@@ -422,6 +427,8 @@ class ProtocolSeat(Seat):
             answer = await c.click("step_next")
         elif kind == "switch":
             answer = await c.switch_page(str(arg))
+        elif kind == "setting" and isinstance(arg, tuple):  # (key, number)
+            answer = await c.enter_number(str(arg[0]), int(arg[1]))
         else:
             raise ValueError(kind)
         return answer.seconds, answer.runs, view_of(answer)
@@ -457,7 +464,7 @@ async def walk(
         except (Disconnected, NoAnswer, OSError) as exc:
             learner.lost.append(f"{kind} ({label}): {type(exc).__name__}: {exc}"[:300])
             raise LostClick from exc
-        learner.times[kind].append(seconds)
+        learner.times.setdefault(kind, []).append(seconds)
         learner.runs += runs
         problems, passed = check(view, kind, step, exp, first_page, page)
         learner.errors += problems
@@ -466,6 +473,8 @@ async def walk(
 
     try:
         await act("open", None, 1, "step 1", first_page=True)
+        if exp.settings.seed_by_control:  # set in the sidebar's box, as a learner does
+            await act("setting", ("seed", exp.settings.seed), 1, "step 1", first_page=True)
         if start is not None:
             await start.wait()
         await act("enter", exp.sentence, 1, "step 1")
@@ -632,7 +641,8 @@ class StubSeat(Seat):
 
     async def open(self, query: str) -> tuple[float, int, View]:
         params = dict(p.split("=") for p in query.split("&"))
-        self.settings = Settings("toy", params["lang"], params["w"], int(params["seed"]), int(params["d_k"]), 0, 0)
+        seed = int(params.get("seed", C.app_defaults()[0]["seed"]))
+        self.settings = Settings("toy", params["lang"], params["w"], seed, int(params["d_k"]), 0, 0)
         self.sentence = C.app_defaults()[1]
         from attention_core.lesson import default_query
 
@@ -651,6 +661,8 @@ class StubSeat(Seat):
             self.step = min(self.step + 1, N_STEPS)
         elif kind == "switch":
             self.page = str(arg)
+        elif kind == "setting" and self.settings is not None and isinstance(arg, tuple):
+            self.settings = replace(self.settings, seed=int(arg[1]))
         await asyncio.sleep(0)
         return 0.0, 1, self._view()
 

@@ -459,6 +459,10 @@ class Client:
     async def toggle(self, key: str, on: bool) -> Answer:
         return await self._change(key, bool(on))
 
+    async def enter_number(self, key: str, number: int) -> Answer:
+        """Type a whole number into number input ``key`` and press Enter (e.g. the sidebar's seed)."""
+        return await self._change(key, int(number))
+
     async def click(self, key: str) -> Answer:
         """Click button ``key``."""
         w = self._by_key(key)

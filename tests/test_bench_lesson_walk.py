@@ -22,6 +22,8 @@ def test_learners_share_sentences_with_settings_of_their_own():
     assert len({learner.own.settings for learner in learners}) == 12
     assert {learner.own.settings.w for learner in learners} == {"random", "identity"}
     assert {learner.own.settings.lang for learner in learners} == {"en", "zh"}
+    by_control = [x.own.settings for x in learners if x.own.settings.seed_by_control]
+    assert by_control and all("seed=" not in s.query() and s.w == "random" for s in by_control)
 
 
 def test_model_learners_draw_every_w_and_heads_across_the_model():
