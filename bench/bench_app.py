@@ -46,6 +46,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.core import (
@@ -83,7 +84,7 @@ class App:
     script: str
     path: str  # URL path to open
     n_figures: int
-    labels: object  # words -> the y tick labels its heatmaps must show
+    labels: Callable[[list[str]], list[str]]  # words -> the y tick labels its heatmaps must show
     server: Server = field(init=False)
     sampler: RssSampler | None = None
     notes: list[str] = field(default_factory=list)
@@ -348,6 +349,7 @@ def main() -> None:
         # (3) memory, model loaded, after everything
         for srv in servers:
             hwm = tree_hwm_bytes(srv.server.pid)
+            assert srv.sampler is not None  # spawned
             srv.sampler.stop()
             results[srv.name]["hwm"] = hwm
             results[srv.name]["sampled"] = srv.sampler.peak

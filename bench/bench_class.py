@@ -156,12 +156,14 @@ async def one_class(url: str, students: int, window: float, db_url: str) -> dict
         ctx, teacher, code = await teacher_start(browser, url)
         store = open_store(db_url)
         state = store.state(code)
+        if state is None or state.round is None:
+            raise RuntimeError(f"the teacher's class {code} is not open")
         keys = len(cq.outcomes(state.round.kind, state.round.seed))
         chosen = [i % 3 if keys > 2 else i % keys for i in range(students)]
         expected = {f"key:{j}": chosen.count(j) for j in set(chosen)}
         counts = [chosen.count(j) for j in range(keys)]
         nums = [f"{round(100 * c / students)} % ({c})" for c in counts]
-        out = {"join": [], "submit": [], "poll": [], "done": [], "errors": []}
+        out: dict[str, list] = {"join": [], "submit": [], "poll": [], "done": [], "errors": []}
         stop = asyncio.Event()
         t0 = time.perf_counter()
         spread = max(window - 2.0, 0.0)
@@ -185,7 +187,7 @@ async def one_class(url: str, students: int, window: float, db_url: str) -> dict
     stored = store.counts(code, 1)
     return {
         "students": students,
-        "joined": store.state(code).students,
+        "joined": getattr(store.state(code), "students", None),
         "answers": sum(stored.values()),
         "exactly_once": stored == expected,
         "within_window_s": (last - t0) if last else None,
@@ -234,7 +236,10 @@ def main(argv=None) -> int:
             else:
                 from tests.postgres import PostgresServer, pg_bin
 
-                server = PostgresServer(pg_bin()).start()
+                found = pg_bin()
+                if found is None:
+                    raise SystemExit("PostgreSQL's binaries were not found (set PG_BIN)")
+                server = PostgresServer(found).start()
                 db_url = server.new_database()
             try:
                 port = free_port_block(3)

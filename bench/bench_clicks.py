@@ -121,7 +121,7 @@ class Ours:
 
     def __init__(self, app: App):
         self.app, self.page = app, app.page
-        self.current = None  # page id
+        self.current = ""  # page id ("" before the first page)
 
     def sidebar(self, key: str):
         return self.page.locator(f"{testid('stSidebar')} .st-key-{key}")
@@ -143,7 +143,10 @@ class Ours:
     def step(self) -> int:
         """The step shown by step by step, 0-based (from "Step n of 7" / "第 n 步 …")."""
         text = self.page.locator(testid("stProgress")).inner_text()
-        return int(re.search(r"\d+", text).group()) - 1
+        found = re.search(r"\d+", text)
+        if found is None:
+            raise ValueError(f"no step number in the progress text {text!r}")
+        return int(found.group()) - 1
 
     def checked(self, where) -> int:
         """Position of the checked option of a segmented control."""
@@ -192,16 +195,14 @@ def groups(o: Ours, runner) -> list[Group]:
 
     def pages() -> list[Step]:
         order = NAV[NAV.index(o.current) + 1 :] + NAV[: NAV.index(o.current) + 1] if o.current in NAV else NAV
-        return [Step(f"page → {p}", lambda p=p: o.link(p).click()) for p in order]
+        return [Step(f"page → {p}", o.link(p).click) for p in order]  # a locator finds its element when clicked
 
     def step_by_step() -> list[Step]:
         out = goto("step_by_step")
         # back to the first step first (untimed)
         out.append(Step("(to step 1)", None, prepare="to_step0"))
         for token in STEP_TOKENS:
-            out.append(
-                Step("step_by_step: query token picked", lambda token=token: opt(mn("token_picker"), token).click())
-            )
+            out.append(Step("step_by_step: query token picked", opt(mn("token_picker"), token).click))
             for n in range(1, N_STEPS):
                 out.append(
                     Step(f"step_by_step: Next → step {n + 1}", lambda: mn("step_next").locator("button").click())
@@ -325,7 +326,7 @@ class Runner:
             target = 0 if what == "to_step0" else 2
             while (now := o.step()) != target:
                 key = "step_next" if now < target else "step_back"
-                self.ours.measure(lambda key=key: o.main(key).locator("button").click())
+                self.ours.measure(o.main(key).locator("button").click)
 
     def bare_enter(self) -> None:
         words = next(self.bare_sentences)
@@ -506,8 +507,8 @@ def print_profiles(runner: Runner, names: list[str], directory: Path, top: int =
     print()
     print(f"cProfile of the script runs (profiled server: times inflated), files in {directory}:")
     for name in names:
-        files = [directory / f"run-{n}.prof" for s in runner.samples[name] for n in s.profiles]
-        files = [str(f) for f in files if f.exists()]
+        paths = [directory / f"run-{n}.prof" for s in runner.samples[name] for n in s.profiles]
+        files = [str(f) for f in paths if f.exists()]
         if not files:
             continue
         stats = pstats.Stats(*files)
@@ -516,7 +517,7 @@ def print_profiles(runner: Runner, names: list[str], directory: Path, top: int =
         stats.dump_stats(directory / f"{slug}.prof")
         print(f"\n  {name}  ({n} samples; cumulative s per sample; {directory / (slug + '.prof')})")
         rows = []
-        for (path, line, func), (_cc, _nc, tt, ct, _callers) in stats.stats.items():
+        for (path, line, func), (_cc, _nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
             rows.append((ct / n, tt / n, path, line, func))
         ours = [r for r in rows if str(ROOT) in r[2] and "/bench/" not in r[2]]
         for ct, tt, path, line, func in sorted(ours, reverse=True)[:top]:
@@ -626,7 +627,8 @@ def main() -> int:
             runner.o.current = "matrices"
             print("warm-up: every page once (first visits), then bare Enter ×3", flush=True)
             for p in [] if args.no_warmup else NAV[NAV.index("matrices") + 1 :] + NAV[: NAV.index("matrices") + 1]:
-                s = runner.run_step(Step(f"page → {p}", lambda p=p: runner.o.link(p).click()), False, first=True)
+                s = runner.run_step(Step(f"page → {p}", runner.o.link(p).click), False, first=True)
+                assert s is not None  # the step acts
                 print(f"  first visit {p:<16} {fmt_s(s.total)}  script {fmt_s(s.script)}", flush=True)
             for _ in range(3):
                 runner.bare_enter()

@@ -94,7 +94,7 @@ def median_seconds(calls: dict, repeats: int) -> dict[str, float]:
     """Median seconds per call of each function, timed interleaved after one warm-up each."""
     for fn in calls.values():
         fn()
-    times = {name: [] for name in calls}
+    times: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeats):
         for name, fn in calls.items():
             t0 = time.perf_counter()
@@ -105,14 +105,17 @@ def median_seconds(calls: dict, repeats: int) -> dict[str, float]:
 
 def _status_kb(field: str) -> int:
     with open("/proc/self/status") as f:
-        return int(re.search(rf"^{field}:\s+(\d+)", f.read(), re.M).group(1))
+        found = re.search(rf"^{field}:\s+(\d+)", f.read(), re.M)
+    if found is None:
+        raise OSError(f"no {field} in /proc/self/status")
+    return int(found.group(1))
 
 
 def memory_child(impl: str, t: int, d_k: int) -> None:
     """Run in a fresh process: one call of ``impl``, print its peak memory as JSON."""
     q, k, v = inputs(t, d_k)
     fn = make_calls(q, k, v)[impl]
-    out = {}
+    out: dict[str, float | None] = {}
     if impl == "ours":
         tracemalloc.start()
         r = fn()

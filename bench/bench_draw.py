@@ -194,7 +194,7 @@ def drive() -> int:
                     if args.only not in variant:
                         continue
                     page_app.measure(lambda: options.nth(0).click())  # the empty page first
-                    s = page_app.measure(lambda n=n: options.nth(n).click())
+                    s = page_app.measure(options.nth(n).click)
                     results[variant].append(s)
                     print(f"  rep {rep} {variant:<20} {s.total:7.3f} s  browser {s.browser:6.3f} s  {s.kb:5.0f} KB")
             page_app.close()

@@ -380,13 +380,13 @@ def main() -> int:
     cache = "a new tab of one context (warm HTTP cache)" if args.warm_cache else "a new browser context (cold cache)"
     print(table(headers, rows, title=f"A new session on a warm server, {args.reps} rep(s), each {cache}:"))
     print()
-    o, b = boot["ours"], boot["bare"]
+    o, bb = boot["ours"], boot["bare"]  # server start, ours and the bare app's
     print(
         table(
             ("server start →", "ours s", "bare s", "ratio"),
             [
-                ("/_stcore/health", o["health"], b["health"], f"{o['health'] / b['health']:.2f}×"),
-                ("first heatmap", o["first"], b["first"], f"{o['first'] / b['first']:.2f}×"),
+                ("/_stcore/health", o["health"], bb["health"], f"{o['health'] / bb['health']:.2f}×"),
+                ("first heatmap", o["first"], bb["first"], f"{o['first'] / bb['first']:.2f}×"),
             ],
             title="Server start (one sample each; ours at /matrices, the model loads in between):",
         )

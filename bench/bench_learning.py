@@ -73,13 +73,13 @@ def main() -> None:
             for seed in args.seeds:
                 runs = [time_to_target(task, seed, args.target, args.every, args.max_steps) for _ in range(args.runs)]
                 steps, _, trainer = runs[0]
-                seconds = [r[1] for r in runs]
+                each = [r[1] for r in runs]  # seconds of each run
                 held_out = accuracy(trainer.params, task, n=5000, seed=seed + 1)
-                results[task, seed] = (steps, statistics.median(seconds), held_out)
+                results[task, seed] = (steps, statistics.median(each), held_out)
                 reached = "" if held_out >= args.target else "  (target not reached)"
                 print(
-                    f"{task:<10} {seed:>4} {TASKS[task].n_layers:>6} {steps:>6} {statistics.median(seconds):>9.2f} "
-                    f"{' '.join(f'{s:.2f}' for s in seconds):<22} {held_out:>8.2%}{reached}"
+                    f"{task:<10} {seed:>4} {TASKS[task].n_layers:>6} {steps:>6} {statistics.median(each):>9.2f} "
+                    f"{' '.join(f'{s:.2f}' for s in each):<22} {held_out:>8.2%}{reached}"
                 )
 
         print("\nThe full recipe, train(task, seed) (what tests/test_learning.py runs), one run each:")

@@ -81,7 +81,7 @@ async def run_mode(browser, target: C.Target, sampler, mode: str, args) -> dict:
     # (2) n learners at once: `pages` of them in Chromium, the others protocol clients
     n, pages = args.sessions, args.browsers if args.browsers is not None else args.sessions
     learners = [C.Learner(f"{mode}-{k}", C.expected_for(C.sentence_for(k), mode, k), mode) for k in range(n)]
-    seats = [
+    seats: list[C.Seat] = [
         C.ChromiumSeat(x, url, args.timeout, browser, poll=args.poll)
         if k < pages
         else C.ProtocolSeat(x, url, args.timeout)
@@ -92,11 +92,12 @@ async def run_mode(browser, target: C.Target, sampler, mode: str, args) -> dict:
         sampler.reset()
     cpu0 = target.cpu()
     memory: dict = {}
-    think = C.seeded_think(*args.think, args.seed) if args.think else None
+    think = C.seeded_think(args.think[0], args.think[1], args.seed) if args.think else None
     out["wall"] = await C.run_class(
         seats, think=think, barrier=True, before_close=lambda: memory.update(rss_n=target.settle(2.0), hwm=target.hwm())
     )
-    cpu = None if cpu0 is None else target.cpu() - cpu0
+    cpu1 = target.cpu()
+    cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     out.update(memory)
     out["learners"] = learners
     out["peak_n"] = sampler.peak if sampler is not None else None

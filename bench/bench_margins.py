@@ -76,7 +76,12 @@ def capture(langs=("en", "zh")) -> list[dict]:
     root = Path(__file__).resolve().parents[1]
     seen: list[dict] = []
     fit = charts.fit_margins
-    charts.fit_margins = lambda spec: seen.append(json.loads(to_json_plotly(spec))) or fit(spec)
+
+    def fit_and_keep(spec):
+        seen.append(json.loads(to_json_plotly(spec)))
+        return fit(spec)
+
+    charts.fit_margins = fit_and_keep
     views = [path.stem for path in sorted((root / "pages").glob("*.py"))] + EXTRA_VIEWS
     try:
         for lang in langs:
@@ -233,7 +238,7 @@ def drive() -> int:
             for rep in range(1, args.reps + 1):
                 for n, form in enumerate(FORMS[1:], start=1):
                     clock.measure(lambda: options.nth(0).click())  # the empty page first
-                    sample = clock.measure(lambda n=n: options.nth(n).click())
+                    sample = clock.measure(options.nth(n).click)
                     times[form].append(sample)
                     print(f"  rep {rep} {form:<11} {sample.total:7.3f} s  browser {sample.browser:6.3f} s", flush=True)
             clock.close()

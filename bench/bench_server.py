@@ -5,6 +5,7 @@
     python -m bench.bench_server --modes toy model --think 3 8
     python -m bench.bench_server --url http://localhost:8080/ --pids 1234 1235   # a running app or proxy
     python -m bench.bench_server --check-protocol         # Chromium and the client side by side, then exit
+    python -m bench.bench_server --self-check             # the checks fail a sentence-keyed cache and a settings leak
 
 Why a protocol bench. Chromium pages on a 2-core machine take most of its CPU, so their times
 measure the machine that draws N pages; in a classroom every learner's laptop draws its own.
@@ -14,13 +15,17 @@ the two message by message) and reads the server's answers up to the end of the 
 drawing nothing. Nearly all of the machine's CPU is the server's, and the time measured is the
 server's time to the updated page.
 
-Each learner walks the lesson of ``bench/classroom.py``: open Step by step, type its own
-sentence and press Enter, pick its own query token, Next to the last step, switch to Attention
-matrices and back. Every answer is checked against attention_core computed here for that
-learner's sentence (tokens counted from 1 and escaped as the app sends them, the softmax
-weights, b_i, the weights matrix; atol 1e-9), on the app's defaults (today: the trained head,
-layer 2 head 4). ``preflight`` walks one learner first and stops the run within seconds when
-the app no longer answers as expected; every later wait is bounded by ``--timeout``.
+Each learner walks the lesson of ``bench/lesson_walk.py`` with settings of its own (language,
+W trained / random / identity, seed, d_k, layer and head; drawn from ``--seed``, set in the
+page's URL) and a sentence from a small pool that several learners share: open Step by step,
+type the sentence and press Enter, pick its own query token, Next to the last step, switch to
+Attention matrices and back. Every answer is checked against attention_core computed here for
+that learner's sentence and settings, on every step (tokens, inputs, q/k/v, products and
+scores, scaled scores, weights, contributions and b_i, the weights matrix; atol 1e-9), so a
+server that cached lessons by sentence or mixed two sessions' settings fails (``--self-check``
+shows it on a stub app). A click whose answer never came is a lost click, counted, not retried.
+``preflight`` walks one learner first and stops the run within seconds when the app no longer
+answers as expected; every later wait is bounded by ``--timeout``.
 
 Scenarios, for each class size N (each on a fresh server unless ``--url``):
   single  one learner at a time, ``--single-reps`` learners: the reference.
@@ -46,6 +51,7 @@ import random
 import sys
 
 from bench import classroom as C
+from bench import lesson_walk as L
 from bench.core import (
     MIB,
     RssSampler,
@@ -64,35 +70,37 @@ def mb(value: float | None) -> str:
 
 
 async def scenario(target: C.Target, mode: str, name: str, n: int, args, sampler, first: int) -> dict:
-    learners = [C.Learner(f"{name}-{k}", C.expected_for(C.sentence_for(first + k), mode, k), mode) for k in range(n)]
-    seats = [C.ProtocolSeat(learner, target.url, args.timeout) for learner in learners]
-    kwargs = {}
+    learners = L.make_learners(n, mode, args.seed, prefix=name, offset=first)
+    seats: list[L.Seat] = [L.ProtocolSeat(target.url, args.timeout) for _ in learners]
+    kwargs: dict = {}
     if name == "burst":
         kwargs["barrier"] = True
     elif name == "class":
-        kwargs.update(think=C.seeded_think(*args.think, args.seed), spread=args.spread)
+        kwargs.update(think=C.seeded_think(args.think[0], args.think[1], args.seed), spread=args.spread)
     if sampler is not None:
         sampler.reset()
     before = target.settle(1.0) if n > 1 else None
     cpu0 = target.cpu()
-    memory = {}
-    wall = await C.run_class(seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
-    cpu = None if cpu0 is None else target.cpu() - cpu0
+    memory: dict[str, int | None] = {}
+    wall = await L.run_class(learners, seats, before_close=lambda: memory.update(rss=target.settle(1.0)), **kwargs)
+    cpu1 = target.cpu()
+    cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     runs = sum(learner.runs for learner in learners)
+    rss = memory.get("rss")
     return {
         "name": name,
         "learners": learners,
         "wall": wall,
         "cpu_per_run": None if cpu is None else cpu / max(runs, 1),
         "runs": runs,
-        "rss": memory.get("rss"),
+        "rss": rss,
         "peak": sampler.peak if sampler is not None else None,
-        "per_learner": None if before is None or memory.get("rss") is None else (memory["rss"] - before) / n,
+        "per_learner": None if before is None or rss is None else (rss - before) / n,
     }
 
 
 async def one_size(target: C.Target, mode: str, n: int, args, sampler) -> list[dict]:
-    await C.preflight(target.url, mode, args.timeout)  # also warms the caches and the model
+    await L.preflight(target.url, mode, args.timeout, args.seed)  # also warms the caches and the model
     results = []
     single = []
     for r in range(args.single_reps):  # one learner after another
@@ -122,14 +130,17 @@ def report(mode: str, n: int, results: list[dict], args) -> None:
     for res in results:
         learners = res["learners"]
         errors = sum(len(x.errors) for x in learners)
+        lost = sum(len(x.lost) for x in learners)
         cpu = "n/a" if res["cpu_per_run"] is None else f"{res['cpu_per_run'] * 1000:.0f} ms"
         per = "" if res.get("per_learner") is None else f", {res['per_learner'] / MIB:+.2f} MB per learner"
         print(
             f"  {res['name']:6} {len(learners)} learner(s), wall {res['wall']:.1f} s, {res['runs']} script runs, "
             f"server CPU {cpu} per run; RSS {mb(res['rss'])} (peak {mb(res['peak'])}){per}; "
-            f"number checks passed {sum(x.checked for x in learners)}, errors {errors}"
+            f"number checks passed {sum(x.checked for x in learners)}, errors {errors}, lost clicks {lost}, "
+            f"finished {sum(x.finished for x in learners)}"
         )
-        for line in C.problems(learners, 8):
+        print(f"         checks passed by step: {L.checks_by_step(learners)}")
+        for line in C.problems(learners, 8) + [f"{x.name}: lost click: {c}" for x in learners for c in x.lost][:8]:
             print(f"      {line}")
 
 
@@ -145,11 +156,12 @@ def summary(all_results: dict[tuple[str, int], list[dict]]) -> None:
             e, s, x = (C.times_of(ls, k) for k in ("enter", "switch", "next"))
             rows.append(
                 [f"{mode} {n}", p50(e), p95(e), p50(s), p95(s), p50(x), p95(x), sum(len(a.errors) for a in ls)]
+                + [sum(len(a.lost) for a in ls)]
                 + [None if res["rss"] is None else round(res["rss"] / MIB)]
                 + [None if res.get("per_learner") is None else round(res["per_learner"] / MIB, 2)]
             )
         if rows:
-            headers = ["learners", "Enter p50", "p95", "switch p50", "p95", "Next p50", "p95", "errors"]
+            headers = ["learners", "Enter p50", "p95", "switch p50", "p95", "Next p50", "p95", "errors", "lost clicks"]
             print("\n" + table(headers + ["MB/process", "MB/learner"], rows, title=f"summary, {name} (seconds)"))
 
 
@@ -168,7 +180,7 @@ async def main_async(args) -> int:
                     results = await one_size(target, mode, n, args, sampler)
                     all_results[mode, n] = results
                     report(mode, n, results, args)
-                    failed |= any(x.errors for res in results for x in res["learners"])
+                    failed |= any(x.errors or x.lost for res in results for x in res["learners"])
             finally:
                 if sampler is not None:
                     sampler.stop()
@@ -299,8 +311,20 @@ def main() -> int:
     parser.add_argument("--spread", type=float, default=10.0, help="the class scenario's learners start within this")
     C.add_target_arguments(parser)
     parser.add_argument("--check-protocol", action="store_true", help="compare the client with Chromium, then exit")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="show that the checks fail on a stub app with a sentence-keyed cache or a settings leak, then exit",
+    )
     args = C.parse(parser)
     on_sigterm_exit()
+    if args.self_check:
+        found = L.self_check(seed=args.seed)
+        for fault, n in found.items():
+            print(f"stub app, fault {fault}: {n} failed check(s)")
+        works = found["None"] == 0 and all(n > 0 for fault, n in found.items() if fault != "None")
+        print("self-check: " + ("the checks pass the right app and fail both faults" if works else "FAILED"))
+        return 0 if works else 1
     if args.check_protocol:
         if args.url:
             return check_protocol(args.url, args.timeout)

@@ -107,6 +107,7 @@ def one_try(browser, case: str, tree: Path) -> tuple[Stopped, int]:
                 wait_page(page)
             elif not ask_for_a_check(page, srv.url, wait_page, srv.pid):
                 raise RuntimeError("no check started")
+            assert srv.proc is not None
             stopped = stop_and_watch(srv.proc, noted)
             return stopped, len(leaks(srv.log_tail(1_000_000)))
     finally:
@@ -142,21 +143,21 @@ def main() -> None:
                           f", left {stopped.left_commands}, leak lines {got[1]}, serve.sh killed: "
                           f"{stopped.killed}", flush=True)  # fmt: skip
     rows = []
-    for (case, name), got in results.items():
-        exits = [s.exit_s for s, _ in got]
-        gone = [s.gone_s for s, _ in got]
+    for (case, name), tries in results.items():
+        exits = [s.exit_s for s, _ in tries]
+        gone = [s.gone_s for s, _ in tries]
         rows.append(
             [
                 case,
                 name,
-                len(got),
+                len(tries),
                 f"{p50(exits):.2f}",
                 f"{min(exits):.2f}–{max(exits):.2f}",
                 f"{p50(gone):.2f}",
                 f"{min(gone):.2f}–{max(gone):.2f}",
-                sum(bool(s.left) for s, _ in got),
-                sum(leak > 0 for _, leak in got),
-                sum(s.killed for s, _ in got),
+                sum(bool(s.left) for s, _ in tries),
+                sum(leak > 0 for _, leak in tries),
+                sum(s.killed for s, _ in tries),
                 failures.get((case, name), 0),
             ]
         )

@@ -36,6 +36,7 @@ import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import harness
 
@@ -86,7 +87,7 @@ class Server:
     proc: subprocess.Popen | None = None
     t_spawn: float = 0.0
     t_health: float = 0.0
-    _log: object = None
+    _log: Any = None  # the log file (a NamedTemporaryFile)
 
     @property
     def url(self) -> str:
@@ -95,6 +96,7 @@ class Server:
 
     @property
     def pid(self) -> int:
+        assert self.proc is not None, "the server was not started"
         return self.proc.pid
 
     def start(self) -> Server:
@@ -132,9 +134,11 @@ class Server:
         """Until /_stcore/health answers 200; RuntimeError (with the log) if the server dies or
         does not answer within ``timeout`` seconds."""
         deadline = time.perf_counter() + timeout
+        proc = self.proc
+        assert proc is not None, "the server was not started"
         while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name}: streamlit exited ({self.proc.returncode}):\n{self.log_tail()}")
+            if proc.poll() is not None:
+                raise RuntimeError(f"{self.name}: streamlit exited ({proc.returncode}):\n{self.log_tail()}")
             if http_ok(self.url + "_stcore/health", timeout=1.0):
                 self.t_health = time.perf_counter()
                 return
@@ -432,7 +436,9 @@ def word_pool() -> list[str]:
 
 def sentences(n: int, seed: int, n_tokens: int = 20) -> list[list[str]]:
     """``n`` different ``n_tokens``-word sentences (lists of words), each one token of the model's vocabulary."""
-    pool, rng, out, seen = word_pool(), random.Random(seed), [], set()
+    pool, rng = word_pool(), random.Random(seed)
+    out: list[list[str]] = []
+    seen: set[str] = set()
     while len(out) < n:
         words = [rng.choice(pool) for _ in range(n_tokens)]
         key = " ".join(words)

@@ -186,6 +186,7 @@ class App:
 
     def new_runs(self) -> list[dict]:
         """The script runs logged by bench/st_timed.py since the last call."""
+        assert self.runs_log is not None, "a timed server (Server(timed=True)) logs its runs"
         with open(self.runs_log, encoding="utf-8") as f:
             f.seek(self.log_pos)
             text = f.read()

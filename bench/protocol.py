@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import http.cookiejar
 import json
 import time
@@ -45,8 +46,9 @@ from html.parser import HTMLParser
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.typing import Origin, Subprotocol
 
 from attention_ui.url_state import SENTENCE_POSITIONS  # the sentence box's script drops these with the old sentence
 
@@ -182,7 +184,7 @@ class Widget:
     default: object = None
     script_hash: str = ""  # the script that drew it (app.py's sidebar or the page)
     query_key: str = ""  # bound to ?query_key=
-    options: list[str] = field(default_factory=list)
+    options: list[str] = dataclasses.field(default_factory=list)  # (``field`` above is a name of this class)
 
     @property
     def key(self) -> str:
@@ -196,7 +198,10 @@ def _widget_of(kind: str, proto) -> Widget | None:
     if not wid:
         return None
     options = [o.content if hasattr(o, "content") else str(o) for o in getattr(proto, "options", [])]
-    has = proto.HasField if hasattr(proto, "HasField") else (lambda name: False)
+
+    def has(name: str) -> bool:
+        return bool(proto.HasField(name)) if hasattr(proto, "HasField") else False
+
     set_value = bool(getattr(proto, "set_value", False))
     w = Widget(id=wid, kind=kind, field=None, options=options, query_key=getattr(proto, "query_param_key", ""))
     if kind == "button_group" or kind == "multiselect":
@@ -222,9 +227,9 @@ def _widget_of(kind: str, proto) -> Widget | None:
         elif w.field == "int_value":
             w.value, w.default = int(w.value), None if w.default is None else int(w.default)
     elif kind == "slider":
-        if options:  # select_slider
+        if options:  # select_slider: its default is option indices, sent as doubles (1.0)
             w.field = "string_array_value"
-            w.default = [options[i] for i in proto.default]
+            w.default = [options[int(i)] for i in proto.default if 0 <= int(i) < len(options)]
             w.value = list(proto.raw_value) if set_value else list(w.default)
         else:
             w.field = "double_array_value"
@@ -236,9 +241,9 @@ def _widget_of(kind: str, proto) -> Widget | None:
         w.value = proto.raw_value if set_value and has("raw_value") else w.default
         if w.value is None:
             w.field = None
-    elif kind == "expandable":
+    elif kind == "expandable":  # Chromium sends no state for an expander the learner never opened or closed
         w.field, w.default = "bool_value", bool(proto.expanded)
-        w.value = w.default
+        w.value = None
     elif kind == "popover":
         w.field, w.default, w.value = "bool_value", False, bool(getattr(proto, "open", False))
     elif kind == "tab_container":
@@ -282,6 +287,7 @@ class Answer:
     widgets: dict[str, Widget] = field(default_factory=dict)  # by key, as drawn in this run
     charts: list[Chart] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)  # matrices drawn as HTML tables, on screen
+    html: list[str] = field(default_factory=list)  # the body of every st.html element, in order
     progress: str = ""
     headings: list[str] = field(default_factory=list)
     exceptions: list[str] = field(default_factory=list)
@@ -321,7 +327,7 @@ class Client:
         self.auto_reconnect = reconnect
         self.jar = http.cookiejar.CookieJar()
         self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-        self.ws = None
+        self.ws: ClientConnection | None = None
         self.session_id = ""
         self.widgets: dict[str, Widget] = {}  # by id
         self.query = ""
@@ -347,7 +353,7 @@ class Client:
 
     @property
     def cookies(self) -> dict[str, str]:
-        return {c.name: c.value for c in self.jar}
+        return {c.name: c.value or "" for c in self.jar}
 
     def _get(self, url: str, timeout: float) -> int:
         with self._opener.open(url, timeout=timeout) as r:
@@ -362,8 +368,8 @@ class Client:
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
         self.ws = await connect(
             self.ws_url,
-            subprotocols=[p for p in protocols if p],
-            origin=self.origin,
+            subprotocols=[Subprotocol(p) for p in protocols if p],
+            origin=Origin(self.origin),
             additional_headers=headers,
             max_size=None,
             open_timeout=self.timeout,
@@ -375,6 +381,7 @@ class Client:
 
     async def _read(self) -> None:
         ws = self.ws
+        assert ws is not None, "connected"
         try:
             async for raw in ws:
                 self.inbox.put_nowait(raw)
@@ -451,6 +458,10 @@ class Client:
 
     async def toggle(self, key: str, on: bool) -> Answer:
         return await self._change(key, bool(on))
+
+    async def enter_number(self, key: str, number: int) -> Answer:
+        """Type a whole number into number input ``key`` and press Enter (e.g. the sidebar's seed)."""
+        return await self._change(key, int(number))
 
     async def click(self, key: str) -> Answer:
         """Click button ``key``."""
@@ -535,6 +546,7 @@ class Client:
         seen: set[str] = set()
         t0 = time.perf_counter()
         try:
+            assert self.ws is not None, "connected"
             await self.ws.send(msg.SerializeToString())
         except ConnectionClosed as exc:
             raise Disconnected(f"the connection closed before the message was sent: {exc}") from exc
@@ -608,17 +620,22 @@ class Client:
     def _take_delta(self, msg: ForwardMsg, answer: Answer, seen: set[str]) -> None:
         delta = msg.delta
         dkind = delta.WhichOneof("type")
+        kind: str | None
         if dkind == "new_element":
             el = delta.new_element
             kind = el.WhichOneof("type")
+            if kind is None:
+                return
             proto = getattr(el, kind)
         elif dkind == "add_block":
             block = delta.add_block
             kind = block.WhichOneof("type")
-            proto = getattr(block, kind) if kind else None
+            if kind is None:
+                return
+            proto = getattr(block, kind)
             if kind == "popover" and not proto.open:
                 self.closed.add(tuple(msg.metadata.delta_path))  # its children are not mounted until it opens
-            if proto is None or not getattr(proto, "id", ""):
+            if not getattr(proto, "id", ""):
                 return
         else:
             return
@@ -629,8 +646,10 @@ class Client:
         if kind == "plotly_chart":
             key = proto.id.split("-", 2)[2] if proto.id.startswith("$$ID-") else proto.id
             answer.charts.append(Chart(key=key, spec=proto.spec))
-        elif kind == "html" and proto.body.startswith(Table.PREFIX):
-            answer.tables.append(Table.parse(proto.body))
+        elif kind == "html":
+            answer.html.append(proto.body)
+            if proto.body.startswith(Table.PREFIX):
+                answer.tables.append(Table.parse(proto.body))
         elif kind == "progress":
             answer.progress = proto.text
         elif kind == "heading":

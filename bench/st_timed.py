@@ -34,6 +34,7 @@ import os
 import sys
 import threading
 import time
+import types
 
 _LOG = os.environ.get("BENCH_RUNS_LOG")
 _PROFILE_DIR = os.environ.get("BENCH_PROFILE_DIR")
@@ -103,8 +104,8 @@ def _install() -> None:
                 charts.append([kwargs.get("key"), _local.in_chart, time.perf_counter() - start])
             _local.in_chart = None
 
-    DeltaGenerator.plotly_chart = timed_chart
-    streamlit.plotly_chart = timed_chart.__get__(streamlit._main)  # st.plotly_chart was bound at import
+    DeltaGenerator.plotly_chart = timed_chart  # type: ignore[method-assign]  # the stopwatch is the point
+    streamlit.plotly_chart = types.MethodType(timed_chart, streamlit._main)  # st.plotly_chart was bound at import
 
 
 def main() -> None:

@@ -75,7 +75,9 @@ function of its own (its canary: ``tests/test_internals.py``)."""
 def pass_mark_place() -> tuple[int, int]:
     """(line, column), from 0, where the statement of ``PASS_MARK`` starts in Plotly's chunk as
     Streamlit serves it (the file under ``internals.STATIC_JS``)."""
-    text = (internals.STATIC_JS / internals.plotly_chunk()).read_text(encoding="utf-8")
+    chunk = internals.plotly_chunk()
+    assert chunk is not None, "Plotly's chunk was not found among Streamlit's files"
+    text = (internals.STATIC_JS / chunk).read_text(encoding="utf-8")
     at = text.index(PASS_MARK)
     start = text.rindex("{", 0, at) + 1  # the function's body: one statement, `e._fullLayout._pushmarginIds={}`
     line = text.count("\n", 0, start)
