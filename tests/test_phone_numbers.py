@@ -117,6 +117,26 @@ def test_the_token_buttons_show_the_character_beside_each_unk(lang):
     assert options[6] == "7: because"
 
 
+PICKERS = {  # page → (its token picker's key, URL parameters that show it)
+    "similarity": ("sim_token_picker", {}),
+    "after_attention": ("after_token_picker", {"layer_step": "norm_1"}),
+    "real_model": ("model_token_picker", {}),
+}
+
+
+@pytest.mark.parametrize("w", ["trained", "random"])
+@pytest.mark.parametrize("page", list(PICKERS))
+def test_every_token_picker_shows_the_character_beside_each_unk(page, w):
+    """The pickers of Similarity, After attention and Real model read "[UNK] 他" too; with a
+    random W the model's pages list [CLS] first where the lesson's tokens do not."""
+    key, params = PICKERS[page]
+    at = open_link(page, "zh", sentence=ZH, toy=False, w=w, **params)
+    options = [option.replace("\\", "") for option in at.button_group(key=key).options]
+    unknown = [option for option in options if "[UNK]" in option]
+    assert [option.split(": ", 1)[1] for option in unknown] == [f"[UNK] {c}" for c in "他感谢老师"], options
+    assert not any(option.endswith("[UNK]") for option in options)
+
+
 def test_the_heads_grids_keep_the_width_their_numbers_need():
     """A phone scrolls the 6 × 12 grids sideways rather than shrinking them below their numbers."""
     from attention_ui.heads_figures import census_grid, outcome_grid
