@@ -5,7 +5,7 @@ imports of the app and its libraries (pandas, Plotly, SciPy's special functions 
 uses), the model read from its files, the census of its heads, the catalogs, the first forward
 pass of the default sentence, and the one-time figures of ``model_access.warm_caches``. A
 visitor waited 5.6–8.4 s for them (issue 43). ``warm_start()`` does the same work in a
-background thread as the server starts (``python -m attention_ui.launch``, which
+background thread once the server answers (``python -m attention_ui.launch``, which
 ``deploy/serve.sh`` and ``scripts/start.py`` run), with the same cached functions the pages
 call, so it fills their caches: a visit during the warm-up computes what is not ready yet
 itself, the same numbers, and waits for nothing it would not have waited for anyway.
@@ -98,7 +98,42 @@ DONE: dict[str, float] = {}
 """Each step that finished, with its seconds: for the operator's log and the tests."""
 
 
-def _run() -> None:
+def wait_until_serving(timeout: float = 60.0) -> bool:
+    """Until this process's Streamlit server answers its health check (``/_stcore/health``, at
+    the address and port it was given, read once its configuration is loaded), so that the
+    warm-up never competes with the server's own start; False after ``timeout`` seconds (then the
+    warm-up runs anyway). Example: ``wait_until_serving(5.0)`` is False with no server."""
+    import urllib.error
+    import urllib.request
+
+    from streamlit import runtime
+
+    deadline = time.monotonic() + timeout
+    while not runtime.exists():  # the runtime exists once the command line has read the config
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    import streamlit as st
+
+    host = st.get_option("server.address") or "127.0.0.1"
+    host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    while time.monotonic() < deadline:
+        port = st.get_option("server.port")  # the one the server took
+        url = f"http://{host}:{port}/{base + '/' if base else ''}_stcore/health"
+        try:
+            with urllib.request.urlopen(url, timeout=1.0) as answer:
+                if answer.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def _run(wait: bool = True) -> None:
+    if wait:
+        wait_until_serving()
     start = time.perf_counter()
     for name, step in STEPS:
         began = time.perf_counter()
@@ -110,9 +145,11 @@ def _run() -> None:
     LOG.info("warmed up in %.1f s: %s", time.perf_counter() - start, ", ".join(DONE))
 
 
-def warm_start() -> threading.Thread:
+def warm_start(*, wait: bool = True) -> threading.Thread:
     """Start the warm-up in a daemon thread (it never holds the server's exit) and return it.
-    Example: ``warm_start().join()`` leaves the default model read and every page imported."""
-    thread = threading.Thread(target=_run, name="attention-lab-warm-up", daemon=True)
+    With ``wait`` it begins once the server answers (``wait_until_serving``): a server that
+    starts is ready as soon as without it. Example: ``warm_start(wait=False).join()`` leaves
+    the default model read and every page imported."""
+    thread = threading.Thread(target=_run, args=(wait,), name="attention-lab-warm-up", daemon=True)
     thread.start()
     return thread

@@ -1,7 +1,8 @@
 """The first visitor of a freshly started server, with and without the warm-up at start.
 
-    python -m bench.bench_warm                 # 3 repetitions (~10-15 min on 2 busy cores)
+    python -m bench.bench_warm                 # 3 repetitions (~5-10 min on 2 busy cores)
     python -m bench.bench_warm --reps 5 --after 20
+    python -m bench.bench_warm --browser       # the first visit in Chromium instead
 
 Issue 43: the first visitor to a freshly started server waited 5.6–8.4 s while the server read
 the model, imported the pages and measured the heads. ``python -m attention_ui.launch`` now does
@@ -18,10 +19,13 @@ the bundled model, HF_HUB_OFFLINE=1), in one run, their order turned every repet
 For each, two arrivals, each on its own fresh server: "at ready", the page opened as soon as
 /_stcore/health answers (the warm-up has barely begun: this shows it does not slow the visitor
 who comes first), and "later", the page opened ``--after`` seconds after that (a class that
-arrives after the teacher started the server). Clock: from ``page.goto`` to the first matrix
-visible (ours at /matrices, a table of numbers; bare, its heatmap), polled every 10 ms
-(``bench_app.page_state``), in a new browser context (cold HTTP cache). Also: spawn → health
-(the server's readiness), and the server tree's resident memory after the visit.
+arrives after the teacher started the server). Clock: the first visit of ours at /matrices
+(bare: its one page) over Streamlit's own protocol (``bench.protocol.Client``: the page's GET,
+the websocket, the script run, up to its ``script_finished``): what the server makes its first
+visitor wait, without a browser's drawing, which costs every app alike and on a loaded machine
+drowns the rest. With ``--browser``: from ``page.goto`` in a new Chromium context (cold HTTP
+cache) to the first matrix visible (``bench_app.page_state``, polled every 10 ms). Also: spawn →
+health (the server's readiness), and the server tree's resident memory after the visit.
 
 Prints medians (and the spread) and the ratios to the bare app in the same run, with the load
 average. It never asserts a time.
@@ -30,6 +34,7 @@ average. It never asserts a time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -65,6 +70,26 @@ def first_matrix(browser, server: Server, path: str, timeout: float) -> float:
         context.close()
 
 
+def first_run(server: Server, path: str, timeout: float) -> float:
+    """Seconds of a first visit of ``path`` over the protocol: GET, websocket, the whole run."""
+    import asyncio
+
+    from bench.protocol import Client
+
+    async def visit() -> float:
+        client = Client(server.url, timeout=timeout)
+        try:
+            start = time.perf_counter()
+            answer = await client.open(path)
+            if answer.exceptions:
+                raise RuntimeError(f"{server.name}: {answer.exceptions[0]}")
+            return time.perf_counter() - start
+        finally:
+            await client.close()
+
+    return asyncio.run(visit())
+
+
 def warmed_after(server: Server) -> float | None:
     """The warm-up's own figure from the server's log ("warmed up in 4.2 s"), if it has ended."""
     for line in server.log_tail(20000).splitlines():
@@ -74,6 +99,7 @@ def warmed_after(server: Server) -> float | None:
 
 
 def one_sample(browser, name: str, after: float, timeout: float) -> dict:
+    """One fresh server of kind ``name``: started, visited once ``after`` s after it answers, stopped."""
     script, path, launch = VARIANTS[name]
     server = Server(name=name, script=script, launch=launch)
     try:
@@ -81,7 +107,7 @@ def one_sample(browser, name: str, after: float, timeout: float) -> dict:
         server.wait_health(timeout)
         if after:
             time.sleep(after)
-        first = first_matrix(browser, server, path, timeout)
+        first = first_matrix(browser, server, path, timeout) if browser else first_run(server, path, timeout)
         return {
             "ready": server.t_health - server.t_spawn,
             "first": first,
@@ -96,6 +122,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="samples of each server and arrival (default 3)")
     ap.add_argument("--after", type=float, default=20.0, help="seconds after ready of the later arrival (default 20)")
+    ap.add_argument("--browser", action="store_true", help="time the first visit in Chromium (first matrix shown)")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds for any one wait (default 180)")
     args = ap.parse_args()
     on_sigterm_exit()
@@ -103,7 +130,7 @@ def main() -> int:
     t0 = time.perf_counter()
     names = list(VARIANTS)
     found: dict[tuple[str, str], list[dict]] = {(n, a): [] for n in names for a in ("at ready", "later")}
-    with chromium() as browser:
+    with chromium() if args.browser else contextlib.nullcontext() as browser:
         for rep in range(args.reps):
             order = names[rep % len(names) :] + names[: rep % len(names)]  # background load hits each alike
             for arrival, after in (("at ready", 0.0), ("later", args.after)):
@@ -141,7 +168,7 @@ def main() -> int:
     print()
     print(
         table(
-            ("arrival", "server", "ready s", "first matrix s", "range", "× bare", "RSS MB"),
+            ("arrival", "server", "ready s", "first visit s", "range", "× bare", "RSS MB"),
             rows,
             title=f"First visit of a fresh server, median of {args.reps} (later = {args.after:.0f} s after ready):",
         )

@@ -21,7 +21,7 @@ from attention_ui.warm import DONE, STEPS, warm_start
 from attention_core import encoder, heads
 
 before = {"pages": "pages.matrices" in sys.modules, "encoders": encoder._encoder_cached.cache_info().currsize}
-warm_start().join()
+warm_start(wait=False).join()
 from attention_ui import warm
 hits = encoder._encode_cached.cache_info().hits
 if "lesson" in DONE:
@@ -65,7 +65,11 @@ def test_launch_starts_the_warm_up_before_the_server(monkeypatch):
     import streamlit.web.cli
 
     calls: list[str] = []
-    monkeypatch.setattr(warm, "warm_start", lambda: calls.append("warm"))
+    monkeypatch.setattr(warm, "warm_start", lambda **kwargs: calls.append("warm"))
     monkeypatch.setattr(streamlit.web.cli, "main", lambda **kwargs: calls.append(f"streamlit {sys.argv[1:]}"))
     launch.main(["app.py", "--server.headless", "true"])
     assert calls == ["warm", "streamlit ['run', 'app.py', '--server.headless', 'true']"]
+
+
+def test_the_warm_up_waits_for_no_server_longer_than_told():
+    assert warm.wait_until_serving(0.5) is False  # no server in this process: it gives up, then warms
