@@ -13,7 +13,7 @@ from attention_core.lesson import unknown_texts
 from attention_core.model import ModelEmbedder
 from attention_ui.i18n import LANGS
 from attention_ui.vector_figures import PHONE_PLOT_PX, WIDE_PLOT_PX, key_bars
-from tests.helpers import charts, open_link
+from tests.helpers import charts, open_link, title_text
 
 SENTENCE = "the teacher said that the boy was late because she had waited"
 STEP_CHARTS = {4: 2, 5: 1, 6: 1, 7: 1}  # step (from 1) → its charts, each naming the query token
@@ -143,3 +143,21 @@ def test_the_heads_grids_keep_the_width_their_numbers_need():
 
     for fig in (census_grid(np.full((6, 12), 0.98), title="t", chance=0.5), outcome_grid(np.ones((6, 12)), title="t")):
         assert fig.numbers_px and fig.min_width >= fig.numbers_px
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_no_step_chart_title_ends_on_a_word_alone(lang):
+    """In presentation mode a step chart's title wrapped into lines never leaves its last word
+    alone ("…attends to each" / "j"): the word before it goes down too (``figures.wrap_title``)."""
+    from attention_ui.figures import _words
+
+    tokens = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings()).tokens
+    wrapped = 0
+    for i in (0, tokens.index("she"), len(tokens) - 1):
+        for step in STEP_CHARTS:
+            at = open_link("step_by_step", lang, sentence=SENTENCE, token=str(i + 1), step=str(step), present="true")
+            for spec in charts(at).values():
+                lines = title_text(spec, breaks=True).split("<br>")
+                wrapped += len(lines) > 1
+                assert len(lines) == 1 or len(_words(lines[-1])) >= 2, lines
+    assert wrapped, "no title was wrapped: the check proves nothing"
