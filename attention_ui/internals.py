@@ -85,7 +85,7 @@ TEST_IDS = (
     "stExpander",
     "stForm",
     "stMainMenuButton",
-    "stMainMenuItem-",
+    "stMainMenuList",
     "stMetric",
     "stMetricValue",
     "stNumberInputStepDown",

@@ -321,12 +321,8 @@ def print_css() -> str:
 /* a dark theme prints as the light one: white paper, dark ink. The system's dark theme by its
    media query; one chosen in Streamlit's own menu (or its config) by the mark the sidebar script
    puts on the page before printing (PRINT_DARK) */
-@media print and (prefers-color-scheme: dark) {{
-{_white_paper("")}
-}}
-@media print {{
-{_white_paper(f"[{PRINT_DARK}]")}
-}}"""
+{_white_paper("", dark_system=True)}
+{_white_paper(f"[{PRINT_DARK}]")}"""
 
 
 PRINT_DARK = "data-print-dark"
@@ -335,14 +331,18 @@ background's luminance under a half), whichever way the dark theme was chosen: a
 in Streamlit's menu does not change the system's ``prefers-color-scheme``."""
 
 
-def _white_paper(mark: str) -> str:
+def _white_paper(mark: str, *, dark_system: bool = False) -> str:
     """The print rules that turn a dark page into white paper with dark ink, on a page whose
-    ``<html>`` has ``mark`` (an attribute selector, or "" for any)."""
+    ``<html>`` has ``mark`` (an attribute selector, or "" for any); with ``dark_system`` only
+    when the system's theme is dark (a nested media query)."""
     inner = ("body", "#root", testid("stApp"), testid("stAppViewContainer"), _MAIN)
-    return f"""  {", ".join([f"html{mark}", *(f"html{mark} {s}" for s in inner)])} {{
+    opened, closed = ("@media (prefers-color-scheme: dark) {", "}") if dark_system else ("", "")
+    return f"""@media print {{ {opened}
+  {", ".join([f"html{mark}", *(f"html{mark} {s}" for s in inner)])} {{
     background: #ffffff !important; color-scheme: light !important;
   }}
-  html{mark} {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}"""
+  html{mark} {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}
+{closed} }}"""
 
 
 APP_CSS = f"""<style>

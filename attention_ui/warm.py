@@ -94,6 +94,11 @@ STEPS = (
 """What the warm-up does, in order: what needs no Streamlit first (while the server itself is
 still importing it), the model before what reads it."""
 
+WARM_LOG = "warm_up %.1f s: %s"
+"""The operator's log line when the warm-up has ended: its seconds and the steps that finished."""
+THREAD = "attention_lab_warm_up"
+"""The warm-up thread's name (in a stack dump, a profile)."""
+
 DONE: dict[str, float] = {}
 """Each step that finished, with its seconds: for the operator's log and the tests."""
 
@@ -142,7 +147,7 @@ def _run(wait: bool = True) -> None:
         except Exception:  # noqa: BLE001 - nothing here is needed; the page that needs it says why
             continue
         DONE[name] = time.perf_counter() - began
-    LOG.info("warmed up in %.1f s: %s", time.perf_counter() - start, ", ".join(DONE))
+    LOG.info(WARM_LOG, time.perf_counter() - start, ", ".join(DONE))
 
 
 def warm_start(*, wait: bool = True) -> threading.Thread:
@@ -150,6 +155,6 @@ def warm_start(*, wait: bool = True) -> threading.Thread:
     With ``wait`` it begins once the server answers (``wait_until_serving``): a server that
     starts is ready as soon as without it. Example: ``warm_start(wait=False).join()`` leaves
     the default model read and every page imported."""
-    thread = threading.Thread(target=_run, args=(wait,), name="attention-lab-warm-up", daemon=True)
+    thread = threading.Thread(target=_run, args=(wait,), name=THREAD, daemon=True)
     thread.start()
     return thread

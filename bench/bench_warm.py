@@ -48,7 +48,7 @@ VARIANTS = {  # name → (script, URL path, launched through attention_ui.launch
     "warm": ("app.py", "matrices", True),
     "bare": ("bench/bare_app.py", "", False),
 }
-WARM_LINE = "warmed up in"
+WARM_LINE = "warm_up "  # attention_ui.warm.WARM_LOG
 
 
 def first_matrix(browser, server: Server, path: str, timeout: float) -> float:
@@ -91,7 +91,7 @@ def first_run(server: Server, path: str, timeout: float) -> float:
 
 
 def warmed_after(server: Server) -> float | None:
-    """The warm-up's own figure from the server's log ("warmed up in 4.2 s"), if it has ended."""
+    """The warm-up's own figure from the server's log ("warm_up 4.2 s: …"), if it has ended."""
     for line in server.log_tail(20000).splitlines():
         if WARM_LINE in line:
             return float(line.split(WARM_LINE, 1)[1].split("s", 1)[0])

@@ -103,8 +103,9 @@ def choose_dark_in_streamlit_s_menu(page) -> None:
     """The learner's own choice of the dark theme in Streamlit's main menu (⋮ → the moon), which
     the system's ``prefers-color-scheme`` does not see."""
     page.locator(internals.testid("stMainMenuButton")).click()
-    dark = internals.testid("stMainMenuItem-").replace('"]', 'theme-Dark"]')
-    page.locator(dark).click()
+    themes = page.locator(internals.testid("stMainMenuList")).get_by_role("menuitemradio")
+    assert themes.count() == 3  # System, Light, Dark: icons, in this order
+    themes.nth(2).click()
     page.keyboard.press("Escape")
     page.wait_for_timeout(500)
 
