@@ -113,6 +113,7 @@ def wait_until_serving(timeout: float = 60.0) -> bool:
 
     from streamlit import runtime
 
+    local = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy: it stays here
     deadline = time.monotonic() + timeout
     while not runtime.exists():  # the runtime exists once the command line has read the config
         if time.monotonic() > deadline:
@@ -127,7 +128,7 @@ def wait_until_serving(timeout: float = 60.0) -> bool:
         port = st.get_option("server.port")  # the one the server took
         url = f"http://{host}:{port}/{base + '/' if base else ''}_stcore/health"
         try:
-            with urllib.request.urlopen(url, timeout=1.0) as answer:
+            with local.open(url, timeout=1.0) as answer:
                 if answer.status == 200:
                     return True
         except (urllib.error.URLError, OSError, ValueError):
