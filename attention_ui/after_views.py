@@ -5,7 +5,7 @@ sentence vector (mean pooling, a second sentence, a table of sentences).
 
 Every number comes from ``attention_core`` (``encoder.encode``'s trace and ``after_attention``);
 the figures from ``after_figures``. Each set of views is ``url_state.url_tabs``: only the chosen
-view is built and sent. Example: ``layer_steps(encoded, config, layer)`` under the page's layer
+view is built and sent. Example: ``layer_steps(encoded, config, layer, listed)`` under the page's layer
 heading, ``all_layers(encoded, config)``, ``show_pooling(vector_a, n_layers, d_model)``.
 """
 
@@ -73,9 +73,10 @@ VECTOR_VIEWS = ("pooling", "compare", "table")
 COMPONENT = 0  # the component m of the worked LayerNorm examples
 
 
-def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, out: str) -> None:
-    """The LayerNorm of one number, with the sidebar's-style token picker above it."""
-    i = token_picker(t("after_attention.token_picker"), tokens, param="after_token", default=default_query(tokens))
+def show_norm_example(norm, params, eps: float, tokens: list[str], symbol: str, out: str, listed: list[str]) -> None:
+    """The LayerNorm of one number, with the sidebar's-style token picker above it; ``listed``:
+    the picker's words ("[UNK] 他", ``lesson_notes.listed_tokens``)."""
+    i = token_picker(t("after_attention.token_picker"), listed, param="after_token", default=default_query(tokens))
     e = norm_example(norm, params, eps, i, COMPONENT)
     n, m = shown(i), shown(COMPONENT)  # token and component as the learner sees them, from 1
     st.markdown(t("after_attention.example_text", i=n, token=escape_markdown(tokens[i]), m=m))
@@ -230,9 +231,10 @@ def show_table(d_model: int, limit: int) -> None:
         c_read.markdown(t("after_attention.table_read", r=table.lines[r], s=table.lines[s], cosine=best))
 
 
-def layer_steps(encoded, config, layer: int) -> None:
+def layer_steps(encoded, config, layer: int, listed: list[str]) -> None:
     """Layer ``layer`` (0-based) of the encoding, one step a view: the heads joined and W^O, the
-    first residual and LayerNorm, the feed-forward network, the second residual and LayerNorm."""
+    first residual and LayerNorm, the feed-forward network, the second residual and LayerNorm.
+    ``listed``: the token pickers' words ("[UNK] 他", ``lesson_notes.listed_tokens``)."""
     tokens = list(encoded.tokens)
     T, d_model, d_ff = len(tokens), config.d_model, config.d_ff
     n_layers, n_heads = config.n_layers, config.n_heads
@@ -304,7 +306,7 @@ def layer_steps(encoded, config, layer: int) -> None:
                 f"layernorm_1_layer{number}",
             )
             st.markdown(t("after_attention.norm_after"))
-            show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u")
+            show_norm_example(trace.norm_1, norms.norm_1, norms.eps, tokens, "x", "u", listed)
 
     if step_tabs["ffn"].open:
         with step_tabs["ffn"]:
@@ -366,7 +368,7 @@ def layer_steps(encoded, config, layer: int) -> None:
                 "fig_output",
                 f"output_layer{number}",
             )
-            show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", hidden(layer + 1))
+            show_norm_example(trace.norm_2, norms.norm_2, norms.eps, tokens, "y", hidden(layer + 1), listed)
 
 
 def all_layers(encoded, config) -> None:

@@ -78,13 +78,16 @@ def wrap_title(text: str, width: float = TITLE_PX, size: float = PHONE_TITLE_PX)
     """``text`` with ``<br>`` where it passes ``width`` px at ``size`` px: between words, or
     between two CJK characters (not before CJK punctuation); tags such as ``<b>`` take no room
     and are never cut. Each line keeps its trailing space, so the text without ``<br>`` is ``text``.
+    The last line is never one word alone (``_no_orphan``).
 
     >>> wrap_title("Weights α̂ of every head (rows = query token i, columns = key token j)")
     'Weights α̂ of every head (rows = query token i, <br>columns = key token j)'
     >>> wrap_title("每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 j；深色 = 0，黄色 = 1）")
     '每个头的权重 α̂（行 = 查询词元 i，列 = 键词元 <br>j；深色 = 0，黄色 = 1）'
     >>> wrap_title("每层原始分数 α = q·k：方差 63.92（共 32,000 个值）")  # "）" does not begin a line
-    '每层原始分数 α = q·k：方差 63.92（共 32,000 个<br>值）'
+    '每层原始分数 α = q·k：方差 63.92（共 32,000 <br>个值）'
+    >>> wrap_title("α̂_1j: how much “she” (token 1) attends to each j")  # no word alone on the last line
+    'α̂_1j: how much “she” (token 1) attends to <br>each j'
     >>> wrap_title("short"), wrap_title("a<br>b")
     ('short', 'a<br>b')
     """
@@ -106,7 +109,27 @@ def wrap_title(text: str, width: float = TITLE_PX, size: float = PHONE_TITLE_PX)
         else:
             line.append(piece)
     lines.append("".join(line))
-    return "<br>".join(lines)
+    return "<br>".join(_no_orphan(lines, width, size))
+
+
+def _words(text: str) -> list[str]:
+    """The pieces of a title line that count as words: no spaces, tags or closing marks."""
+    return [p for p in _BREAKS.findall(text) if not p.isspace() and not p.startswith("<") and p not in _CLOSING]
+
+
+def _no_orphan(lines: list[str], width: float, size: float) -> list[str]:
+    """``lines`` of a wrapped title, with a last line of one word ("j", "updates", "值）") given the
+    word before it too, when that fits: a word alone under a long line reads as a stray."""
+    if len(lines) < 2 or len(_words(lines[-1])) != 1:
+        return lines
+    pieces = _BREAKS.findall(lines[-2])
+    last = max(k for k, p in enumerate(pieces) if not p.isspace() and not p.startswith("<"))
+    if pieces[last] in _CLOSING and last > 0:
+        last -= 1  # a closing mark goes with the word before it
+    moved, kept = "".join(pieces[last:]), "".join(pieces[:last])
+    if not _words(kept) or text_px(plain(moved + lines[-1]), size) > width:
+        return lines
+    return [*lines[:-2], kept, moved + lines[-1]]
 
 
 def plain_title(title: str | None) -> str:

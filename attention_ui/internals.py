@@ -84,6 +84,8 @@ TEST_IDS = (
     "stException",
     "stExpander",
     "stForm",
+    "stMainMenuButton",
+    "stMainMenuList",
     "stMetric",
     "stMetricValue",
     "stNumberInputStepDown",

@@ -8,6 +8,9 @@ server it routes Streamlit's lookups of this machine's addresses around the netw
 ``shell.run_app``, but only from the process's first script run on: a websocket with a foreign ``Origin`` that
 reaches a fresh server before any learner has opened a page would still make Streamlit ask an
 outside service for its address. ``deploy/serve.sh`` starts every app process this way.
+
+It also warms the server as it starts (``warm.warm_start``: the model, the census, the pages'
+imports, in a background thread), so that the first learner does not wait for them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ def main(argv: list[str] | None = None) -> None:
     from attention_ui.internals import keep_streamlit_local
 
     keep_streamlit_local()
+    from attention_ui.warm import warm_start
+
+    warm_start()  # in the background: the server answers as soon as without it
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", *(sys.argv[1:] if argv is None else argv)]

@@ -25,10 +25,15 @@ TRAIN_ACCURACY = OKABE_ITO["orange"]
 HELD_OUT = OKABE_ITO["green"]
 REFERENCE = "#666666"  # grey dashes: the loss of a uniform guess
 MODEL_MARK = "#000000"  # the model's own probabilities (temperature 1) as black dashes
-LEGEND_IN_LOSS_PANEL = {"x": 0.99, "xanchor": "right", "y": 0.93, "yanchor": "top"}
-"""The curves' legend, inside the loss panel at its right, under the uniform guess's line: where the
-loss is near 0 once learned and not drawn yet while training. A legend outside the plot would make
-Plotly widen a margin and draw the chart a second time (``margins`` leaves no room for legends)."""
+LEGEND_IN_LOSS_PANEL = {"x": 0.99, "xanchor": "right", "y": 0.95, "yanchor": "top"}
+"""The loss panel's legend (the loss, the uniform guess), inside it at its top right, under the
+uniform guess's line: where the loss is near 0 once learned and not drawn yet while training."""
+LEGEND_IN_ACCURACY_PANEL = {"x": 0.99, "xanchor": "right", "y": 0.02, "yanchor": "bottom"}
+"""The accuracy panel's legend (training batch, held-out examples), inside it at its bottom right:
+where the accuracy is near 100 % once learned and not drawn yet while training. One legend per
+panel, two entries each: the four entries in one legend filled a projector's short loss panel down
+to the end of the finished loss curve. A legend outside the plot would make Plotly widen a margin
+and draw the chart a second time (``margins`` leaves no room for legends)."""
 SHOWN_FROM = 0.0005
 """A bar of a next-token distribution prints its value from this probability on ("0.1%"); the
 many smaller ones would all print "0.0%" (the hover has every value)."""
@@ -92,6 +97,7 @@ def training_curves(
             "xaxis": "x2",
             "yaxis": "y2",
             "name": tr("learn.fig_train_name"),
+            "legend": "legend2",
             "line": {"color": TRAIN_ACCURACY, "width": 2},
             "hovertemplate": hover + ": %{y:.1%}<extra>%{fullData.name}</extra>",
         },
@@ -106,6 +112,7 @@ def training_curves(
                 "xaxis": "x2",
                 "yaxis": "y2",
                 "name": tr("learn.fig_held_out_name"),
+                "legend": "legend2",
                 "marker": {"color": HELD_OUT, "symbol": "diamond", "size": 10, "line": {"width": 1, "color": "white"}},
                 "cliponaxis": False,  # the first and the last sit on the axis' ends
                 "hovertemplate": hover + ": %{y:.1%}<extra>%{fullData.name}</extra>",
@@ -124,6 +131,7 @@ def training_curves(
         height=plot_height + above,
         margin={**MARGIN, "t": MARGIN["t"] + above, "b": 20},
         legend=LEGEND_IN_LOSS_PANEL,
+        legend2=LEGEND_IN_ACCURACY_PANEL,
         hovermode="x",
         **layout,
     )

@@ -70,13 +70,20 @@ def _use_toy() -> None:
         remember("w", "random")
 
 
-def listed_tokens(lesson: Lesson) -> list[str]:
+def listed_tokens(lesson: Lesson, encoded=None) -> list[str]:
     """The lesson's tokens as a list of them reads them (the token pickers): an unknown token
     with the learner's text it replaced beside it, "[UNK] 他" (``attention_core.lesson.unknown_texts``),
     so that a class can tell which [UNK] is which word; the others as they are. Raw text: the
-    pickers escape it."""
-    replaced = unknown_texts(lesson)
-    return [f"{token} {replaced[i]}" if i in replaced else token for i, token in enumerate(lesson.tokens)]
+    pickers escape it.
+
+    ``encoded``: the same window through the whole model (``model_access.lesson_encoding``), for
+    the pages that list its tokens: they begin with [CLS] even where the lesson's (a random W on
+    the model's embeddings) do not, so ["[UNK]", "is"] of the lesson lists as
+    ["[CLS]", "[UNK] 他", "is", "[SEP]"]."""
+    tokens = lesson.tokens if encoded is None else list(encoded.tokens)
+    shift = 1 if encoded is not None and lesson.encoded is None else 0  # the model's [CLS] comes first
+    replaced = {i + shift: text for i, text in unknown_texts(lesson).items()}
+    return [f"{token} {replaced[i]}" if i in replaced else token for i, token in enumerate(tokens)]
 
 
 def unknown_tokens_help(sentence: str, words, n_unknown: int, n_total: int, *, offer_toy: bool) -> None:

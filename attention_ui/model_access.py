@@ -211,19 +211,20 @@ def require_model(page: str):
 @st.cache_resource(show_spinner=False)
 def warm_up() -> threading.Thread:
     """Once per server, in a background thread: what a page would otherwise compute on its first
-    visit, while the learner waits (``_warm``). A visit before the thread ends computes the same
+    visit, while the learner waits (``warm_caches``). A visit before the thread ends computes the same
     itself: the same numbers, only later. pandas (0.3 s) is imported here, before the thread:
     imported in the thread, a page's Plotly could meet a half-imported pandas in ``sys.modules``
     ("partially initialized module 'pandas' has no attribute 'Series'", seen by the browser tests)."""
     import pandas  # noqa: F401
 
-    thread = threading.Thread(target=_warm, daemon=True)
+    thread = threading.Thread(target=warm_caches, daemon=True)
     thread.start()
     return thread
 
 
-def _warm() -> None:
-    """The first visits' one-time costs, measured with ``bench/bench_clicks.py --profile``."""
+def warm_caches() -> None:
+    """The first visits' one-time costs, measured with ``bench/bench_clicks.py --profile``: run
+    by ``warm_up`` on a server's first script run, and earlier by ``warm.warm_start``."""
     from attention_ui.intuition_figures import foveated_scene
 
     scaling_sweep()  # Why √d_k's sweep over every d_k: 0.5 s, then cached (scaling._sweep)

@@ -155,7 +155,8 @@ def projector(spec: dict) -> dict:
         scale = dict(layout["coloraxis"])
         scale["colorbar"] = _grown(scale.get("colorbar"), "tickfont", CHART_FONT_PX)
         layout["coloraxis"] = scale
-    layout["legend"] = _grown(layout.get("legend"), "font", CHART_FONT_PX)
+    for name in [key for key in layout if key.startswith("legend")] or ["legend"]:  # legend, legend2 …
+        layout[name] = _grown(layout.get(name), "font", CHART_FONT_PX)
     if layout.get("annotations"):
         layout["annotations"] = [_grown(note, "font", CHART_FONT_PX) for note in layout["annotations"]]
     title = layout.get("title") or {}

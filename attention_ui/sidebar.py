@@ -23,7 +23,7 @@ from attention_ui.registry import PAGES, page, page_link
 from attention_ui.sentence_box import ENTER_SCRIPT, PHONE_SCRIPT, sentence_box
 from attention_ui.settings import DEFAULTS, init_lang, link_params
 from attention_ui.style import sidebar_script
-from attention_ui.url_state import keep_in_url, remember, remembered, url_choice, url_int, url_picker
+from attention_ui.url_state import keep_in_url, remember, remembered, seed_choice, url_choice, url_int, url_picker
 
 D_K_RANGE = (2, 16)
 CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PHONE_SCRIPT + PRELOAD_SCRIPT
@@ -47,10 +47,12 @@ def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
         st.header(t("shell.settings"))
         toy = st.toggle(t("shell.toy"), key="toy", bind="query-params", help=t("shell.toy_help"), value=DEFAULTS["toy"])
         model = model_control(sentence or "", toy)
-        cjk = _cjk_control(sentence or "", toy)
-        w = w_control(toy)
-        layer, head = trained_head(model_shape(), show_pickers=pickers_in_sidebar(w, page_id))
-        d_k = d_k_control(w, toy)
+        down = not toy and model_or_problem()[0] is None  # the toy embedder stands in for the model
+        cjk = _cjk_control(sentence or "", toy or down)
+        w = w_control(toy, down=down)  # the learner's choice, kept for when the model is back
+        applied = "random" if down and w == "trained" else w  # what the page uses (route.page_start)
+        layer, head = trained_head(model_shape(), show_pickers=pickers_in_sidebar(applied, page_id))
+        d_k = d_k_control(applied, toy)
         seed = st.number_input(
             t("shell.seed"),
             0,
@@ -58,11 +60,11 @@ def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
             step=1,
             key="seed",
             bind="query-params",
-            disabled=w != "random",
+            disabled=applied != "random",
             value=DEFAULTS["seed"],
         )
         scaled = st.toggle(t("shell.scaled"), key="scaled", bind="query-params", value=DEFAULTS["scaled"])
-        trained = w == PROJECTIONS[0]
+        trained = applied == PROJECTIONS[0]
         positional = st.toggle(
             t("shell.positional"),
             key="positional",
@@ -156,19 +158,46 @@ TOY_PROJECTIONS = PROJECTIONS[1:]
 """What W can be with the toy embedder, which has no trained heads: random or identity."""
 
 
-def w_control(toy: bool) -> str:
+def w_control(toy: bool, *, down: bool = False) -> str:
     """The choice of W^Q, W^K, W^V, kept in the URL as ``?w=``: trained, random or identity with
     the real model; with the toy embedder only what applies to it (``TOY_PROJECTIONS``; random
     instead of trained), so that the sidebar never names a trained head the page does not use.
 
+    ``down``: the real model is unavailable (a damaged or missing weights file), so the pages run
+    on the toy embedder and random W stands in for a trained head: the control offers
+    ``TOY_PROJECTIONS`` too, and a learner's trained choice is kept (returned, in the URL) under a
+    control that shows random, so that the trained head comes back with the model (``_w_down``).
+
     >>> TOY_PROJECTIONS
     ('random', 'identity')
     """
-    if not toy:
+    if not toy and not down:
         return url_choice(t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], _w_label, help=t("shell.w_help"))
+    help_text = t("shell.w_toy_help") if toy else t("shell.w_down_help")
+    if down and seed_choice("w", PROJECTIONS, DEFAULTS["w"]) == "trained":
+        st.segmented_control(
+            t("shell.w"),
+            TOY_PROJECTIONS,
+            format_func=_w_label,
+            default="random",  # what the page uses for the trained head it cannot read
+            required=True,
+            key="w_down",
+            on_change=_w_down,
+            help=help_text,
+        )
+        return url_choice(t("shell.w"), "w", PROJECTIONS, DEFAULTS["w"], _w_label, shown=False)
     return url_choice(  # ?w=random is written too: the URL and the links say W against the shared default
-        t("shell.w"), "w", TOY_PROJECTIONS, "random", _w_label, url_default=DEFAULTS["w"], help=t("shell.w_toy_help")
+        t("shell.w"), "w", TOY_PROJECTIONS, "random", _w_label, url_default=DEFAULTS["w"], help=help_text
     )
+
+
+def _w_down() -> None:
+    """The learner chose W while the model is down: from now on that choice is theirs, kept as
+    with the toy embedder (random stays random when the model is back)."""
+    chosen = st.session_state.get("w_down")
+    if chosen in TOY_PROJECTIONS:
+        st.session_state["w"] = chosen
+        remember("w", chosen)
 
 
 def _w_label(kind: str) -> str:

@@ -318,13 +318,31 @@ def print_css() -> str:
   {testid("stPlotlyChart")}, .{MATRIX_CLASS}-wrap, .{TABLE_CLASS}-wrap, .katex-display {{ break-inside: avoid; }}
   * {{ print-color-adjust: exact; -webkit-print-color-adjust: exact; }}
 }}
-/* a dark theme that follows the system prints as the light one: white paper, dark ink */
-@media print and (prefers-color-scheme: dark) {{
-  html, body, #root, {testid("stApp")}, {testid("stAppViewContainer")}, {_MAIN} {{
+/* a dark theme prints as the light one: white paper, dark ink. The system's dark theme by its
+   media query; one chosen in Streamlit's own menu (or its config) by the mark the sidebar script
+   puts on the page before printing (PRINT_DARK) */
+{_white_paper("", dark_system=True)}
+{_white_paper(f"[{PRINT_DARK}]")}"""
+
+
+PRINT_DARK = "data-print-dark"
+"""The mark the sidebar script sets on ``<html>`` before printing when the app is drawn dark (its
+background's luminance under a half), whichever way the dark theme was chosen: a theme picked
+in Streamlit's menu does not change the system's ``prefers-color-scheme``."""
+
+
+def _white_paper(mark: str, *, dark_system: bool = False) -> str:
+    """The print rules that turn a dark page into white paper with dark ink, on a page whose
+    ``<html>`` has ``mark`` (an attribute selector, or "" for any); with ``dark_system`` only
+    when the system's theme is dark (a nested media query)."""
+    inner = ("body", "#root", testid("stApp"), testid("stAppViewContainer"), _MAIN)
+    opened, closed = ("@media (prefers-color-scheme: dark) {", "}") if dark_system else ("", "")
+    return f"""@media print {{ {opened}
+  {", ".join([f"html{mark}", *(f"html{mark} {s}" for s in inner)])} {{
     background: #ffffff !important; color-scheme: light !important;
   }}
-  {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}
-}}"""
+  html{mark} {_MAIN} :not(svg, svg *) {{ color: #1a1a1a !important; }}
+{closed} }}"""
 
 
 APP_CSS = f"""<style>
@@ -514,6 +532,15 @@ SIDEBAR_SCRIPT = f"""<script>
   window.addEventListener("afterprint", () => layers().forEach((svg) => {{
     if (svg.dataset.printFit) {{ svg.removeAttribute("viewBox"); delete svg.dataset.printFit; }}
   }}));
+  // A dark theme prints on white paper (print_css): mark the page when it is drawn dark, however the
+  // theme was chosen (the system's, or Streamlit's own menu, which no media query can see).
+  const dark = () => {{
+    const app = document.querySelector('{testid("stApp")}');
+    const rgb = app ? getComputedStyle(app).backgroundColor.match(/[0-9.]+/g) : null;
+    return !!rgb && (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255 < 0.5;
+  }};
+  window.addEventListener("beforeprint", () => document.documentElement.toggleAttribute("{PRINT_DARK}", dark()));
+  window.addEventListener("afterprint", () => document.documentElement.removeAttribute("{PRINT_DARK}"));
 }})();
 </script>"""
 """On a phone the sidebar lies over the page; Streamlit closes it after a tap on its own page

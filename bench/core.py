@@ -73,13 +73,16 @@ class Server:
 
     ``script`` is relative to ``cwd`` (the repo root, or a worktree of another commit);
     ``timed=True`` runs ``python -m bench.st_timed run <script>`` with ``BENCH_RUNS_LOG=runs_log``
-    (and ``BENCH_PROFILE_DIR=profile_dir``), so every script run is logged.
+    (and ``BENCH_PROFILE_DIR=profile_dir``), so every script run is logged; ``launch=True`` runs
+    ``python -m attention_ui.launch <script>`` (what serve.sh and scripts/start.py run: it warms
+    the server as it starts).
     """
 
     name: str = "app"
     script: str = "app.py"
     cwd: Path = ROOT
     timed: bool = False
+    launch: bool = False
     runs_log: Path | None = None
     profile_dir: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
@@ -114,6 +117,8 @@ class Server:
                 env["BENCH_PROFILE_DIR"] = str(self.profile_dir)
             if self.cwd != ROOT:  # bench.st_timed comes from this checkout, the app from cwd
                 env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        elif self.launch:
+            runner = [sys.executable, "-m", "attention_ui.launch", self.script]
         else:
             runner = [sys.executable, "-m", "streamlit", "run", self.script]
         env.update(self.env)

@@ -26,7 +26,7 @@ from attention_ui.after_views import (
 )
 from attention_ui.formulas import layer_equations
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import unknown_tokens_help
+from attention_ui.lesson_notes import listed_tokens, unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.notation import shown
 from attention_ui.problems import problem_text
@@ -95,7 +95,7 @@ def render() -> None:
     st.caption(t("after_attention.chain"))
     st.latex(layer_equations(layer, n_heads, T, d_model))
     st.caption(t("after_attention.tabs_help"))
-    layer_steps(encoded, config, layer)
+    layer_steps(encoded, config, layer, listed_tokens(lesson, encoded))  # "[UNK] 他" in the pickers
 
     # ---------------------------------------------------------------- ② all layers
     all_layers(encoded, config)

@@ -20,7 +20,7 @@ from attention_ui.head_claims import head_summary, measured_census, parking_fiel
 from attention_ui.heads_views import click_head, pick_head
 from attention_ui.heatmaps import token_matrix
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import unknown_tokens_help
+from attention_ui.lesson_notes import listed_tokens, unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
@@ -199,7 +199,8 @@ def render() -> None:
             )
 
     st.subheader(t("real_model.h_row"))
-    i = token_picker(t("real_model.query_picker"), tokens, param="model_token", default=default_query(tokens))
+    listed = listed_tokens(lesson, encoded)  # "[UNK] 他": the word behind each unknown token
+    i = token_picker(t("real_model.query_picker"), listed, param="model_token", default=default_query(tokens))
     e = explain(trace, i)
     pick = head_looking_most(weights, tokens, i)
     if pick is not None and (pick.layer, pick.head) != (layer, head):

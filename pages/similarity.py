@@ -10,7 +10,7 @@ from attention_ui.exports import show_figure
 from attention_ui.formulas import dot_product_2d, similarity_measures
 from attention_ui.heatmaps import heatmap_row
 from attention_ui.i18n import t
-from attention_ui.lesson_notes import honesty_banner
+from attention_ui.lesson_notes import honesty_banner, listed_tokens
 from attention_ui.notation import shown
 from attention_ui.presentation import handout
 from attention_ui.route import page_start, run_app
@@ -67,9 +67,10 @@ def demo() -> None:
 
 
 @st.fragment
-def one_query(tokens, labels, comp, weights, vectors: str) -> None:
-    """One query token's row under the three measures. Picking a token reruns only this part."""
-    i = token_picker(t("similarity.token_picker"), tokens, key="sim_token_picker")
+def one_query(tokens, labels, comp, weights, vectors: str, listed: list[str]) -> None:
+    """One query token's row under the three measures. Picking a token reruns only this part.
+    ``listed``: the picker's words ("[UNK] 他", ``listed_tokens``)."""
+    i = token_picker(t("similarity.token_picker"), listed, key="sim_token_picker")
     token_i = escape_markdown(tokens[i])
     show_figure(
         row_bars(
@@ -191,7 +192,7 @@ def render() -> None:
 
     # --------------------------------------------------------------------------- one query token
     st.subheader(t("similarity.token_header"))
-    one_query(tokens, labels, comp, weights, vectors)
+    one_query(tokens, labels, comp, weights, vectors, listed_tokens(lesson))  # "[UNK] 他" in the picker
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)

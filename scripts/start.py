@@ -232,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     if opts.no_start:
         return 0
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    cmd = [str(python), "-m", "streamlit", "run", "app.py", *streamlit_args]
+    # `streamlit run` that warms itself as it starts and never looks itself up outside (attention_ui/launch.py)
+    cmd = [str(python), "-m", "attention_ui.launch", "app.py", *streamlit_args]
     say("starting the app: " + " ".join(cmd[2:]) + "  (Ctrl-C stops it)")
     try:
         return subprocess.call(cmd, cwd=ROOT, env=env)

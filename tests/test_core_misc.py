@@ -541,13 +541,13 @@ def test_identity_w_keeps_each_token_on_itself():
 
 
 def test_the_warm_up_computes_what_first_visits_would():
-    """model_access._warm (the server's background thread) leaves Why √d_k's sweep and Intuition's
+    """model_access.warm_caches (the server's background thread) leaves Why √d_k's sweep and Intuition's
     blurred scene ready, so those pages' first visits do not pay for them."""
 
     from attention_core.scaling import scaling_sweep
     from attention_ui import intuition_figures, model_access
 
     intuition_figures._coarse_scene.cache_clear()
-    model_access._warm()
+    model_access.warm_caches()
     assert intuition_figures._coarse_scene.cache_info().currsize == 1
     assert scaling_sweep() is scaling_sweep()  # cached: the page gets the warm-up's result

@@ -504,9 +504,28 @@ def token_picker(at: AppTest) -> list[str]:
     return [o.content.split(": ", 1)[1].replace("\\", "") for o in at.get("button_group")[0].proto.options]
 
 
+def w_choice(at: AppTest):
+    """The sidebar's W control (key "w", or "w_down" while the model is down and the learner's
+    choice, trained, is kept for its return)."""
+    (group,) = [g for g in at.sidebar.get("button_group") if g.key in ("w", "w_down")]
+    return group
+
+
+def assert_sidebar_applies(at: AppTest, lang: str = "en") -> None:
+    """Without the model the sidebar offers what the page uses, as with the toy embedder: W random
+    or identity, no layer and head pickers, the seed box open while W is random."""
+    group = w_choice(at)
+    assert list(group.options) == [translate(lang, f"shell.w_{kind}") for kind in ("random", "identity")]
+    labels = [g.proto.label for g in at.sidebar.get("button_group")]
+    assert not {translate(lang, "shell.layer"), translate(lang, "shell.head")} & set(labels), labels
+    seed = at.sidebar.number_input(key="seed")
+    assert seed.disabled == (group.value != "random"), (group.value, seed.disabled)
+
+
 def assert_explained(page: str, at: AppTest, reason: str = "checksum") -> None:
     """``page`` says the model is unavailable and why, as at start, and keeps teaching."""
     assert not at.exception, f"{page}: {errors(at)}"
+    assert_sidebar_applies(at)
     warnings = [w.value for w in at.warning]
     if page in MODEL_PAGES:
         problem = translate("en", f"shell.problem_{reason}")
@@ -534,9 +553,41 @@ def assert_real(page: str, at: AppTest) -> None:
         assert figures_by_key(at) or matrix_tables(at), f"{page} shows nothing of the model"
         return
     assert "d_k" not in sidebar_sliders(at), "the trained head's own d_k, no slider"
+    assert w_choice(at).key == "w" and w_choice(at).value == "trained", "the learner's trained head is back"
+    assert at.sidebar.number_input(key="seed").disabled  # a trained head has no seed
     if page == "step_by_step":
         assert "##ing" in token_picker(at), token_picker(at)  # the model's word pieces
         assert job_buttons(at), "the census's heads with a job are offered again"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("fault", ["checksum"], indirect=True)
+def test_without_the_model_the_sidebar_offers_what_the_page_uses(fault, lang):
+    """The model down (damaged weights) with W = trained: the page runs random W on the toy
+    embedder, so the sidebar offers random or identity, no layer/head pickers, and its seed box
+    is open and used; a choice made there is kept."""
+    at = open_page("matrices", lang, sentence=SENTENCE, seed="7")
+    assert_sidebar_applies(at, lang)
+    assert w_choice(at).value == "random" and "d_k" in sidebar_sliders(at)
+
+    def weights(at: AppTest, **settings) -> None:
+        shown = next(m for title, m in matrix_tables(at).items() if title.startswith(("Weights", "权重")))
+        toy = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings(**settings))
+        np.testing.assert_allclose(shown["z"], toy.trace.weights, rtol=0, atol=1e-12)
+
+    weights(at, seed=7)
+    at.sidebar.number_input(key="seed").set_value(3).run()
+    assert not at.exception, errors(at)
+    weights(at, seed=3)  # the open seed box changes the page's W
+
+    if lang != "en":  # AppTest labels a choice with the catalog of the test process (en)
+        return
+    w_choice(at).set_value("identity").run()
+    assert not at.exception, errors(at)
+    assert_sidebar_applies(at, lang)
+    assert w_choice(at).value == "identity" and at.query_params["w"] == "identity"
+    weights(at, projection="identity")
+    assert at.sidebar.number_input(key="seed").disabled  # identity has no seed
 
 
 @pytest.mark.timeout(900)

@@ -13,7 +13,7 @@ from attention_core.lesson import unknown_texts
 from attention_core.model import ModelEmbedder
 from attention_ui.i18n import LANGS
 from attention_ui.vector_figures import PHONE_PLOT_PX, WIDE_PLOT_PX, key_bars
-from tests.helpers import charts, open_link
+from tests.helpers import charts, open_link, title_text
 
 SENTENCE = "the teacher said that the boy was late because she had waited"
 STEP_CHARTS = {4: 2, 5: 1, 6: 1, 7: 1}  # step (from 1) → its charts, each naming the query token
@@ -117,9 +117,47 @@ def test_the_token_buttons_show_the_character_beside_each_unk(lang):
     assert options[6] == "7: because"
 
 
+PICKERS = {  # page → (its token picker's key, URL parameters that show it)
+    "similarity": ("sim_token_picker", {}),
+    "after_attention": ("after_token_picker", {"layer_step": "norm_1"}),
+    "real_model": ("model_token_picker", {}),
+}
+
+
+@pytest.mark.parametrize("w", ["trained", "random"])
+@pytest.mark.parametrize("page", list(PICKERS))
+def test_every_token_picker_shows_the_character_beside_each_unk(page, w):
+    """The pickers of Similarity, After attention and Real model read "[UNK] 他" too; with a
+    random W the model's pages list [CLS] first where the lesson's tokens do not."""
+    key, params = PICKERS[page]
+    at = open_link(page, "zh", sentence=ZH, toy=False, w=w, **params)
+    options = [option.replace("\\", "") for option in at.button_group(key=key).options]
+    unknown = [option for option in options if "[UNK]" in option]
+    assert [option.split(": ", 1)[1] for option in unknown] == [f"[UNK] {c}" for c in "他感谢老师"], options
+    assert not any(option.endswith("[UNK]") for option in options)
+
+
 def test_the_heads_grids_keep_the_width_their_numbers_need():
     """A phone scrolls the 6 × 12 grids sideways rather than shrinking them below their numbers."""
     from attention_ui.heads_figures import census_grid, outcome_grid
 
     for fig in (census_grid(np.full((6, 12), 0.98), title="t", chance=0.5), outcome_grid(np.ones((6, 12)), title="t")):
         assert fig.numbers_px and fig.min_width >= fig.numbers_px
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_no_step_chart_title_ends_on_a_word_alone(lang):
+    """In presentation mode a step chart's title wrapped into lines never leaves its last word
+    alone ("…attends to each" / "j"): the word before it goes down too (``figures.wrap_title``)."""
+    from attention_ui.figures import _words
+
+    tokens = build_lesson(SENTENCE, ToyEmbedder(dim=8), LessonSettings()).tokens
+    wrapped = 0
+    for i in (0, tokens.index("she"), len(tokens) - 1):
+        for step in STEP_CHARTS:
+            at = open_link("step_by_step", lang, sentence=SENTENCE, token=str(i + 1), step=str(step), present="true")
+            for spec in charts(at).values():
+                lines = title_text(spec, breaks=True).split("<br>")
+                wrapped += len(lines) > 1
+                assert len(lines) == 1 or len(_words(lines[-1])) >= 2, lines
+    assert wrapped, "no title was wrapped: the check proves nothing"

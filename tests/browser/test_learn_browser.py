@@ -136,6 +136,19 @@ OVERLAPS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap
 })"""
 
 
+LEGEND_OVER_CURVE_JS = """() => {
+  // the finished curves' legend box, and every point of the loss curve that lies inside it (px)
+  const plot = document.querySelector('.st-key-fig_curves_present .js-plotly-plot');
+  const legend = plot && plot.querySelector('.legend .bg');
+  if (!legend) return null;
+  const box = legend.getBoundingClientRect(), frame = plot.getBoundingClientRect();
+  const loss = plot._fullData[0], xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  const inside = loss.x.map((x, k) => [frame.left + xa._offset + xa.l2p(x), frame.top + ya._offset + ya.l2p(loss.y[k])])
+    .filter(([x, y]) => box.left - 2 <= x && x <= box.right + 2 && box.top - 2 <= y && y <= box.bottom + 2);
+  return {legend: [box.left, box.top, box.right, box.bottom], points: loss.x.length, inside: inside.length};
+}"""
+
+
 def first_screen(page, live: bool) -> dict:
     """The Train button's and the curves' boxes (left, top, right, bottom, px in the window) as
     soon as the curves (growing ones with ``live``, the finished ones without) are drawn."""
@@ -172,4 +185,7 @@ def test_on_a_projector_train_and_the_growing_curves_are_on_the_first_screen(tab
     wait_for_app(page)
     no_exception(page)
     assert page.evaluate(OVERLAPS_JS) == []
+    covered = page.evaluate(LEGEND_OVER_CURVE_JS)
+    assert covered and covered["points"] > 10, covered
+    assert covered["inside"] == 0, f"the legend lies over the finished loss curve: {covered}"
     assert not errors, errors

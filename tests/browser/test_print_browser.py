@@ -99,16 +99,32 @@ def _visible(found: dict) -> dict:
     return {name: shown for name, (_, shown) in found.items() if shown}
 
 
-def _on_screen_and_printed(tab, url: str, **options) -> tuple[dict, dict, bytes]:
-    """Open ``url`` at 1400 px (a browser context made with ``options``): what the page shows on
-    screen, then in Chromium's print to an A4 PDF, then laid out with the print media at the
-    printable width (``PRINT_LAYOUT_JS`` each)."""
+def choose_dark_in_streamlit_s_menu(page) -> None:
+    """The learner's own choice of the dark theme in Streamlit's main menu (⋮ → the moon), which
+    the system's ``prefers-color-scheme`` does not see."""
+    page.locator(internals.testid("stMainMenuButton")).click()
+    themes = page.locator(internals.testid("stMainMenuList")).get_by_role("menuitemradio")
+    assert themes.count() == 3  # System, Light, Dark: icons, in this order
+    themes.nth(2).click()
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(500)
+
+
+def _on_screen_and_printed(tab, url: str, *, menu_dark: bool = False, **options) -> tuple[dict, dict, bytes]:
+    """Open ``url`` at 1400 px (a browser context made with ``options``; with ``menu_dark`` the
+    dark theme chosen in Streamlit's menu): what the page shows on screen, then in Chromium's
+    print to an A4 PDF, then laid out with the print media at the printable width
+    (``PRINT_LAYOUT_JS`` each). A browser's print tells the page first (``beforeprint``), which
+    ``page.pdf`` does not: the test says it, as the browser does."""
     page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000, **options)
     try:
         page.goto(url)
         wait_for_app(page)
         no_exception(page)
+        if menu_dark:
+            choose_dark_in_streamlit_s_menu(page)
         screen = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
         pdf = page.pdf(format="A4")  # Chromium's print: the print media and the @page margins
         page.emulate_media(media="print")
         page.set_viewport_size({"width": PRINT_WIDTH_PX, "height": PRINT_HEIGHT_PX})
@@ -168,11 +184,16 @@ def test_other_pages_print_no_controls(tab, server, path):
     assert not _visible(printed["chrome"]), _visible(printed["chrome"])
 
 
-def test_a_dark_theme_prints_dark_ink_on_white_paper(tab, server):
-    """A learner whose system is dark sees the dark theme; the handout is still white paper with
-    dark ink and the light cells (no sheet of solid black toner)."""
+@pytest.mark.parametrize("chosen", ["system", "menu"])
+def test_a_dark_theme_prints_dark_ink_on_white_paper(tab, server, chosen):
+    """A learner whose system is dark, or who chose the dark theme in Streamlit's own menu on a
+    light system, sees the dark theme; the handout is still white paper with dark ink and the
+    light cells (no sheet of solid black toner)."""
     url = server + f"matrices?sentence={urllib.parse.quote_plus(SHORT)}"
-    screen, printed, pdf = _on_screen_and_printed(tab, url, color_scheme="dark")
+    if chosen == "system":
+        screen, printed, pdf = _on_screen_and_printed(tab, url, color_scheme="dark")
+    else:
+        screen, printed, pdf = _on_screen_and_printed(tab, url, color_scheme="light", menu_dark=True)
     assert luminance(screen["paper"][1]) < 0.05 and luminance(screen["ink"]) > 0.5  # the dark theme on screen
     assert sheets(pdf) == 1
     assert all(luminance(paper) > 0.95 for paper in printed["paper"]), printed["paper"]
