@@ -38,7 +38,7 @@ def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
     with st.sidebar:
         language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
-        busy_note(t("shell.busy"))  # first: a long run shows "Working…" (busy.py)
+        busy_note(t("shell.busy"), t("shell.click_lost"))  # first: "Working…", a lost click (busy.py)
         slow_run()  # a slow run on purpose, only when $ATTENTION_LAB_SLOW_RUN says so
         st.header(t("shell.your_sentence"))
         sentence = sentence_box(

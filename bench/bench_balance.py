@@ -27,6 +27,7 @@ import contextlib
 import http.client
 import http.server
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,16 +91,16 @@ def nginx_in_front(stand_ins: list[StandIn], run_dir: Path, swap: tuple[str, str
     for s in stand_ins:
         cmd += ["--upstream", f"127.0.0.1:{s.port}"]
     if swap is None:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:
         subprocess.run([*cmd, "--check-config"], cwd=ROOT, check=True, capture_output=True)
         conf = run_dir / "nginx.conf"
         text = conf.read_text()
         assert swap[0] in text, f"{swap[0]} is not in serve.sh's configuration"
         conf.write_text(text.replace(swap[0], swap[1], 1))
-        nginx = subprocess.run(["bash", "-c", "command -v nginx || echo /usr/sbin/nginx"], capture_output=True)
-        args = [nginx.stdout.decode().strip(), "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "logs/error.log")]
-        proc = subprocess.Popen([*args, "-g", "daemon off;"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        args = [nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "logs/error.log")]
+        proc = subprocess.Popen([*args, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -160,7 +161,10 @@ def sticky_check(port: int, stand_ins: list[StandIn]) -> str:
 
 
 def run(n: int, args, tmp: Path) -> None:
-    configs = {"serve.sh now (round robin, cookie names the process)": None, "before (hash $request_id consistent)": (NOW, REFERENCE)}
+    configs = {
+        "serve.sh now (round robin, cookie names the process)": None,
+        "before (hash $request_id consistent)": (NOW, REFERENCE),
+    }
     rows = []
     sticky = ""
     with ThreadPoolExecutor(max_workers=min(args.size, 32)) as pool:

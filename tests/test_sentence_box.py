@@ -15,7 +15,7 @@ import pytest
 from attention_core import MAX_CHARS, MAX_TOKENS, clean_text
 from attention_ui import busy, preload, sentence_box
 from attention_ui.i18n import LANGS, translate
-from attention_ui.internals import INPUT_INSTRUCTIONS, key_class
+from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, INPUT_INSTRUCTIONS, key_class
 from attention_ui.registry import NOTHING, PAGES
 from attention_ui.safe import escape_markdown
 from attention_ui.sidebar import CLIENT_SCRIPT
@@ -124,6 +124,30 @@ def test_no_text_can_leave_the_waiting_notes_css_string():
     assert css_string_value(css) == HOSTILE
     assert css.count("<") == 2 and "<script" not in css.lower()
     assert re.fullmatch(r'"(?:[A-Za-z0-9]|\\[0-9a-f]{6})*"', busy.css_string(HOSTILE))  # letters, digits, escapes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lost_click_note_says_the_catalog_words_apart_from_the_waiting_note(lang):
+    words, lost = translate(lang, "shell.busy"), translate(lang, "shell.click_lost")
+    css = busy.busy_css(words, lost)
+    again, _, waiting = css.partition("}\n")  # the lost-click rule comes first
+    assert f"html[{busy.LOST_ATTR}] {APP_ROOT}::before" in again and css_string_value(again) == lost
+    assert css_string_value(waiting) == words and busy.LOST_ATTR not in waiting
+    assert "pointer-events: none" in again and "max-width: calc(100vw" in again  # fits a phone
+    assert css.count("<") == 2 and css.startswith("<style>") and css.rstrip().endswith("</style>")
+    assert busy.LOST_ATTR not in busy.busy_css(words), "no second note without its words"
+
+
+def test_the_script_asks_again_only_after_a_drop_at_the_same_address():
+    """The lost-click note's conditions, as written in the script (the browser test acts them out:
+    tests/browser/test_reconnect.py): set only by ``look``, after the connection status was seen,
+    once idle, when the address is the one the action was made at; cleared by the next action."""
+    script = busy.BUSY_SCRIPT
+    assert script.count(f'setAttribute("{busy.LOST_ATTR}"') == 1
+    assert re.search(rf'if \(here\(\) === pending\.where\) root\.setAttribute\("{busy.LOST_ATTR}", ""\)', script)
+    assert CONNECTION_STATUS in script and "pending.dropped = true" in script
+    expect = script[script.index("expectRun()") :]
+    assert expect.index(f'removeAttribute("{busy.LOST_ATTR}")') < expect.index("pending = {where: here()")
 
 
 def test_the_waiting_note_waits_half_a_second_and_never_takes_a_click():
