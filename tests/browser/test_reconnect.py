@@ -10,13 +10,16 @@ Next, Back, a view button, the W choice, a token, a layer.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from attention_ui.internals import ERROR_ALERT, testid
+from attention_ui.busy import LOST_ATTR, SLOW_ENV, WAITING_ATTR
+from attention_ui.i18n import translate
+from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, ERROR_ALERT, testid
 from harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -122,3 +125,54 @@ def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab)
         assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
         assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
         assert page.locator(ERROR_ALERT).count() == 0
+
+
+def lost_note(page) -> str:
+    """What the lost-click note says now ("" when it is not shown): the style sheet's text."""
+    return page.evaluate(
+        """([attr, root]) => document.documentElement.hasAttribute(attr)
+             ? getComputedStyle(document.querySelector(root), '::before').content : ''""",
+        [LOST_ATTR, APP_ROOT],
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(tab, lang):
+    """Next is pressed, and the server dies while its run is under way (each run sleeps 4 s on
+    purpose): the page reconnects to a fresh server at the old step, and a note in the learner's
+    language asks for the click again, until the next click, which counts. A click whose run had
+    ended before the server went away asks for nothing."""
+    port = free_port()
+    page = tab()
+    url_path = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=2&lang={lang}&{TOY}"
+    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
+        page.goto(before.url + url_path)
+        wait_for_app(page)
+        no_exception(page)
+        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
+        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
+    # The canary of CONNECTION_STATUS: Streamlit shows it while the page is not connected.
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
+    with streamlit_server(port=port):
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=60_000)
+        wait_for_app(page)
+        assert query(page).get("step") == ["2"], "the click was lost: the page is back at the old step"
+        want = translate(lang, "shell.click_lost")
+        assert lost_note(page) == json.dumps(want, ensure_ascii=False), "the note says the catalog's words"
+        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
+        for _ in range(50):
+            wait_for_app(page)
+            if query(page).get("step") == ["3"]:
+                break
+            page.wait_for_timeout(200)
+        assert query(page).get("step") == ["3"], page.url
+        assert lost_note(page) == "", "the next click takes the note away"
+        no_exception(page)
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # gone again, after a click that counted
+    with streamlit_server(port=port):
+        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
+        wait_for_app(page)
+        page.wait_for_timeout(1500)  # longer than the script's three idle looks
+        assert lost_note(page) == "", "nothing was in flight: nothing to ask for"
+        assert query(page).get("step") == ["3"]
