@@ -262,10 +262,21 @@ def report(n: int, run: dict, args, title: str) -> None:
             ["time to reconnect, p50 / max (s)", f"{p50(rec):.2f} / {max(rec):.2f}" if rec else "-"],
             ["kept their view (first answer after it: own sentence, token, step)", sum(1 for x in hit if x.view_kept)],
             ["first action after it showed the wrong thing (clicked again)", sum(1 for x in hit if x.lost_first)],
+            ["actions in flight when it dropped (protocol / Chromium)", _split(hit, "cut_off")],
+            ["  of which arrived anyway (the reconnect carried them)", _split(hit, "carried")],
+            ["  lost, and the page asked for them again (Chromium)", _split(hit, "asked_again")],
+            ["  lost with nothing on the page to say so (Chromium)", _split(hit, "lost_silently")],
+            ["seats whose page never reconnected (no new websocket)", sum(1 for x in victim if not x.disconnects)],
             ["finished the lesson with every check right", sum(1 for x in hit if x.finished and not x.errors)],
             ["learners elsewhere who noticed anything (a drop or an error)", sum(1 for x in others if x.errors)],
         ]
         print(table(["after the kill", "learners"], rows))
+
+
+def _split(learners: list[C.Learner], name: str) -> str:
+    """``name``'s total over the protocol learners / over the Chromium pages."""
+    total = {kind: sum(getattr(x, name) for x in learners if x.kind == kind) for kind in ("protocol", "chromium")}
+    return f"{total['protocol']} / {total['chromium']}"
 
 
 async def main_async(args) -> int:

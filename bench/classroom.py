@@ -46,6 +46,7 @@ from functools import cache
 
 import numpy as np
 
+from attention_ui.busy import LOST_ATTR
 from bench.core import (
     VIEWPORT,
     Server,
@@ -223,6 +224,11 @@ class Learner:
     disconnects: int = 0
     reconnect_s: list[float] = field(default_factory=list)
     lost_first: int = 0  # first actions after a reconnect that had no effect
+    # Actions in flight when the connection dropped (the learner's own process died):
+    cut_off: int = 0  # all of them
+    carried: int = 0  # ... whose effect arrived anyway (an Enter: the reconnect carries the box)
+    asked_again: int = 0  # ... lost, and the page asked for them again (busy.LOST_ATTR)
+    lost_silently: int = 0  # ... lost with nothing on the page to say so
     view_kept: bool | None = None  # after a reconnect: its first action showed its own view
     finished: bool = False
     process: str = ""  # the app process that served it (behind a proxy)
@@ -262,6 +268,10 @@ class Seat:
 
     async def wait_connected(self) -> None:
         return None
+
+    async def asked_again(self) -> bool:
+        """The page asks the learner to do their last action again (a Chromium page's note)."""
+        return False
 
 
 def check(view: dict, kind: str, exp: Expected, step: int | None, chromium: bool) -> tuple[list[str], int]:
@@ -315,14 +325,29 @@ async def walk(seat: Seat, think: Callable[[], float] | None = None, start: asyn
         first_after = seat.disconnects() > seat.seen_disconnects
         retried = False
         for _ in range(3):
+            before = seat.disconnects()
             try:
                 seconds, runs, view = await seat.do(kind, arg)
-            except Disconnected as exc:
+            except Disconnected as exc:  # a protocol learner: its socket closed under the action
+                learner.cut_off += 1
                 learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
                 await seat.wait_connected()
                 first_after = True
                 continue
             problems, passed = check(view, kind, exp, step, chromium)
+            if seat.disconnects() > before:  # a Chromium page: it reconnected during the action
+                learner.cut_off += 1
+                seat.seen_disconnects = seat.disconnects()
+                if not problems:
+                    learner.carried += 1
+                else:
+                    asked = await seat.asked_again()
+                    learner.asked_again += asked
+                    learner.lost_silently += not asked
+                    what = "the page asked for it again" if asked else "nothing on the page said so"
+                    learner.notes.append(f"{kind}: cut off by the drop, {what}; clicked again: {problems[0][:120]}")
+                    first_after = False
+                    continue
             if problems and first_after and not retried:
                 retried = True
                 learner.lost_first += 1
@@ -492,6 +517,7 @@ class ChromiumSeat(Seat):
         await box.fill(self.learner.expected.sentence)  # typed before the class's shared Enter
 
     async def close(self) -> None:
+        await self.refresh()  # its websockets up to now (a last action may have raised first)
         self.learner.errors += [f"page error: {e[:300]}" for e in self.js_errors]
         self.learner.disconnects = max(0, self.sockets - 1)
         if self.context is not None:
@@ -502,6 +528,16 @@ class ChromiumSeat(Seat):
 
     async def wait_connected(self) -> None:
         return None  # the page reconnects by itself
+
+    async def asked_again(self) -> bool:
+        """The lost-click note (``busy.LOST_ATTR``) shows within 5 s of the answer."""
+        try:
+            await self.page.wait_for_function(
+                f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=5000, polling=100
+            )
+            return True
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: no note
+            return False
 
     async def refresh(self) -> None:
         with contextlib.suppress(Exception):
