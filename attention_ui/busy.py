@@ -155,6 +155,7 @@ BUSY_SCRIPT = f"""<script>
     observer.observe(app, {{attributes: true, attributeOldValue: true, attributeFilter: ["{SCRIPT_STATE}"]}});
   }};
   window.attentionLabBusy = {{
+    waitingAt() {{ return pending ? pending.where : null; }},  // an action not answered yet: its address
     expectRun() {{  // a run was asked for: wait for it to begin and end
       watch();
       root.removeAttribute("{LOST_ATTR}");

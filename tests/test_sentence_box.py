@@ -13,7 +13,7 @@ import re
 import pytest
 
 from attention_core import MAX_CHARS, MAX_TOKENS, clean_text
-from attention_ui import busy, preload, sentence_box
+from attention_ui import busy, preload, sentence_box, watchdog
 from attention_ui.i18n import LANGS, translate
 from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, INPUT_INSTRUCTIONS, key_class
 from attention_ui.registry import NOTHING, PAGES
@@ -69,7 +69,9 @@ def test_the_box_css_and_the_enter_script_are_constants_about_this_box():
     assert f"'.{key_class('sentence')} textarea'" in script  # this box only
     for guard in ("event.shiftKey", "event.ctrlKey", "event.isComposing", "event.keyCode === 229"):
         assert guard in script, guard  # Shift+Enter, Ctrl+Enter and an input method keep their Enter
-    assert CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + sentence_box.PHONE_SCRIPT + preload.PRELOAD_SCRIPT
+    assert CLIENT_SCRIPT == (
+        busy.BUSY_SCRIPT + script + sentence_box.PHONE_SCRIPT + preload.PRELOAD_SCRIPT + watchdog.WATCHDOG_SCRIPT
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)

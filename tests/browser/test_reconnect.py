@@ -20,7 +20,8 @@ import pytest
 from attention_ui.busy import LOST_ATTR, SLOW_ENV, WAITING_ATTR
 from attention_ui.i18n import translate
 from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, ERROR_ALERT, testid
-from harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
+from attention_ui.watchdog import CHECK_S, STUCK_S
+from harness import COUNT_RUNS_JS, TOY, free_port, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -176,3 +177,56 @@ def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(tab, lang):
         page.wait_for_timeout(1500)  # longer than the script's three idle looks
         assert lost_note(page) == "", "nothing was in flight: nothing to ask for"
         assert query(page).get("step") == ["3"]
+
+
+KEEP_SOCKETS_JS = """(() => {
+  window.__ws = [];
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) { super(...args); window.__ws.push(this); }
+  };
+})();"""
+
+
+def marker_gone(page, timeout_s: float) -> bool:
+    """True once ``window.__marker`` is gone (the page was loaded again) within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if page.evaluate("() => window.__marker === undefined"):
+                return True
+        except Exception:  # noqa: BLE001 - the page is being reloaded under us
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def test_a_page_stuck_disconnected_from_a_live_server_is_reloaded_with_its_view(chromium):
+    """Streamlit's websocket code gives up for good on an error it calls fatal (here: a text
+    message where it expects binary), and the page never reconnects. The server answers, so the
+    watchdog (``attention_ui.watchdog``) reloads the page: the same view comes back, connected.
+    A page whose server is really gone is not reloaded."""
+    context = chromium.new_context()
+    context.add_init_script(COUNT_RUNS_JS)
+    context.add_init_script(KEEP_SOCKETS_JS)
+    page = context.new_page()
+    view = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=3&{TOY}"
+    try:
+        with streamlit_server() as server:
+            page.goto(server.url + view)
+            wait_for_app(page)
+            page.evaluate("() => { window.__marker = 1; }")
+            page.evaluate("() => window.__ws.at(-1).dispatchEvent(new MessageEvent('message', {data: 'text'}))")
+            page.wait_for_selector(CONNECTION_STATUS, timeout=10_000)
+            time.sleep(CHECK_S * 2)
+            assert page.evaluate("() => window.__marker") == 1, "not reloaded at once: Streamlit may recover"
+            assert marker_gone(page, STUCK_S + 30), "the page stuck disconnected was never reloaded"
+            wait_for_app(page)
+            page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=30_000)
+            assert query(page).get("step") == ["3"] and query(page).get("token") == ["3"], page.url
+            no_exception(page)
+            page.evaluate("() => { window.__marker = 2; }")
+        page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # the server is gone for good
+        assert not marker_gone(page, STUCK_S + 2 * CHECK_S + 3), "reloaded though the server does not answer"
+    finally:
+        context.close()
