@@ -19,13 +19,15 @@ Two signals, one note (``BUSY_CSS``, built for the session's language):
 
 A click in flight when the connection drops (the server process died, a restart) is lost: the
 page reconnects to a new session, which shows the view of the address bar, and a button's press
-is not carried over. ``BUSY_SCRIPT`` remembers the page's address at each action; if Streamlit's
-connection status (``internals.CONNECTION_STATUS``: shown only while the page is not connected)
-appears before that action's run has ended, then once the page is back and idle at the same
-address it sets ``LOST_ATTR`` on ``<html>``, and the style sheet asks the learner, in their
-language, to click again (``t("shell.click_lost")``), until their next action. An Enter in the
-sentence box that was in flight needs no asking: the reconnect carries the box's value, and the
-address changes with it.
+is not carried over. ``BUSY_SCRIPT`` remembers the page's address at each action and looks at
+Streamlit's connection status (``internals.CONNECTION_STATUS``: shown only while the page is not
+connected) until the action's run has ended. If the status appears first and the address is
+still the one the action was made at (its effect had not arrived), then once the page is back
+and idle it sets ``LOST_ATTR`` on ``<html>``, and the style sheet asks the learner, in their
+language, to do it again (``t("shell.click_lost")``), until their next action. An Enter in the
+sentence box is replayed instead: the fresh session shows the address bar's sentence, and the
+box, which takes its text as applied, would not send it again, so the page is loaded with the
+box's sentence in the address (and no positions in the old one).
 
 The notes are CSS generated content, never in the way of a click (``pointer-events: none``); with
 ``prefers-reduced-motion`` it does not pulse. ``ATTENTION_LAB_SLOW_RUN`` (seconds, ``SLOW_ENV``)
@@ -45,6 +47,7 @@ import time
 import streamlit as st
 
 from .internals import APP_ROOT, BUTTON, CONNECTION_STATUS, RUNNING_STATES, SCRIPT_STATE, testid
+from .url_state import SENTENCE_POSITIONS
 
 DELAY_S = 0.5
 """How long a wait lasts before the note shows."""
@@ -122,6 +125,7 @@ BUSY_SCRIPT = f"""<script>
 (() => {{
   if (window.attentionLabBusy) return;
   const root = document.documentElement, running = {list(RUNNING_STATES)!r};
+  const positions = {list(SENTENCE_POSITIONS)!r};  // places in the old sentence
   let app = null, observer = null, started = false, timer = null, pending = null;
   const done = () => {{ root.removeAttribute("{WAITING_ATTR}"); clearTimeout(timer); timer = null; }};
   const runs = () => running.includes(app.getAttribute("{SCRIPT_STATE}"));
@@ -131,12 +135,24 @@ BUSY_SCRIPT = f"""<script>
   // (connected, idle for three looks in a row) at the address it had when the action was made.
   const look = () => {{
     if (!pending) return;
-    if (down()) {{ pending.dropped = true; pending.idle = 0; }}
+    if (down()) {{
+      if (!pending.dropped) pending.atDrop = here();  // what the page showed when it dropped
+      pending.dropped = true;
+      pending.idle = 0;
+    }}
     else if (!pending.dropped) {{ if (!root.hasAttribute("{WAITING_ATTR}")) {{ pending = null; return; }} }}
     else if (app && runs()) pending.idle = 0;
     else if (++pending.idle >= 3) {{
-      if (here() === pending.where) root.setAttribute("{LOST_ATTR}", "");
+      const lost = pending.atDrop === pending.where, sentence = pending.sentence;
       pending = null;
+      if (!lost) return;
+      if (sentence == null) {{ root.setAttribute("{LOST_ATTR}", ""); return; }}
+      // An Enter: the fresh session showed the address bar's sentence, and the box, which
+      // thinks its text applied, would not send it again: load the page with it instead.
+      const url = new URL(location.href);
+      url.searchParams.set("sentence", sentence);
+      positions.forEach((name) => url.searchParams.delete(name));
+      location.assign(url.toString());
       return;
     }}
     if (Date.now() - pending.since > {GIVE_UP_S * 1000}) {{ pending = null; return; }}
@@ -156,12 +172,12 @@ BUSY_SCRIPT = f"""<script>
   }};
   window.attentionLabBusy = {{
     waitingAt() {{ return pending ? pending.where : null; }},  // an action not answered yet: its address
-    expectRun() {{  // a run was asked for: wait for it to begin and end
+    expectRun(sentence = null) {{  // a run was asked for (an Enter: with its sentence): wait for it
       watch();
       root.removeAttribute("{LOST_ATTR}");
       if (!app) return;
       const first = !pending;
-      pending = {{where: here(), since: Date.now(), dropped: false, idle: 0}};
+      pending = {{where: here(), since: Date.now(), dropped: false, idle: 0, atDrop: null, sentence}};
       if (first) setTimeout(look, {POLL_MS});
       started = runs();  // a run under way now is stopped and followed by the one asked for
       root.setAttribute("{WAITING_ATTR}", "");

@@ -141,14 +141,19 @@ def test_the_lost_click_note_says_the_catalog_words_apart_from_the_waiting_note(
 
 
 def test_the_script_asks_again_only_after_a_drop_at_the_same_address():
-    """The lost-click note's conditions, as written in the script (the browser test acts them out:
-    tests/browser/test_reconnect.py): set only by ``look``, after the connection status was seen,
-    once idle, when the address is the one the action was made at; cleared by the next action."""
+    """The lost-click note's conditions, as written in the script (the browser tests act them out:
+    tests/browser/test_reconnect.py): set only by ``look``, once the page is back and idle, when
+    the address at the drop was still the one the action was made at; cleared by the next action."""
     script = busy.BUSY_SCRIPT
     assert script.count(f'setAttribute("{busy.LOST_ATTR}"') == 1
-    assert re.search(rf'if \(here\(\) === pending\.where\) root\.setAttribute\("{busy.LOST_ATTR}", ""\)', script)
+    assert "const lost = pending.atDrop === pending.where" in script  # its effect had not arrived
+    assert "if (!pending.dropped) pending.atDrop = here();" in script  # the address when it dropped
     assert CONNECTION_STATUS in script and "pending.dropped = true" in script
-    expect = script[script.index("expectRun()") :]
+    # An Enter is replayed through the address: its sentence, and no positions in the old one.
+    assert 'url.searchParams.set("sentence", sentence)' in script
+    assert all(repr(name) in script for name in SENTENCE_POSITIONS)
+    assert "expectRun(area.value)" in sentence_box.ENTER_SCRIPT
+    expect = script[script.index("expectRun(sentence = null)") :]
     assert expect.index(f'removeAttribute("{busy.LOST_ATTR}")') < expect.index("pending = {where: here()")
 
 

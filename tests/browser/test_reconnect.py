@@ -179,6 +179,35 @@ def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(tab, lang):
         assert query(page).get("step") == ["3"]
 
 
+def test_an_enter_cut_off_by_a_dropped_connection_is_replayed(tab):
+    """A new sentence is applied with Enter, and the server dies while that run is under way: the
+    fresh session would show the address bar's old sentence, and Enter again would send nothing
+    (the box takes its text as applied), so the page loads itself with the new sentence."""
+    port = free_port()
+    page = tab()
+    new = "a cat slept on my warm bed"
+    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
+        page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+        wait_for_app(page)
+        box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
+        box.fill(new)
+        box.press("Enter")
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
+        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
+    with streamlit_server(port=port):
+        for _ in range(150):
+            if query(page).get("sentence") == [new]:
+                break
+            page.wait_for_timeout(200)
+        wait_for_app(page)
+        assert query(page).get("sentence") == [new], page.url
+        assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
+        chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
+        assert chosen.first.inner_text().strip() == "1: a", "the new sentence is the one shown"
+        no_exception(page)
+
+
 KEEP_SOCKETS_JS = """(() => {
   window.__ws = [];
   const NativeWS = window.WebSocket;
