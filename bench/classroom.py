@@ -492,7 +492,10 @@ class ChromiumSeat(Seat):
         self.browser, self.poll = browser, poll
         self.context = self.page = None
         self.js_errors: list[str] = []
-        self.sockets = 1
+        self.sockets = 1  # websockets this page load opened (INIT_JS counts them per load)
+        self.banked = 0  # websockets of earlier loads (the page reloaded: watchdog, an Enter replayed)
+        self.loads = 0
+        self.gave_up: list[str] = []  # Streamlit's websocket code calling an error fatal (console)
 
     async def open(self) -> None:
         self.context = await self.browser.new_context(viewport=VIEWPORT)
@@ -500,6 +503,8 @@ class ChromiumSeat(Seat):
         await self.context.add_init_script(INIT_JS)
         self.page = await self.context.new_page()
         self.page.on("pageerror", lambda exc: self.js_errors.append(str(exc)))
+        self.page.on("console", self._console)
+        self.page.on("domcontentloaded", self._loaded)  # a document load, not a page switch (pushState)
         t0 = time.perf_counter()
         await self.page.goto(self.base + "step_by_step?" + self.query, timeout=self.timeout * 1000)
         await wait_idle_async(
@@ -519,12 +524,25 @@ class ChromiumSeat(Seat):
     async def close(self) -> None:
         await self.refresh()  # its websockets up to now (a last action may have raised first)
         self.learner.errors += [f"page error: {e[:300]}" for e in self.js_errors]
-        self.learner.disconnects = max(0, self.sockets - 1)
+        self.learner.disconnects = self.disconnects()
+        self.learner.notes += [f"websocket gave up: {e[:200]}" for e in self.gave_up]
+        self.learner.notes += [f"page loaded again {self.loads - 1} times"] if self.loads > 1 else []
         if self.context is not None:
             await self.context.close()
 
     def disconnects(self) -> int:
-        return max(0, self.sockets - 1)
+        return max(0, self.banked + self.sockets - 1)
+
+    def _loaded(self, _page) -> None:
+        """A load of the page (the first, or a reload): bank the websockets of the one before."""
+        self.loads += 1
+        if self.loads > 1:
+            self.banked += self.sockets
+            self.sockets = 0
+
+    def _console(self, message) -> None:
+        if message.type == "error" and ("fatal" in message.text.lower() or "ForwardMsg MISS" in message.text):
+            self.gave_up.append(message.text)
 
     async def wait_connected(self) -> None:
         return None  # the page reconnects by itself
@@ -542,7 +560,7 @@ class ChromiumSeat(Seat):
     async def refresh(self) -> None:
         with contextlib.suppress(Exception):
             self.sockets = max(
-                self.sockets, await self.page.evaluate("() => window.__bench ? window.__bench.sockets : 1")
+                self.sockets, await self.page.evaluate("() => window.__bench ? window.__bench.sockets : 0")
             )
 
     async def route(self) -> str:
@@ -581,7 +599,7 @@ class ChromiumSeat(Seat):
 
     async def _view(self) -> dict:
         raw = await self.page.evaluate(VIEW_JS)
-        self.sockets = max(self.sockets, raw.get("sockets") or 1)
+        self.sockets = max(self.sockets, raw.get("sockets") or 0)
         chosen = [label for label, on in raw["picker"] if on]
         view = {
             "exceptions": raw["exceptions"],
