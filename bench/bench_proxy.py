@@ -263,7 +263,7 @@ def report(n: int, run: dict, args, title: str) -> None:
             ["kept their view (first answer after it: own sentence, token, step)", sum(1 for x in hit if x.view_kept)],
             ["first action after it showed the wrong thing (clicked again)", sum(1 for x in hit if x.lost_first)],
             ["actions in flight when it dropped (protocol / Chromium)", _split(hit, "cut_off")],
-            ["  of which arrived anyway (the reconnect carried them)", _split(hit, "carried")],
+            ["  of which arrived anyway (carried by the reconnect, or replayed)", _split(hit, "carried")],
             ["  lost, and the page asked for them again (Chromium)", _split(hit, "asked_again")],
             ["  lost with nothing on the page to say so (Chromium)", _split(hit, "lost_silently")],
             ["seats whose page never reconnected (no new websocket)", sum(1 for x in victim if not x.disconnects)],
