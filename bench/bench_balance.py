@@ -31,47 +31,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.core import ROOT, machine, p50, percentile, table
+from harness.stand_in import StandIn
 
 NOW = "    upstream attention_lab {\n"
 REFERENCE = NOW + "        hash $request_id consistent;\n"
-
-
-class StandIn:
-    """An app process stand-in: answers every GET with its name."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):  # the name http.server calls
-                body = name.encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                # No keep-alive: once closed, a stand-in answers nothing more, like a dead process.
-                self.send_header("Connection", "close")
-                self.close_connection = True
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def free_port() -> int:

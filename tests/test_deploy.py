@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import http.server
 import os
 import re
 import secrets
@@ -32,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from harness.stand_in import StandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = ROOT / "deploy" / "serve.sh"
@@ -464,43 +465,6 @@ def test_systemd_unit_runs_serve_sh_with_arguments_it_accepts(nginx, tmp_path):
 
 
 # --------------------------------------------------------------------------- nginx in front of stand-ins
-
-
-class StandIn:
-    """A tiny HTTP server in place of one Streamlit process: answers 200 with its name and
-    keeps the headers of every request it got."""
-
-    def __init__(self, name: str, port: int):
-        self.name = name
-        self.requests: list[tuple[str, dict[str, str]]] = []
-        stand_in = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):  # the name http.server calls
-                stand_in.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-                body = stand_in.name.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain")
-                self.send_header("Content-Length", str(len(body)))
-                # No keep-alive: once closed, this stand-in answers nothing more, like a dead process.
-                self.send_header("Connection", "close")
-                self.close_connection = True
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
