@@ -250,7 +250,8 @@ def report(n: int, run: dict, args, title: str) -> None:
         victim = [x for x in learners if x.process == str(fault["port"])]
         hit = [x for x in learners if x.disconnects]
         others = [x for x in learners if x not in hit and x not in victim]
-        back = [x for x in hit if x.reconnect_s or (x.kind == "chromium" and x.view_kept is not None)]
+        # a Chromium page's drops are counted by its new websockets: each one hit came back
+        back = [x for x in hit if x.reconnect_s or x.kind == "chromium"]
         rec = [s for x in hit for s in x.reconnect_s]
         print(
             f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s into the run, "
