@@ -29,8 +29,11 @@ Printed: its learners, how many saw their connection drop, how many reconnected 
 it took), how many kept their view (their first answer after the reconnect showed their own
 sentence, token and step), how many saw their first action after the reconnect go wrong (a
 Next that had no effect, issue 34 item 2, or a view other than a continuing session shows; each
-learner then clicks again, and its notes say what it saw), how many finished the lesson with
-every check right; and whether any learner of the other processes noticed anything. This
+learner then clicks again, and its notes say what it saw), the actions in flight when the
+connection dropped (arrived anyway: carried by the reconnect or replayed by the page; asked for
+again by the page's note; lost with nothing on the page to say so), the Chromium pages that never
+opened a new websocket, how many finished the lesson with every check right; and whether any
+learner of the other processes noticed anything. This
 script prints figures; it asserts nothing.
 """
 
