@@ -70,6 +70,7 @@ TEST_IDS = (
     "stHeader",
     "stToolbar",
     "stStatusWidget",
+    "stConnectionStatus",
     "stElementToolbar",
     "stCode",
     "stMetricLabel",
@@ -145,6 +146,10 @@ SCRIPT_STATE = "data-test-script-state"
 """The attribute of ``APP_ROOT`` that says whether the session's script runs: ``initial``,
 ``running``, ``rerunRequested``, ``notRunning``, ``stopRequested`` or ``compilationError``
 (Streamlit's ``ScriptRunState``; the browser tests' idle check reads it too)."""
+CONNECTION_STATUS = testid("stConnectionStatus")
+"""Streamlit's "Connecting" / "Error" badge in the header: in the page only while it is not
+connected to the server (a dropped connection, a reconnect under way). ``busy.BUSY_SCRIPT`` reads
+it to tell a click cut off by a drop (canary: ``tests/browser/test_reconnect.py``)."""
 RUNNING_STATES = ("running", "rerunRequested")
 """The values of ``SCRIPT_STATE`` while a run is under way or asked for."""
 INPUT_INSTRUCTIONS = testid("InputInstructions")

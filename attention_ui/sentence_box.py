@@ -129,7 +129,7 @@ ENTER_SCRIPT = f"""<script>
     area.blur();  // a text area applies its text when it loses the focus
     area.focus();  // and the learner goes on typing, as in a one-line box
     area.dataset.{APPLIED} = "true";  // until the next keystroke that types, the clicker's keys work
-    if (changed && window.attentionLabBusy) window.attentionLabBusy.expectRun();
+    if (changed && window.attentionLabBusy) window.attentionLabBusy.expectRun(area.value);
   }}, true);
 }})();
 </script>"""

@@ -24,12 +24,14 @@ from attention_ui.sentence_box import ENTER_SCRIPT, PHONE_SCRIPT, sentence_box
 from attention_ui.settings import DEFAULTS, init_lang, link_params
 from attention_ui.style import sidebar_script
 from attention_ui.url_state import keep_in_url, remember, remembered, seed_choice, url_choice, url_int, url_picker
+from attention_ui.watchdog import WATCHDOG_SCRIPT
 
 D_K_RANGE = (2, 16)
-CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PHONE_SCRIPT + PRELOAD_SCRIPT
+CLIENT_SCRIPT = BUSY_SCRIPT + ENTER_SCRIPT + PHONE_SCRIPT + PRELOAD_SCRIPT + WATCHDOG_SCRIPT
 """The sidebar's own scripts, the waiting note's (``busy``), the sentence box's Enter and its
-phone button (``sentence_box``) and the early load of the charts' code (``preload``), in one element: each
-script element takes a line of the sidebar."""
+phone button (``sentence_box``), the early load of the charts' code (``preload``) and the reload
+of a page stuck disconnected (``watchdog``), in one element: each script element takes a line of
+the sidebar."""
 
 
 def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
@@ -38,7 +40,7 @@ def sidebar(page_id: str) -> tuple[str, str, LessonSettings, object]:
     with st.sidebar:
         language_switch()
         nav = st.container()  # filled last, once the widgets have put their values in the URL
-        busy_note(t("shell.busy"))  # first: a long run shows "Working…" (busy.py)
+        busy_note(t("shell.busy"), t("shell.click_lost"))  # first: "Working…", a lost click (busy.py)
         slow_run()  # a slow run on purpose, only when $ATTENTION_LAB_SLOW_RUN says so
         st.header(t("shell.your_sentence"))
         sentence = sentence_box(

@@ -29,8 +29,11 @@ Printed: its learners, how many saw their connection drop, how many reconnected 
 it took), how many kept their view (their first answer after the reconnect showed their own
 sentence, token and step), how many saw their first action after the reconnect go wrong (a
 Next that had no effect, issue 34 item 2, or a view other than a continuing session shows; each
-learner then clicks again, and its notes say what it saw), how many finished the lesson with
-every check right; and whether any learner of the other processes noticed anything. This
+learner then clicks again, and its notes say what it saw), the actions in flight when the
+connection dropped (arrived anyway: carried by the reconnect or replayed by the page; asked for
+again by the page's note; lost with nothing on the page to say so), the Chromium pages that never
+opened a new websocket, how many finished the lesson with every check right; and whether any
+learner of the other processes noticed anything. This
 script prints figures; it asserts nothing.
 """
 
@@ -193,7 +196,7 @@ async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
         if not ports:
             fault_info["error"] = "no learner found in nginx's access log"
             return
-        port = int(max(ports, key=counts.get))
+        port = int(max(ports, key=lambda p: counts[p]))
         pid = proxy.app_pids()[port]
         fault_info.update(port=port, pid=pid)
         os.kill(pid, signal.SIGKILL)
@@ -201,7 +204,7 @@ async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
     def before_close() -> None:
         memory["rows"] = memory_rows(proxy, sampler.peaks)
 
-    think = None if args.burst else C.seeded_think(*args.think, args.seed)
+    think = None if args.burst else C.seeded_think(args.think[0], args.think[1], args.seed)
     try:
         wall = await C.run_class(
             seats,
@@ -250,22 +253,34 @@ def report(n: int, run: dict, args, title: str) -> None:
         victim = [x for x in learners if x.process == str(fault["port"])]
         hit = [x for x in learners if x.disconnects]
         others = [x for x in learners if x not in hit and x not in victim]
-        back = [x for x in hit if x.reconnect_s or (x.kind == "chromium" and x.view_kept is not None)]
+        # a Chromium page's drops are counted by its new websockets: each one hit came back
+        back = [x for x in hit if x.reconnect_s or x.kind == "chromium"]
         rec = [s for x in hit for s in x.reconnect_s]
         print(
             f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s into the run, "
             f"{len(victim)} learners on it by the access log before"
         )
-        rows = [
+        rows: list[list[object]] = [
             ["connection dropped", len(hit)],
             ["reconnected", len(back)],
             ["time to reconnect, p50 / max (s)", f"{p50(rec):.2f} / {max(rec):.2f}" if rec else "-"],
             ["kept their view (first answer after it: own sentence, token, step)", sum(1 for x in hit if x.view_kept)],
             ["first action after it showed the wrong thing (clicked again)", sum(1 for x in hit if x.lost_first)],
+            ["actions in flight when it dropped (protocol / Chromium)", _split(hit, "cut_off")],
+            ["  of which arrived anyway (carried by the reconnect, or replayed)", _split(hit, "carried")],
+            ["  lost, and the page asked for them again (Chromium)", _split(hit, "asked_again")],
+            ["  lost with nothing on the page to say so (Chromium)", _split(hit, "lost_silently")],
+            ["seats whose page never reconnected (no new websocket)", sum(1 for x in victim if not x.disconnects)],
             ["finished the lesson with every check right", sum(1 for x in hit if x.finished and not x.errors)],
             ["learners elsewhere who noticed anything (a drop or an error)", sum(1 for x in others if x.errors)],
         ]
         print(table(["after the kill", "learners"], rows))
+
+
+def _split(learners: list[C.Learner], name: str) -> str:
+    """``name``'s total over the protocol learners / over the Chromium pages."""
+    total = {kind: sum(getattr(x, name) for x in learners if x.kind == kind) for kind in ("protocol", "chromium")}
+    return f"{total['protocol']} / {total['chromium']}"
 
 
 async def main_async(args) -> int:

@@ -40,12 +40,14 @@ import html
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
 
+from attention_ui.busy import LOST_ATTR
 from bench.core import (
     VIEWPORT,
     Server,
@@ -223,6 +225,11 @@ class Learner:
     disconnects: int = 0
     reconnect_s: list[float] = field(default_factory=list)
     lost_first: int = 0  # first actions after a reconnect that had no effect
+    # Actions in flight when the connection dropped (the learner's own process died):
+    cut_off: int = 0  # all of them
+    carried: int = 0  # ... whose effect arrived anyway (an Enter: the reconnect carries the box)
+    asked_again: int = 0  # ... lost, and the page asked for them again (busy.LOST_ATTR)
+    lost_silently: int = 0  # ... lost with nothing on the page to say so
     view_kept: bool | None = None  # after a reconnect: its first action showed its own view
     finished: bool = False
     process: str = ""  # the app process that served it (behind a proxy)
@@ -263,6 +270,14 @@ class Seat:
     async def wait_connected(self) -> None:
         return None
 
+    async def asked_again(self) -> bool:
+        """The page asks the learner to do their last action again (a Chromium page's note)."""
+        return False
+
+    async def after_drop(self) -> dict | None:
+        """The view a few seconds after an action the drop cut off (None: nothing more comes)."""
+        return None
+
 
 def check(view: dict, kind: str, exp: Expected, step: int | None, chromium: bool) -> tuple[list[str], int]:
     """Problems with one answer (``view``) of a learner expecting ``exp``; and how many number checks passed."""
@@ -273,7 +288,7 @@ def check(view: dict, kind: str, exp: Expected, step: int | None, chromium: bool
         if view.get("options") != labels:
             problems.append(f"{kind}: the token picker shows {view.get('options')} != {labels}")
         else:
-            want = exp.default_i if kind in ("open", "enter") else exp.i
+            want: int | None = exp.default_i if kind in ("open", "enter") else exp.i
             if kind == "switch":
                 want = None  # back on Step by step: the page keeps the choice or not, both are fine
             if want is not None and view.get("chosen") != labels[want]:
@@ -315,14 +330,33 @@ async def walk(seat: Seat, think: Callable[[], float] | None = None, start: asyn
         first_after = seat.disconnects() > seat.seen_disconnects
         retried = False
         for _ in range(3):
+            before = seat.disconnects()
             try:
                 seconds, runs, view = await seat.do(kind, arg)
-            except Disconnected as exc:
+            except Disconnected as exc:  # a protocol learner: its socket closed under the action
+                learner.cut_off += 1
                 learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
                 await seat.wait_connected()
                 first_after = True
                 continue
             problems, passed = check(view, kind, exp, step, chromium)
+            if seat.disconnects() > before:  # a Chromium page: it reconnected during the action
+                learner.cut_off += 1
+                seat.seen_disconnects = seat.disconnects()
+                if problems:  # the page may still replay it (an Enter loads itself with its sentence)
+                    later = await seat.after_drop()
+                    if later is not None and not check(later, kind, exp, step, chromium)[0]:
+                        view, problems, passed = later, [], check(later, kind, exp, step, chromium)[1]
+                if not problems:
+                    learner.carried += 1
+                else:
+                    asked = await seat.asked_again()
+                    learner.asked_again += asked
+                    learner.lost_silently += not asked
+                    what = "the page asked for it again" if asked else "nothing on the page said so"
+                    learner.notes.append(f"{kind}: cut off by the drop, {what}; clicked again: {problems[0][:120]}")
+                    first_after = False
+                    continue
             if problems and first_after and not retried:
                 retried = True
                 learner.lost_first += 1
@@ -465,9 +499,13 @@ class ChromiumSeat(Seat):
         super().__init__(learner, base, timeout)
         learner.kind = "chromium"
         self.browser, self.poll = browser, poll
-        self.context = self.page = None
+        self.context: Any = None  # a Playwright BrowserContext once open() ran
+        self.page: Any = None  # its Page
         self.js_errors: list[str] = []
-        self.sockets = 1
+        self.sockets = 1  # websockets this page load opened (INIT_JS counts them per load)
+        self.banked = 0  # websockets of earlier loads (the page reloaded: watchdog, an Enter replayed)
+        self.loads = 0
+        self.gave_up: list[str] = []  # Streamlit's websocket code calling an error fatal (console)
 
     async def open(self) -> None:
         self.context = await self.browser.new_context(viewport=VIEWPORT)
@@ -475,6 +513,8 @@ class ChromiumSeat(Seat):
         await self.context.add_init_script(INIT_JS)
         self.page = await self.context.new_page()
         self.page.on("pageerror", lambda exc: self.js_errors.append(str(exc)))
+        self.page.on("console", self._console)
+        self.page.on("domcontentloaded", self._loaded)  # a document load, not a page switch (pushState)
         t0 = time.perf_counter()
         await self.page.goto(self.base + "step_by_step?" + self.query, timeout=self.timeout * 1000)
         await wait_idle_async(
@@ -492,21 +532,56 @@ class ChromiumSeat(Seat):
         await box.fill(self.learner.expected.sentence)  # typed before the class's shared Enter
 
     async def close(self) -> None:
+        await self.refresh()  # its websockets up to now (a last action may have raised first)
         self.learner.errors += [f"page error: {e[:300]}" for e in self.js_errors]
-        self.learner.disconnects = max(0, self.sockets - 1)
+        self.learner.disconnects = self.disconnects()
+        self.learner.notes += [f"websocket gave up: {e[:200]}" for e in self.gave_up]
+        self.learner.notes += [f"page loaded again {self.loads - 1} times"] if self.loads > 1 else []
         if self.context is not None:
             await self.context.close()
 
     def disconnects(self) -> int:
-        return max(0, self.sockets - 1)
+        return max(0, self.banked + self.sockets - 1)
+
+    def _loaded(self, _page) -> None:
+        """A load of the page (the first, or a reload): bank the websockets of the one before."""
+        self.loads += 1
+        if self.loads > 1:
+            self.banked += self.sockets
+            self.sockets = 0
+
+    def _console(self, message) -> None:
+        if message.type == "error" and ("fatal" in message.text.lower() or "ForwardMsg MISS" in message.text):
+            self.gave_up.append(message.text)
 
     async def wait_connected(self) -> None:
         return None  # the page reconnects by itself
 
+    async def asked_again(self) -> bool:
+        """The lost-click note (``busy.LOST_ATTR``) shows within 5 s of the answer."""
+        try:
+            await self.page.wait_for_function(
+                f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=5000, polling=100
+            )
+            return True
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: no note
+            return False
+
+    async def after_drop(self) -> dict | None:
+        """The page 4 s later, once idle: the busy script's replay (a reload) has come by then."""
+        await asyncio.sleep(4)
+        try:
+            await wait_idle_async(
+                self.page, self.timeout, f"() => document.querySelector('{testid('stProgress')}') !== null"
+            )
+            return await self._view()
+        except Exception:  # noqa: BLE001 - the page never settled: no replay to count
+            return None
+
     async def refresh(self) -> None:
         with contextlib.suppress(Exception):
             self.sockets = max(
-                self.sockets, await self.page.evaluate("() => window.__bench ? window.__bench.sockets : 1")
+                self.sockets, await self.page.evaluate("() => window.__bench ? window.__bench.sockets : 0")
             )
 
     async def route(self) -> str:
@@ -545,7 +620,7 @@ class ChromiumSeat(Seat):
 
     async def _view(self) -> dict:
         raw = await self.page.evaluate(VIEW_JS)
-        self.sockets = max(self.sockets, raw.get("sockets") or 1)
+        self.sockets = max(self.sockets, raw.get("sockets") or 0)
         chosen = [label for label, on in raw["picker"] if on]
         view = {
             "exceptions": raw["exceptions"],
@@ -576,7 +651,7 @@ async def run_class(
     think: Callable[[], float] | None = None,
     spread: float = 0.0,
     barrier: bool = False,
-    during: Callable[[], object] | None = None,
+    during: Callable[[], Coroutine[Any, Any, None]] | None = None,
     before_close: Callable[[], object] | None = None,
 ) -> float:
     """Open every seat (all at once), then walk them all: ``barrier`` — everyone presses Enter

@@ -172,15 +172,39 @@ ensure_nginx() {
   fi
 }
 
+resolved() { # resolved HOST:PORT: the address nginx will show for it in $upstream_addr
+  local host=${1%:*} port=${1##*:} ip
+  if [[ $host =~ ^[0-9.]+$ ]]; then
+    echo "$1"
+    return 0
+  fi
+  ip=$(getent ahostsv4 "$host" 2>/dev/null | awk 'NR == 1 { print $1 }')
+  [ -n "$ip" ] || die 1 "cannot resolve '$host' (from --upstream $1)"
+  echo "$ip:$port"
+}
+
 write_nginx_config() {
-  local servers="" i user_line="" redirects="" location="/" cookie_path="/"
+  local servers="" i j user_line="" redirects="" location="/" cookie_path="/"
+  local pools="" served="" pinned="" addresses=() address
   for ((i = 0; i < processes; i++)); do
-    servers+="        server ${app_address/0.0.0.0/127.0.0.1}:$((app_port + i)) max_fails=1 fail_timeout=10s;"$'\n'
+    addresses+=("${app_address/0.0.0.0/127.0.0.1}:$((app_port + i))")
   done
-  for u in "${upstreams[@]}"; do
-    servers+="        server $u max_fails=1 fail_timeout=10s;"$'\n'
+  for u in "${upstreams[@]}"; do addresses+=("$(resolved "$u")"); done
+  # Process i (from 1) is route "p<i>": its own group (the others as backups), and the regex
+  # that knows it in $upstream_addr (which shows addresses, so names are resolved above).
+  for ((i = 0; i < ${#addresses[@]}; i++)); do
+    address=${addresses[$i]}
+    servers+="        server $address max_fails=1 fail_timeout=10s;"$'\n'
+    pools+="        p$((i + 1)) attention_lab_p$((i + 1));"$'\n'
+    served+="        \"~(^|[ ,])${address//./\\.}\$\" p$((i + 1));"$'\n'
+    pinned+="    upstream attention_lab_p$((i + 1)) {"$'\n'
+    pinned+="        server $address max_fails=1 fail_timeout=10s;"$'\n'
+    for ((j = 0; j < ${#addresses[@]}; j++)); do
+      [ "$j" -eq "$i" ] || pinned+="        server ${addresses[$j]} max_fails=1 fail_timeout=10s backup;"$'\n'
+    done
+    pinned+="        keepalive 8;"$'\n'"    }"$'\n'
   done
-  servers=${servers%$'\n'}
+  servers=${servers%$'\n'} pools=${pools%$'\n'} served=${served%$'\n'} pinned=${pinned%$'\n'}
   if [ "$(id -u)" -eq 0 ]; then
     # Started as root (better not: the systemd unit uses its own user), nginx's master stays
     # root and its workers drop to nobody; they never touch the disk (see the template).
@@ -203,6 +227,9 @@ write_nginx_config() {
   conf=${conf//@@RUN_DIR@@/$run_dir}
   conf=${conf//@@LISTEN@@/$listen_spec}
   conf=${conf//@@UPSTREAM_SERVERS@@/$servers}
+  conf=${conf//@@ROUTE_POOLS@@/$pools}
+  conf=${conf//@@SERVED_ROUTES@@/$served}
+  conf=${conf//@@PINNED_UPSTREAMS@@/$pinned}
   conf=${conf//@@REDIRECTS@@/$redirects}
   conf=${conf//@@LOCATION@@/$location}
   conf=${conf//@@COOKIE_PATH@@/$cookie_path}

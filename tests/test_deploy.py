@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import http.server
 import os
 import re
 import secrets
@@ -32,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from harness.stand_in import StandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = ROOT / "deploy" / "serve.sh"
@@ -380,15 +381,24 @@ def test_config_has_websockets_sticky_hashing_and_health_checks(nginx, tmp_path)
     assert re.search(r"map \$http_upgrade \$connection_upgrade \{\s*default upgrade;", conf)
     assert "proxy_read_timeout 1d;" in conf and "proxy_send_timeout 1d;" in conf
     assert "proxy_set_header Host $http_host;" in conf, "the port too, so Streamlit sees a same-origin websocket"
-    # Sticky sessions: a cookie nginx sets itself, hashed consistently; no ip_hash.
-    assert "hash $attention_lab_route consistent;" in conf
-    assert not re.search(r"^\s*ip_hash", conf, re.M)
-    assert re.search(r'""\s+\$request_id;', conf), "a browser without the cookie gets a random route"
+    # Sticky sessions: a cookie nginx sets itself naming the process; new browsers in turn
+    # (round robin: no hash, no ip_hash, no least_conn), each pinned one in its own group.
+    assert not re.search(r"^\s*(ip_hash|hash|least_conn)\b", conf, re.M)
+    assert "proxy_pass http://$attention_lab_pool;" in conf
     assert "add_header Set-Cookie $attention_lab_set_cookie always;" in conf
     assert "Path=/;" in conf
-    # The three app processes with passive health checks, on the ports after --port.
-    servers = re.findall(r"^\s*server (\S+) max_fails=1 fail_timeout=10s;", conf, re.M)
-    assert servers == ["127.0.0.1:18101", "127.0.0.1:18102", "127.0.0.1:18103"]
+    # The three app processes with passive health checks, on the ports after --port: in the
+    # new browsers' group, and each in its own group first, the others as its backups.
+    servers = ["127.0.0.1:18101", "127.0.0.1:18102", "127.0.0.1:18103"]
+    rotation = re.search(r"upstream attention_lab \{(.*?)\}", conf, re.S).group(1)
+    assert re.findall(r"^\s*server (\S+) max_fails=1 fail_timeout=10s;", rotation, re.M) == servers
+    for i, own in enumerate(servers, start=1):
+        assert re.search(rf"^\s*p{i} attention_lab_p{i};", conf, re.M)
+        group = re.search(rf"upstream attention_lab_p{i} \{{(.*?)\}}", conf, re.S).group(1)
+        assert re.findall(r"^\s*server (\S+) max_fails=1 fail_timeout=10s;", group, re.M) == [own]
+        backups = re.findall(r"^\s*server (\S+) max_fails=1 fail_timeout=10s backup;", group, re.M)
+        assert backups == [x for x in servers if x != own]
+        assert f'"~(^|[ ,]){re.escape(own)}$" p{i};' in conf, "the process that answered names the cookie"
     assert "listen 0.0.0.0:18100;" in conf
     assert "location / {" in conf
     # Everything of nginx's own in the run directory, nothing in /etc/nginx.
@@ -409,7 +419,8 @@ def test_config_honours_the_base_path(nginx, tmp_path):
     assert "location = / { return 302 /attention-lab/$is_args$args; }" in conf
     assert "location = /attention-lab { return 301 /attention-lab/$is_args$args; }" in conf
     assert "Path=/attention-lab/;" in conf, "the route cookie belongs to the app's path"
-    assert re.findall(r"server (\S+) max_fails", conf) == ["127.0.0.1:18300", "127.0.0.1:18301"]
+    rotation = re.search(r"upstream attention_lab \{(.*?)\}", conf, re.S).group(1)
+    assert re.findall(r"server (\S+) max_fails", rotation) == ["127.0.0.1:18300", "127.0.0.1:18301"]
 
 
 def test_config_puts_processes_of_other_machines_in_the_upstream(nginx, tmp_path):
@@ -424,9 +435,16 @@ def test_config_puts_processes_of_other_machines_in_the_upstream(nginx, tmp_path
         "192.0.2.10:8501",
         "--upstream",
         "192.0.2.11:8502",
+        "--upstream",
+        "localhost:8503",
     )
     nginx_t(nginx, tmp_path)
-    assert re.findall(r"server (\S+) max_fails", conf) == ["127.0.0.1:18401", "192.0.2.10:8501", "192.0.2.11:8502"]
+    rotation = re.search(r"upstream attention_lab \{(.*?)\}", conf, re.S).group(1)
+    servers = ["127.0.0.1:18401", "192.0.2.10:8501", "192.0.2.11:8502", "127.0.0.1:8503"]
+    assert re.findall(r"server (\S+) max_fails", rotation) == servers
+    # A name is written as the address nginx's $upstream_addr will show (so the cookie can name
+    # the process that answered).
+    assert '"~(^|[ ,])127\\.0\\.0\\.1:8503$" p4;' in conf
 
 
 def test_systemd_unit_runs_serve_sh_with_arguments_it_accepts(nginx, tmp_path):
@@ -449,43 +467,6 @@ def test_systemd_unit_runs_serve_sh_with_arguments_it_accepts(nginx, tmp_path):
 # --------------------------------------------------------------------------- nginx in front of stand-ins
 
 
-class StandIn:
-    """A tiny HTTP server in place of one Streamlit process: answers 200 with its name and
-    keeps the headers of every request it got."""
-
-    def __init__(self, name: str, port: int):
-        self.name = name
-        self.requests: list[tuple[str, dict[str, str]]] = []
-        stand_in = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):  # the name http.server calls
-                stand_in.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
-                body = stand_in.name.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/plain")
-                self.send_header("Content-Length", str(len(body)))
-                # No keep-alive: once closed, this stand-in answers nothing more, like a dead process.
-                self.send_header("Connection", "close")
-                self.close_connection = True
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -505,25 +486,27 @@ def test_nginx_is_sticky_passes_websockets_fails_over_and_stops_on_ctrl_c(nginx,
             "--processes", "0", *upstreams, port=base, run_dir=tmp_path, base_path="/attention-lab", timeout=120
         ) as srv:
             port = srv.port
-            # A first visit gets a route cookie for the app's path, with a random id.
+            # A first visit gets a route cookie for the app's path, naming the process.
             status, headers, who = get(port, "/attention-lab/?sentence=a+b")
             assert status == 200
             cookie = headers.get("set-cookie", "")
-            m = re.fullmatch(
-                r"attention_lab_route=([0-9a-f]{32}); Path=/attention-lab/; HttpOnly; SameSite=Lax", cookie
-            )
+            m = re.fullmatch(r"attention_lab_route=(p[12]); Path=/attention-lab/; HttpOnly; SameSite=Lax", cookie)
             assert m, cookie
+            assert m.group(1) == {"A": "p1", "B": "p2"}[who]
             route = f"attention_lab_route={m.group(1)}"
             # Every later request with it reaches the same process, and is not given a new cookie.
             for path in ("/attention-lab/_stcore/health", "/attention-lab/media/x.png", "/attention-lab/matrices"):
                 status, headers, again = get(port, path, {"Cookie": route})
                 assert (status, again) == (200, who), path
                 assert "set-cookie" not in headers
-            # Routes spread over both processes (all 40 on one: a chance of 2**-39).
-            spread = set()
-            for _ in range(40):
-                spread.add(get(port, "/attention-lab/", {"Cookie": f"attention_lab_route={secrets.token_hex(16)}"})[2])
-            assert spread == {"A", "B"}
+            # New browsers take the processes in turn: 40 first visits, 20 on each (a hash of
+            # random ids split classes unevenly: bench/bench_balance.py); a cookie of no process
+            # (an old one, or made up) is a first visit too.
+            spread = {"A": 0, "B": 0}
+            for n in range(40):
+                made_up = {"Cookie": f"attention_lab_route={secrets.token_hex(16)}"} if n % 2 else {}
+                spread[get(port, "/attention-lab/", made_up)[2]] += 1
+            assert spread == {"A": 20, "B": 20}
             # The websocket handshake reaches the app with its headers, and the Host with its port.
             ws_headers = {"Upgrade": "websocket", "Connection": "Upgrade", "Cookie": route}
             get(port, "/attention-lab/_stcore/stream", ws_headers)
@@ -537,12 +520,17 @@ def test_nginx_is_sticky_passes_websockets_fails_over_and_stops_on_ctrl_c(nginx,
             assert get(port, "/")[0] == 302 and get(port, "/")[1]["location"] == "/attention-lab/"
             status, headers, _ = get(port, "/attention-lab?lang=zh")
             assert (status, headers["location"]) == (301, "/attention-lab/?lang=zh")
-            # One process goes away: its routes move to the other at once, without an error.
+            # One process goes away: its browsers move to the other at once, without an error,
+            # and are pinned to it (a new cookie), so they stay when the first one is back.
             server.close()
             other = "B" if who == "A" else "A"
+            status, headers, now = get(port, "/attention-lab/", {"Cookie": route})
+            assert (status, now) == (200, other)
+            moved = {"A": "p1", "B": "p2"}[other]
+            assert headers.get("set-cookie", "").startswith(f"attention_lab_route={moved};"), headers
             for _ in range(3):
-                status, _, now = get(port, "/attention-lab/", {"Cookie": route})
-                assert (status, now) == (200, other)
+                status, headers, now = get(port, "/attention-lab/", {"Cookie": f"attention_lab_route={moved}"})
+                assert (status, now) == (200, other) and "set-cookie" not in headers
             # Ctrl-C: serve.sh stops nginx and exits; nothing it started is left.
             started = srv.note_processes()
             assert started, "nginx ran below serve.sh"

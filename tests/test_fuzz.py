@@ -307,7 +307,7 @@ def _app_own_html() -> set[str]:
     from attention_ui.sidebar import CLIENT_SCRIPT
     from attention_ui.style import APP_CSS, SIDEBAR_SCRIPT
 
-    busy = {busy_css(translate(lang, "shell.busy")) for lang in LANGS}
+    busy = {busy_css(translate(lang, "shell.busy"), translate(lang, "shell.click_lost")) for lang in LANGS}
     return {
         APP_CSS,
         SIDEBAR_SCRIPT,

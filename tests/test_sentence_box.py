@@ -13,9 +13,9 @@ import re
 import pytest
 
 from attention_core import MAX_CHARS, MAX_TOKENS, clean_text
-from attention_ui import busy, preload, sentence_box
+from attention_ui import busy, preload, sentence_box, watchdog
 from attention_ui.i18n import LANGS, translate
-from attention_ui.internals import INPUT_INSTRUCTIONS, key_class
+from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, INPUT_INSTRUCTIONS, key_class
 from attention_ui.registry import NOTHING, PAGES
 from attention_ui.safe import escape_markdown
 from attention_ui.sidebar import CLIENT_SCRIPT
@@ -69,7 +69,9 @@ def test_the_box_css_and_the_enter_script_are_constants_about_this_box():
     assert f"'.{key_class('sentence')} textarea'" in script  # this box only
     for guard in ("event.shiftKey", "event.ctrlKey", "event.isComposing", "event.keyCode === 229"):
         assert guard in script, guard  # Shift+Enter, Ctrl+Enter and an input method keep their Enter
-    assert CLIENT_SCRIPT == busy.BUSY_SCRIPT + script + sentence_box.PHONE_SCRIPT + preload.PRELOAD_SCRIPT
+    assert CLIENT_SCRIPT == (
+        busy.BUSY_SCRIPT + script + sentence_box.PHONE_SCRIPT + preload.PRELOAD_SCRIPT + watchdog.WATCHDOG_SCRIPT
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -124,6 +126,35 @@ def test_no_text_can_leave_the_waiting_notes_css_string():
     assert css_string_value(css) == HOSTILE
     assert css.count("<") == 2 and "<script" not in css.lower()
     assert re.fullmatch(r'"(?:[A-Za-z0-9]|\\[0-9a-f]{6})*"', busy.css_string(HOSTILE))  # letters, digits, escapes
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lost_click_note_says_the_catalog_words_apart_from_the_waiting_note(lang):
+    words, lost = translate(lang, "shell.busy"), translate(lang, "shell.click_lost")
+    css = busy.busy_css(words, lost)
+    again, _, waiting = css.partition("}\n")  # the lost-click rule comes first
+    assert f"html[{busy.LOST_ATTR}] {APP_ROOT}::before" in again and css_string_value(again) == lost
+    assert css_string_value(waiting) == words and busy.LOST_ATTR not in waiting
+    assert "pointer-events: none" in again and "max-width: calc(100vw" in again  # fits a phone
+    assert css.count("<") == 2 and css.startswith("<style>") and css.rstrip().endswith("</style>")
+    assert busy.LOST_ATTR not in busy.busy_css(words), "no second note without its words"
+
+
+def test_the_script_asks_again_only_after_a_drop_at_the_same_address():
+    """The lost-click note's conditions, as written in the script (the browser tests act them out:
+    tests/browser/test_reconnect.py): set only by ``look``, once the page is back and idle, when
+    the address at the drop was still the one the action was made at; cleared by the next action."""
+    script = busy.BUSY_SCRIPT
+    assert script.count(f'setAttribute("{busy.LOST_ATTR}"') == 1
+    assert "const lost = pending.atDrop === pending.where" in script  # its effect had not arrived
+    assert "if (!pending.dropped) pending.atDrop = here();" in script  # the address when it dropped
+    assert CONNECTION_STATUS in script and "pending.dropped = true" in script
+    # An Enter is replayed through the address: its sentence, and no positions in the old one.
+    assert 'url.searchParams.set("sentence", sentence)' in script
+    assert all(repr(name) in script for name in SENTENCE_POSITIONS)
+    assert "expectRun(area.value)" in sentence_box.ENTER_SCRIPT
+    expect = script[script.index("expectRun(sentence = null)") :]
+    assert expect.index(f'removeAttribute("{busy.LOST_ATTR}")') < expect.index("pending = {where: here()")
 
 
 def test_the_waiting_note_waits_half_a_second_and_never_takes_a_click():

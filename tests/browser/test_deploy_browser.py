@@ -127,8 +127,8 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
     print(f"\n{srv.ready_line}\nserve.sh ready after {srv.started_s:.1f} s")
     assert srv.url.endswith(f":{srv.port}{BASE_PATH}/")
 
-    # Learners: browser contexts, each with its route cookie from a first request. Keep three,
-    # with at least one on each process (a random route lands on either: try up to 24).
+    # Learners: browser contexts, each with its route cookie (naming its process) from a first
+    # request. Keep three, with at least one on each process (new browsers take them in turn).
     contexts, by_process = [], {}
     try:
         for _ in range(24):
@@ -136,7 +136,8 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
             ctx.set_default_timeout(PAGE_TIMEOUT)
             assert ctx.request.get(srv.url + "_stcore/health").ok
             route = route_cookie(ctx)
-            assert re.fullmatch(r"[0-9a-f]{32}", route), ctx.cookies()
+            assert re.fullmatch(r"p[12]", route), ctx.cookies()
+            assert ctx.request.get(srv.url + "_stcore/health").ok  # logged with its route
             (process,) = upstream_of(run_dir, route)
             by_process[process] = by_process.get(process, 0) + 1
             if len(contexts) < 2 or len({p for _, p in contexts} | {process}) == 2:

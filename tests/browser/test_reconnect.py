@@ -10,14 +10,18 @@ Next, Back, a view button, the W choice, a token, a layer.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from attention_ui.internals import ERROR_ALERT, testid
-from harness import TOY, free_port, no_exception, streamlit_server, wait_for_app
+from attention_ui.busy import LOST_ATTR, SLOW_ENV, WAITING_ATTR
+from attention_ui.i18n import translate
+from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, ERROR_ALERT, testid
+from attention_ui.watchdog import CHECK_S, STUCK_S
+from harness import COUNT_RUNS_JS, TOY, free_port, no_exception, streamlit_server, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -122,3 +126,136 @@ def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab)
         assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
         assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
         assert page.locator(ERROR_ALERT).count() == 0
+
+
+def lost_note(page) -> str:
+    """What the lost-click note says now ("" when it is not shown): the style sheet's text."""
+    return page.evaluate(
+        """([attr, root]) => document.documentElement.hasAttribute(attr)
+             ? getComputedStyle(document.querySelector(root), '::before').content : ''""",
+        [LOST_ATTR, APP_ROOT],
+    )
+
+
+def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(tab, lang="zh"):
+    """Next is pressed, and the server dies while its run is under way (each run sleeps 4 s on
+    purpose): the page reconnects to a fresh server at the old step, and a note in the learner's
+    language asks for the click again, until the next click, which counts. A click whose run had
+    ended before the server went away asks for nothing. (In Chinese here; both catalogs' words in
+    the style sheet: tests/test_sentence_box.py.)"""
+    port = free_port()
+    page = tab()
+    url_path = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=2&lang={lang}&{TOY}"
+    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
+        page.goto(before.url + url_path)
+        wait_for_app(page)
+        no_exception(page)
+        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
+        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
+    # The canary of CONNECTION_STATUS: Streamlit shows it while the page is not connected.
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
+    with streamlit_server(port=port):
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=60_000)
+        wait_for_app(page)
+        assert query(page).get("step") == ["2"], "the click was lost: the page is back at the old step"
+        want = translate(lang, "shell.click_lost")
+        assert lost_note(page) == json.dumps(want, ensure_ascii=False), "the note says the catalog's words"
+        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
+        for _ in range(50):
+            wait_for_app(page)
+            if query(page).get("step") == ["3"]:
+                break
+            page.wait_for_timeout(200)
+        assert query(page).get("step") == ["3"], page.url
+        assert lost_note(page) == "", "the next click takes the note away"
+        no_exception(page)
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # gone again, after a click that counted
+    with streamlit_server(port=port):
+        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
+        wait_for_app(page)
+        page.wait_for_timeout(1500)  # longer than the script's three idle looks
+        assert lost_note(page) == "", "nothing was in flight: nothing to ask for"
+        assert query(page).get("step") == ["3"]
+
+
+def test_an_enter_cut_off_by_a_dropped_connection_is_replayed(tab):
+    """A new sentence is applied with Enter, and the server dies while that run is under way: the
+    fresh session would show the address bar's old sentence, and Enter again would send nothing
+    (the box takes its text as applied), so the page loads itself with the new sentence."""
+    port = free_port()
+    page = tab()
+    new = "a cat slept on my warm bed"
+    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
+        page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+        wait_for_app(page)
+        box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
+        box.fill(new)
+        box.press("Enter")
+        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
+        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
+    with streamlit_server(port=port):
+        for _ in range(150):
+            if query(page).get("sentence") == [new]:
+                break
+            page.wait_for_timeout(200)
+        wait_for_app(page)
+        assert query(page).get("sentence") == [new], page.url
+        assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
+        chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
+        assert chosen.first.inner_text().strip() == "1: a", "the new sentence is the one shown"
+        no_exception(page)
+
+
+KEEP_SOCKETS_JS = """(() => {
+  window.__ws = [];
+  const NativeWS = window.WebSocket;
+  window.WebSocket = class extends NativeWS {
+    constructor(...args) { super(...args); window.__ws.push(this); }
+  };
+})();"""
+
+
+def marker_gone(page, timeout_s: float) -> bool:
+    """True once ``window.__marker`` is gone (the page was loaded again) within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if page.evaluate("() => window.__marker === undefined"):
+                return True
+        except Exception:  # noqa: BLE001 - the page is being reloaded under us
+            pass
+        time.sleep(0.5)
+    return False
+
+
+def test_a_page_stuck_disconnected_from_a_live_server_is_reloaded_with_its_view(chromium):
+    """Streamlit's websocket code gives up for good on an error it calls fatal (here: a text
+    message where it expects binary), and the page never reconnects. The server answers, so the
+    watchdog (``attention_ui.watchdog``) reloads the page: the same view comes back, connected.
+    A page whose server is really gone is not reloaded."""
+    context = chromium.new_context()
+    context.add_init_script(COUNT_RUNS_JS)
+    context.add_init_script(KEEP_SOCKETS_JS)
+    page = context.new_page()
+    view = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=3&{TOY}"
+    try:
+        with streamlit_server() as server:
+            page.goto(server.url + view)
+            wait_for_app(page)
+            page.evaluate("() => { window.__marker = 1; }")
+            page.evaluate("() => window.__ws.at(-1).dispatchEvent(new MessageEvent('message', {data: 'text'}))")
+            page.wait_for_selector(CONNECTION_STATUS, timeout=10_000)
+            time.sleep(CHECK_S * 2)
+            assert page.evaluate("() => window.__marker") == 1, "not reloaded at once: Streamlit may recover"
+            assert marker_gone(page, STUCK_S + 30), "the page stuck disconnected was never reloaded"
+            wait_for_app(page)
+            page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=30_000)
+            assert query(page).get("step") == ["3"] and query(page).get("token") == ["3"], page.url
+            no_exception(page)
+            page.evaluate("() => { window.__marker = 2; }")
+        page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # the server is gone for good
+        assert not marker_gone(page, STUCK_S + 2 * CHECK_S + 3), "reloaded though the server does not answer"
+    finally:
+        context.close()
