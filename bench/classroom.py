@@ -41,9 +41,9 @@ import random
 import re
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 import numpy as np
 
