@@ -11,7 +11,7 @@ The walk over every page is the one of ``test_drawn_once.py`` (every page and a 
 1400 px, in English and in Chinese, each a fresh page load on the real model): its two tabs carry
 an ``Outside`` recorder, and it asserts 0 outside requests and the app's own tab icon on every
 page. (This module walked the pages once more, each in one language only, with Playwright's
-routing on, which turns Chromium's cache off: 19 more page loads per run.)
+routing on, which turns Chromium's cache off: 16 more page loads per run.)
 
 The recorder can fail: ``test_a_request_outside_is_recorded`` has a page ask for an outside
 address and sees it recorded.
