@@ -86,21 +86,6 @@ def test_home_renders_with_the_real_model(open_app):
     assert not page.js_errors, page.js_errors
 
 
-def test_every_page_in_the_sidebar_opens_without_exception(open_app):
-    """Whatever pages the app lists (new ones too), each one opens from its link."""
-    page = open_app(f"?{TOY}")
-    links = page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
-    labels = [" ".join(t.split()) for t in links.all_inner_texts()]
-    assert len(labels) >= 3, labels
-    for n, label in enumerate(labels):
-        links.nth(n).click()
-        wait_for_app(page)
-        no_exception(page)
-        assert page.get_by_text("Page not found").count() == 0, label
-        assert heading(page), f"{label!r} has no title"
-        assert query(page).get("toy") == ["true"], f"{label!r} lost the settings in the URL: {page.url}"
-
-
 def test_typed_sentence_with_repeated_word_reaches_the_weights_table_and_chart(open_app):
     """Real model: type a sentence, press Enter, open the matrices page from the sidebar."""
     page = open_app("")
@@ -258,8 +243,13 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_switch_to_chinese_every_page_and_a_chinese_sentence(open_app):
-    """The 中文 switch turns every page Chinese (titles and prose, not just the menu), keeps
-    ?lang=zh from page to page, and a Chinese sentence gives one token per character."""
+    """The 中文 switch turns every page Chinese (titles and prose, not just the menu); whatever
+    pages the app lists (new ones too), each opens from its sidebar link with a title, keeps
+    ?lang=zh and ?toy= from page to page; a Chinese sentence gives one token per character.
+
+    (The walk over the links is done once, in Chinese: the links and the URL they keep are the
+    same code in both languages, and every page opens in English in test_drawn_once.py and
+    test_screens.py.)"""
     from attention_ui.i18n import translate
 
     page = open_app(f"?{TOY}&lang=en")
@@ -270,15 +260,17 @@ def test_switch_to_chinese_every_page_and_a_chinese_sentence(open_app):
     assert query(page).get("lang") == ["zh"], page.url
     links = page.locator(f"{testid('stSidebar')} {testid('stPageLink')} a")
     labels = [" ".join(t.split()) for t in links.all_inner_texts()]
-    assert all(CJK.search(label) for label in labels), labels
+    assert len(labels) >= 3 and all(CJK.search(label) for label in labels), labels
     for n, label in enumerate(labels):
         links.nth(n).click()
         wait_for_app(page)
         no_exception(page)
+        assert page.get_by_text("Page not found").count() == 0, label
         assert CJK.search(heading(page)), f"{label}: the title is not Chinese: {heading(page)!r}"
         main = page.locator(testid("stMain")).inner_text()
         assert len(CJK.findall(main)) > 20, f"{label}: little Chinese text on the page"
         assert query(page).get("lang") == ["zh"], f"{label} lost ?lang=zh: {page.url}"
+        assert query(page).get("toy") == ["true"], f"{label!r} lost the settings in the URL: {page.url}"
     sidebar_link(page, translate("zh", "shell.nav_step_by_step")).click()
     wait_for_app(page)
     box = page.locator(testid("stSidebar")).get_by_label(translate("zh", "shell.sentence"), exact=True)

@@ -21,6 +21,10 @@ On each page it reads two things:
   counts the passes of a page load, which must equal the number of charts (pages with a chart of
   ``NOT_ESTIMATED`` excepted: Plotly widens its margins and draws it once more).
 
+The same walk checks that nothing leaves the school (``test_offline_browser.py``): the two tabs
+record every request and websocket to another address than the app's own (``Outside``), and
+every page's tab icon must be the app's own file; one walk where there were two.
+
 The colours of the dark theme are checked too: ``style.chart_dark_rules`` maps the light
 theme's colours, where Plotly drew them, to the dark theme's.
 """
@@ -34,6 +38,7 @@ from attention_ui import internals
 from attention_ui.internals import KEY_CLASS
 from attention_ui.registry import PAGES
 from harness import load_side_by_side, no_exception, wait_for_app
+from tests.browser.test_offline_browser import FAVICON_JS, Outside
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -115,17 +120,21 @@ class Passes:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_chart_is_drawn_once_with_the_margins_it_was_sent(tab, server, lang):
+def test_every_chart_is_drawn_once_with_the_margins_it_was_sent_and_nothing_leaves(tab, server, lang):
     tabs = [tab(timeout=90_000) for _ in range(2)]
     passes = {id(page): Passes(page) for page in tabs}
+    outside = [Outside(page, server) for page in tabs]
     paths = [("" if entry is PAGES[0] else entry.id) for entry in PAGES] + EXTRA
     urls = [server + path + ("&" if "?" in path else "?") + f"lang={lang}" for path in paths]
-    drawn_again, counted, charts, read = [], [], 0, 0
+    drawn_again, counted, charts, read, foreign_icons = [], [], 0, 0, []
     try:
         for page, url in load_side_by_side(tabs, urls, settle=300):  # two pages at a time
             path = url.removeprefix(server)
             name = path.split("?")[0] or PAGES[0].id
             no_exception(page)
+            icon = page.evaluate(FAVICON_JS)
+            if not icon.startswith(server):
+                foreign_icons.append(f"{path}: {icon}")
             on_page = page.evaluate(PUSHED_JS)
             for chart in on_page:
                 if chart["pushed"] and (name, chart["key"]) not in NOT_ESTIMATED:
@@ -146,10 +155,15 @@ def test_every_chart_is_drawn_once_with_the_margins_it_was_sent(tab, server, lan
     finally:
         for counter in passes.values():
             counter.close()
+        for recorder in outside:
+            recorder.remove()
     assert read == len(paths)
     assert charts > 30  # the pages drew their charts
     assert len(counted) >= 14, counted  # the passes were counted on the pages with charts
     assert drawn_again == []
+    seen = sorted({url for recorder in outside for url in recorder.seen})
+    assert seen == [], f"{len(seen)} addresses outside the app asked for: {seen}"
+    assert foreign_icons == [], f"tab icons that are not the app's own: {foreign_icons}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
