@@ -46,7 +46,8 @@ class Outside:
     """
 
     def __init__(self, page, server: str):
-        self.page, self.own, self.seen = page, _origin(server), []
+        self.page, self.own = page, _origin(server)
+        self.seen: list[str] = []  # the addresses asked for outside the server, in order
         page.context.on("request", self._request)
         page.on("websocket", self._websocket)
 
