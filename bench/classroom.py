@@ -29,6 +29,9 @@ Every wait is bounded (``timeout``, default 60 s): a learner whose answer does n
 error ("no answer within …"), never a hang. After a dropped connection (``bench_proxy.py
 --fault``) a learner's first action is checked separately: when it had no effect (issue 34's
 "first click lost") it is counted in ``lost_first`` and the learner clicks again, as a person would.
+An action the drop cut off is counted in ``cut_off``; the learner first looks at the page once
+reconnected (a protocol learner reruns it as the browser does, ``Client.look``), and an action
+whose effect is there counts as ``carried`` rather than being clicked a second time.
 """
 
 from __future__ import annotations
@@ -335,8 +338,17 @@ async def walk(seat: Seat, think: Callable[[], float] | None = None, start: asyn
                 seconds, runs, view = await seat.do(kind, arg)
             except Disconnected as exc:  # a protocol learner: its socket closed under the action
                 learner.cut_off += 1
-                learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
                 await seat.wait_connected()
+                later = await seat.after_drop()  # it looks at the page before it clicks again, as a person would
+                if later is not None:
+                    problems, passed = check(later, kind, exp, step, chromium)
+                    if not problems:  # the action arrived before the drop (or with the reconnect)
+                        learner.carried += 1
+                        learner.runs += 1
+                        learner.checked += passed
+                        seat.seen_disconnects = seat.disconnects()
+                        return later
+                learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
                 first_after = True
                 continue
             problems, passed = check(view, kind, exp, step, chromium)
@@ -419,6 +431,13 @@ class ProtocolSeat(Seat):
 
     async def wait_connected(self) -> None:
         await self.client.wait_connected()
+
+    async def after_drop(self) -> dict | None:
+        """The page once reconnected (``Client.look``), None when no answer comes."""
+        try:
+            return self._view(await self.client.look())
+        except (Disconnected, NoAnswer):
+            return None
 
     async def do(self, kind: str, arg=None) -> tuple[float, int, dict]:
         c, exp = self.client, self.learner.expected

@@ -463,6 +463,12 @@ class Client:
         """Type a whole number into number input ``key`` and press Enter (e.g. the sidebar's seed)."""
         return await self._change(key, int(number))
 
+    async def look(self) -> Answer:
+        """Run the page again with every widget as it is, as the browser does once it has
+        reconnected: the answer is the page as the server now has it (an action cut off by the
+        drop may have arrived, or not)."""
+        return await self._send(self._rerun())
+
     async def click(self, key: str) -> Answer:
         """Click button ``key``."""
         w = self._by_key(key)
