@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from attention_core import MAX_TOKENS, LessonSettings
 from attention_core.lesson import TRAINED_HEAD
 from attention_ui.i18n import LANGS, choose_lang
 from attention_ui.url_state import keep_in_url, remembered, url_position, url_value
@@ -33,6 +34,28 @@ DEFAULTS: dict[str, Any] = {  # values of several types, each read where its wid
     "model": AUTO_MODEL,
 }
 """The shared settings and their defaults; each is bound to the URL parameter of its name."""
+
+
+def default_settings() -> LessonSettings:
+    """The lesson's settings as the sidebar gives them before anyone changes one (``DEFAULTS``):
+    what the warm-up computes ahead (``warm.py``) and the benches expect.
+
+    >>> default_settings().projection, default_settings().d_k
+    ('trained', 4)
+    """
+    return LessonSettings(
+        projection=DEFAULTS["w"],
+        layer=DEFAULTS["layer"],
+        head=DEFAULTS["head"],
+        d_k=DEFAULTS["d_k"],
+        seed=DEFAULTS["seed"],
+        scaled=DEFAULTS["scaled"],
+        positional=DEFAULTS["positional"],
+        max_tokens=MAX_TOKENS,
+        cjk=DEFAULTS["cjk"],
+    )
+
+
 BOUND = ("sentence", "toy", "d_k", "seed", "scaled", "positional")
 """The shared settings whose sidebar widget is bound to the URL (``bind="query-params"``): drawn
 on every page, Streamlit keeps their parameters itself, so links to other pages leave them out

@@ -59,21 +59,11 @@ def _app() -> None:
 def _default_lesson() -> None:
     """The default sentence through the model, as the sidebar's defaults ask for it: the first
     visit of a lesson page finds it in the encoder's cache (``encoder._encode_cached``)."""
-    from attention_core import MAX_TOKENS, LessonSettings, build_lesson
+    from attention_core import build_lesson
     from attention_core.model import ModelEmbedder
-    from attention_ui.settings import DEFAULTS
+    from attention_ui.settings import DEFAULTS, default_settings
 
-    settings = LessonSettings(
-        projection=DEFAULTS["w"],
-        layer=DEFAULTS["layer"],
-        head=DEFAULTS["head"],
-        d_k=DEFAULTS["d_k"],
-        seed=DEFAULTS["seed"],
-        scaled=DEFAULTS["scaled"],
-        positional=DEFAULTS["positional"],
-        max_tokens=MAX_TOKENS,
-        cjk=DEFAULTS["cjk"],
-    )
+    settings = default_settings()
     build_lesson(DEFAULTS["sentence"], ModelEmbedder(None).load(), settings)
 
 

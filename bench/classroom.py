@@ -125,22 +125,14 @@ def embedder_for(mode: str):
 
 def settings_for(mode: str):
     """The LessonSettings the app uses by default in ``mode`` (as the sidebar and ``page_start`` build them)."""
-    from attention_core import LessonSettings
+    from dataclasses import replace
 
-    d, _ = app_defaults()
-    projection = d["w"]
-    if mode == "toy" and projection == "trained":  # the toy embedder has no trained heads
-        projection = "random"
-    return LessonSettings(
-        projection=projection,
-        layer=d["layer"],
-        head=d["head"],
-        d_k=d["d_k"],
-        seed=d["seed"],
-        scaled=d["scaled"],
-        positional=d["positional"],
-        cjk=d["cjk"],
-    )
+    from attention_ui.settings import default_settings
+
+    settings = default_settings()
+    if mode == "toy" and settings.projection == "trained":  # the toy embedder has no trained heads
+        settings = replace(settings, projection="random")
+    return settings
 
 
 @dataclass
