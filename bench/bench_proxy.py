@@ -25,17 +25,17 @@ learners and Chromium pages apart), errors and number checks, how the learners s
 processes (nginx's access log: ``route=… upstream=…``), and the memory of each app process
 (RSS with every learner connected, and its peak) and of nginx.
 
-``--fault``: a second class run on the same processes; ``--fault-after`` s into it the app process
-serving the most learners is killed (SIGKILL, as a crash; serve.sh starts it again 5 s later).
-Printed: its learners, how many saw their connection drop, how many reconnected (and how long
-it took), how many kept their view (their first answer after the reconnect showed their own
-sentence, token and step), how many saw their first action after the reconnect go wrong (a
-Next that had no effect, issue 34 item 2, or a view other than a continuing session shows; each
-learner then clicks again, and its notes say what it saw), the actions in flight when the
-connection dropped (arrived anyway: carried by the reconnect or replayed by the page; asked for
-again by the page's note; lost with nothing on the page to say so), the Chromium pages that never
-opened a new websocket, how many finished the lesson with every check right; and whether any
-learner of the other processes noticed anything. This
+``--fault``: a second class run on the same processes; ``--fault-after`` s after every learner
+has opened its page, the app process serving the most learners is killed (SIGKILL, as a crash;
+serve.sh starts it again 5 s later). Printed: its learners, how many saw their connection drop,
+how many reconnected (and how long it took), how many kept their view (their first answer after
+the reconnect showed their own sentence, token and step), how many saw their first action after
+the reconnect go wrong (a Next that had no effect, issue 34 item 2, or a view other than a
+continuing session shows; each learner then clicks again, and its notes say what it saw), the
+actions in flight when the connection dropped (arrived anyway: carried by the reconnect or
+replayed by the page; asked for again by the page's note; lost with nothing on the page to say
+so), the Chromium pages that never opened a new websocket, how many finished the lesson with
+every check right; and whether any learner of the other processes noticed anything. This
 script prints figures; it asserts nothing.
 """
 
@@ -184,14 +184,17 @@ async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
     fault_info: dict = {}
 
     async def side() -> None:
-        """Which process serves each learner (before any fault), then, in a fault run, the kill."""
+        """Which process serves each learner once all have opened their page, then, in a fault
+        run, the kill ``--fault-after`` s later."""
+        while not all(x.times.get("open") or x.lost for x in learners):
+            await asyncio.sleep(0.2)
         await asyncio.sleep(0.5)
         routes = proxy.routes()
         for learner, seat in zip(learners, seats):
             learner.process = str(routes.get(await seat.route(), "?"))
         if not fault:
             return
-        await asyncio.sleep(max(0.0, args.fault_after - 0.5))
+        await asyncio.sleep(max(0.0, args.fault_after - 0.5))  # from every page open
         counts: dict[str, int] = {}
         for learner in learners:
             counts[learner.process] = counts.get(learner.process, 0) + 1
@@ -261,8 +264,8 @@ def report(n: int, run: dict, args, title: str) -> None:
         back = [x for x in hit if x.reconnect_s or x.kind == "chromium"]
         rec = [s for x in hit for s in x.reconnect_s]
         print(
-            f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s into the run, "
-            f"{len(victim)} learners on it by the access log before"
+            f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s after the "
+            f"pages opened, {len(victim)} learners on it by the access log before"
         )
         rows: list[list[object]] = [
             ["connection dropped", len(hit)],
@@ -337,7 +340,7 @@ def main() -> int:
     parser.add_argument("--spread", type=float, default=10.0, help="learners start within this many seconds")
     parser.add_argument("--burst", action="store_true", help="everyone presses Enter at once, then clicks flat out")
     parser.add_argument("--fault", action="store_true", help="a second run with one app process killed mid-run")
-    parser.add_argument("--fault-after", type=float, default=15.0, help="seconds into the fault run")
+    parser.add_argument("--fault-after", type=float, default=15.0, help="seconds after every page opened")
     parser.add_argument("--base-path", default="", help="serve under a sub-path, e.g. /attention-lab")
     parser.add_argument("--poll", type=int, default=50, help="ms between checks of a Chromium page")
     parser.add_argument("--seed", type=int, default=7)

@@ -199,6 +199,8 @@ class ChromiumSeat(Seat):
 
     async def route(self) -> str:
         """The proxy's route cookie of this learner's browser ("" without a proxy)."""
+        if self.context is None:
+            return ""
         return {c["name"]: c["value"] for c in await self.context.cookies()}.get("attention_lab_route", "")
 
     async def do(self, kind: str, arg: object = None) -> tuple[float, int, View]:
