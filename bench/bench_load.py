@@ -9,12 +9,13 @@
 One server (``bench.core.Server``: ``streamlit run app.py`` from the repo root, headless, on a
 free port, HF_HUB_OFFLINE=1), or the app at ``--url``, and one Debian Chromium with one browser
 context per learner (own cookies, own websocket, own Streamlit session), driven by Playwright's
-async API. Each learner walks the lesson of ``bench/classroom.py`` (open Step by step, type its
-own sentence and press Enter, pick its query token, Next to the last step, switch to Attention
-matrices and back), every answer checked against attention_core for its own sentence.
+async API. Each learner walks the lesson of ``bench/lesson_walk.py`` with settings of its own
+(language, W, seed, d_k, layer and head, drawn from ``--seed``): open Step by step, type a
+sentence and press Enter, pick its query token, Next to the last step, Attention matrices, Why
+√d_k and back, every step checked against attention_core for its own sentence and settings.
 
-For each mode ("toy": ?toy=true, the 8-d toy embedder, random W; "model": the bundled
-all-MiniLM-L6-v2 and the trained head, the app's default):
+For each mode ("toy": ?toy=true, the 8-d toy embedder, random or identity W; "model": the
+bundled all-MiniLM-L6-v2, W trained, random or identity):
 
 (1) Single user: one learner at a time, ``--single-reps`` times with different sentences (after
     one warm-up walk): the reference, measured in the same run on the same machine.
@@ -27,8 +28,9 @@ all-MiniLM-L6-v2 and the trained head, the app's default):
 
 Times are the page's own clock (``bench/pageclock.py``): from the key press or click until the
 runs it started have ended, the app is idle and the change is painted. Every wait is bounded
-by ``--timeout`` (default 60 s); ``classroom.preflight`` walks one learner first and stops the
-run within seconds when the app does not answer as expected.
+by ``--timeout`` (default 60 s): an answer that never comes is a lost click, counted;
+``lesson_walk.preflight`` walks one learner first and stops the run within seconds when the app
+does not answer as expected.
 
 Memory: RSS of the server's process tree (every 50 ms from /proc, and its VmHWM) idle after (1)
 and with all N connected after (2); per learner, the growth from just before the N connect to
@@ -47,6 +49,7 @@ import asyncio
 import sys
 
 from bench import classroom as C
+from bench import lesson_walk as L
 from bench.core import (
     MIB,
     RssSampler,
@@ -65,14 +68,14 @@ def mb(v) -> str:
 
 async def run_mode(browser, target: C.Target, sampler, mode: str, args) -> dict:
     url = target.url
-    await C.preflight(url, mode, args.timeout)
+    await L.preflight(url, mode, args.timeout, args.seed)
     out: dict = {"mode": mode}
 
     # (1) single user, one learner after another (the first is a warm-up)
     single = []
     for rep in range(args.single_reps + 1):
-        learner = C.Learner(f"{mode}-single-{rep}", C.expected_for(C.sentence_for(500 + rep), mode, rep), mode)
-        await C.run_class([C.ChromiumSeat(learner, url, args.timeout, browser, poll=args.poll)])
+        learner = L.make_learners(1, mode, args.seed, prefix=f"{mode}-single", offset=500 + rep)[0]
+        await L.run_class([learner], [C.ChromiumSeat(url, args.timeout, browser, poll=args.poll)])
         if rep:
             single.append(learner)
     out["single"] = single
@@ -80,12 +83,10 @@ async def run_mode(browser, target: C.Target, sampler, mode: str, args) -> dict:
 
     # (2) n learners at once: `pages` of them in Chromium, the others protocol clients
     n, pages = args.sessions, args.browsers if args.browsers is not None else args.sessions
-    learners = [C.Learner(f"{mode}-{k}", C.expected_for(C.sentence_for(k), mode, k), mode) for k in range(n)]
-    seats: list[C.Seat] = [
-        C.ChromiumSeat(x, url, args.timeout, browser, poll=args.poll)
-        if k < pages
-        else C.ProtocolSeat(x, url, args.timeout)
-        for k, x in enumerate(learners)
+    learners = L.make_learners(n, mode, args.seed, prefix=mode)
+    seats: list[L.Seat] = [
+        C.ChromiumSeat(url, args.timeout, browser, poll=args.poll) if k < pages else L.ProtocolSeat(url, args.timeout)
+        for k in range(n)
     ]
     out["rss_before"] = target.settle(1.0)
     if sampler is not None:
@@ -93,8 +94,12 @@ async def run_mode(browser, target: C.Target, sampler, mode: str, args) -> dict:
     cpu0 = target.cpu()
     memory: dict = {}
     think = C.seeded_think(args.think[0], args.think[1], args.seed) if args.think else None
-    out["wall"] = await C.run_class(
-        seats, think=think, barrier=True, before_close=lambda: memory.update(rss_n=target.settle(2.0), hwm=target.hwm())
+    out["wall"] = await L.run_class(
+        learners,
+        seats,
+        think=think,
+        barrier=True,
+        before_close=lambda: memory.update(rss_n=target.settle(2.0), hwm=target.hwm()),
     )
     cpu1 = target.cpu()
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
@@ -137,7 +142,9 @@ def report(r: dict, n: int) -> None:
     ]
     print(table(["memory and CPU", ""], rows))
     everyone = single + learners
-    print(f"  number checks passed {sum(x.checked for x in everyone)}; errors {sum(len(x.errors) for x in everyone)}")
+    errors, lost = sum(len(x.errors) for x in everyone), sum(len(x.lost) for x in everyone)
+    print(f"  number checks passed {sum(x.checked for x in everyone)}; errors {errors}; lost clicks {lost}")
+    print(f"  checks passed by step: {L.checks_by_step(everyone)}")
     for line in C.problems(everyone, 20):
         print(f"    {line}")
 
@@ -172,7 +179,7 @@ async def main_async(args) -> int:
                     print(f"-- {mode}: single user x{args.single_reps}, then {args.sessions} learners", flush=True)
                     r = await run_mode(browser, target, sampler, mode, args)
                     report(r, args.sessions)
-                    failed |= any(x.errors for x in r["single"] + r["learners"])
+                    failed |= any(x.errors or x.lost for x in r["single"] + r["learners"])
                 if not args.no_heads:
                     await heads_memory(browser, target, args.timeout)
         finally:
@@ -187,7 +194,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--single-reps", type=int, default=5)
     parser.add_argument("--no-heads", action="store_true", help="skip the final Real model heads memory reading")
-    parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=C.MODES)
+    parser.add_argument("--modes", nargs="+", default=["toy", "model"], choices=L.MODES)
     parser.add_argument(
         "--think",
         nargs=2,

@@ -9,31 +9,33 @@ processes), driven by protocol learners and a few real Chromium pages, for N = 1
 For each N in ``--processes``: ``bash deploy/serve.sh --processes N --port P --run-dir <tmp>`` is
 started and waited for ("serve.sh: ready at …", ``--start-timeout``); each app process is warmed
 directly on its own port (the first page of a process reads the model) and one learner walks
-through the proxy first (``classroom.preflight``: the run stops within seconds when the app does
-not answer as expected). Then ``--learners`` K learners walk the lesson of ``bench/classroom.py``
-through nginx at once: ``--browsers`` B of them in Chromium (one browser context each: own
-cookies, so own route), the others ``bench.protocol.Client``s, which send what Chromium sends,
-cookies included, so nginx pins each to one process by its route cookie. Class pace by default
+through the proxy first (``lesson_walk.preflight``: the run stops within seconds when the app does
+not answer as expected). Then ``--learners`` K learners walk the lesson of ``bench/lesson_walk.py``
+(settings of their own, every step checked) through nginx at once: ``--browsers`` B of them in
+Chromium (one browser context each: own cookies, so own route), the others
+``bench.protocol.Client``s, which send what Chromium sends, cookies included, so nginx pins each
+to one process by its route cookie. Class pace by default
 (start within ``--spread`` s, ``--think`` s before every action); ``--burst``: everyone presses
 Enter in the same instant, then clicks on as fast as the answers come. Every answer is checked
-against attention_core for the learner's own sentence.
+against attention_core for the learner's own sentence and settings; an answer that never comes is
+a lost click, counted.
 
 Printed per N: p50 / p95 / max of "Enter → update", "page switch" and "Next" (protocol
 learners and Chromium pages apart), errors and number checks, how the learners spread over the
 processes (nginx's access log: ``route=… upstream=…``), and the memory of each app process
 (RSS with every learner connected, and its peak) and of nginx.
 
-``--fault``: a second class run on the same processes; ``--fault-after`` s into it the app process
-serving the most learners is killed (SIGKILL, as a crash; serve.sh starts it again 5 s later).
-Printed: its learners, how many saw their connection drop, how many reconnected (and how long
-it took), how many kept their view (their first answer after the reconnect showed their own
-sentence, token and step), how many saw their first action after the reconnect go wrong (a
-Next that had no effect, issue 34 item 2, or a view other than a continuing session shows; each
-learner then clicks again, and its notes say what it saw), the actions in flight when the
-connection dropped (arrived anyway: carried by the reconnect or replayed by the page; asked for
-again by the page's note; lost with nothing on the page to say so), the Chromium pages that never
-opened a new websocket, how many finished the lesson with every check right; and whether any
-learner of the other processes noticed anything. This
+``--fault``: a second class run on the same processes; ``--fault-after`` s after every learner
+has opened its page, the app process serving the most learners is killed (SIGKILL, as a crash;
+serve.sh starts it again 5 s later). Printed: its learners, how many saw their connection drop,
+how many reconnected (and how long it took), how many kept their view (their first answer after
+the reconnect showed their own sentence, token and step), how many saw their first action after
+the reconnect go wrong (a Next that had no effect, issue 34 item 2, or a view other than a
+continuing session shows; each learner then clicks again, and its notes say what it saw), the
+actions in flight when the connection dropped (arrived anyway: carried by the reconnect or
+replayed by the page; asked for again by the page's note; lost with nothing on the page to say
+so), the Chromium pages that never opened a new websocket, how many finished the lesson with
+every check right; and whether any learner of the other processes noticed anything. This
 script prints figures; it asserts nothing.
 """
 
@@ -52,6 +54,7 @@ import time
 from pathlib import Path
 
 from bench import classroom as C
+from bench import lesson_walk as L
 from bench.core import (
     MIB,
     ROOT,
@@ -158,22 +161,22 @@ def memory_rows(proxy: Proxy, peaks: dict[int, int]) -> list[list]:
     return rows
 
 
-async def warm(proxy: Proxy, mode: str, timeout: float) -> None:
+async def warm(proxy: Proxy, mode: str, timeout: float, seed: int) -> None:
     """Each app process directly (the model is read on a process's first page), then through nginx."""
     for port in sorted(proxy.app_pids()):
-        await C.preflight(f"http://127.0.0.1:{port}{proxy.base_path}/", mode, timeout)
-    await C.preflight(proxy.url, mode, timeout)
+        await L.preflight(f"http://127.0.0.1:{port}{proxy.base_path}/", mode, timeout, seed)
+    await L.preflight(proxy.url, mode, timeout, seed)
 
 
 async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
     k, b = args.learners, min(args.browsers, args.learners)
-    learners = [C.Learner(f"p{n}", C.expected_for(C.sentence_for(n), args.mode, n), args.mode) for n in range(k)]
-    seats: list[C.Seat] = []
-    for n, learner in enumerate(learners):
-        if n < b:
-            seats.append(C.ChromiumSeat(learner, proxy.url, args.timeout, browser, poll=args.poll))
-        else:
-            seats.append(C.ProtocolSeat(learner, proxy.url, args.timeout, reconnect=True))
+    learners = L.make_learners(k, args.mode, args.seed, prefix="p")
+    seats: list[L.Seat] = [
+        C.ChromiumSeat(proxy.url, args.timeout, browser, poll=args.poll)
+        if n < b
+        else L.ProtocolSeat(proxy.url, args.timeout, reconnect=True)
+        for n in range(k)
+    ]
     pids = proxy.app_pids()
     sampler = RssSampler(list(pids.values()), interval=0.1)
     sampler.start()
@@ -181,14 +184,17 @@ async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
     fault_info: dict = {}
 
     async def side() -> None:
-        """Which process serves each learner (before any fault), then, in a fault run, the kill."""
+        """Which process serves each learner once all have opened their page, then, in a fault
+        run, the kill ``--fault-after`` s later."""
+        while not all(x.times.get("open") or x.lost for x in learners):
+            await asyncio.sleep(0.2)
         await asyncio.sleep(0.5)
         routes = proxy.routes()
-        for seat in seats:
-            seat.learner.process = str(routes.get(await seat.route(), "?"))
+        for learner, seat in zip(learners, seats):
+            learner.process = str(routes.get(await seat.route(), "?"))
         if not fault:
             return
-        await asyncio.sleep(max(0.0, args.fault_after - 0.5))
+        await asyncio.sleep(max(0.0, args.fault_after - 0.5))  # from every page open
         counts: dict[str, int] = {}
         for learner in learners:
             counts[learner.process] = counts.get(learner.process, 0) + 1
@@ -206,7 +212,8 @@ async def one_run(proxy: Proxy, args, browser, fault: bool) -> dict:
 
     think = None if args.burst else C.seeded_think(args.think[0], args.think[1], args.seed)
     try:
-        wall = await C.run_class(
+        wall = await L.run_class(
+            learners,
             seats,
             think=think,
             spread=0.0 if args.burst else args.spread,
@@ -241,8 +248,8 @@ def report(n: int, run: dict, args, title: str) -> None:
     print("   learners per app process (by port): " + ", ".join(f"{p}: {c}" for p, c in sorted(spread.items())))
     if run["memory"]:
         print(table(["process", "RSS MB", "peak MB"], run["memory"], title="   memory, every learner still connected"))
-    errors = sum(len(x.errors) for x in learners)
-    print(f"   number checks passed {sum(x.checked for x in learners)}; errors {errors}")
+    errors, lost = sum(len(x.errors) for x in learners), sum(len(x.lost) for x in learners)
+    print(f"   number checks passed {sum(x.checked for x in learners)}; errors {errors}; lost clicks {lost}")
     for line in C.problems(learners, 10):
         print(f"      {line}")
     fault = run["fault"]
@@ -257,8 +264,8 @@ def report(n: int, run: dict, args, title: str) -> None:
         back = [x for x in hit if x.reconnect_s or x.kind == "chromium"]
         rec = [s for x in hit for s in x.reconnect_s]
         print(
-            f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s into the run, "
-            f"{len(victim)} learners on it by the access log before"
+            f"   fault: app process :{fault['port']} (pid {fault['pid']}) killed {args.fault_after:g} s after the "
+            f"pages opened, {len(victim)} learners on it by the access log before"
         )
         rows: list[list[object]] = [
             ["connection dropped", len(hit)],
@@ -271,15 +278,25 @@ def report(n: int, run: dict, args, title: str) -> None:
             ["  lost, and the page asked for them again (Chromium)", _split(hit, "asked_again")],
             ["  lost with nothing on the page to say so (Chromium)", _split(hit, "lost_silently")],
             ["seats whose page never reconnected (no new websocket)", sum(1 for x in victim if not x.disconnects)],
+            ["actions whose answer never came (lost clicks, protocol / Chromium)", _lost(victim)],
             ["finished the lesson with every check right", sum(1 for x in hit if x.finished and not x.errors)],
-            ["learners elsewhere who noticed anything (a drop or an error)", sum(1 for x in others if x.errors)],
+            [
+                "learners elsewhere who noticed anything (a drop or an error)",
+                sum(1 for x in others if x.errors or x.lost),
+            ],
         ]
         print(table(["after the kill", "learners"], rows))
 
 
-def _split(learners: list[C.Learner], name: str) -> str:
+def _split(learners: list[L.Learner], name: str) -> str:
     """``name``'s total over the protocol learners / over the Chromium pages."""
     total = {kind: sum(getattr(x, name) for x in learners if x.kind == kind) for kind in ("protocol", "chromium")}
+    return f"{total['protocol']} / {total['chromium']}"
+
+
+def _lost(learners: list[L.Learner]) -> str:
+    """Lost clicks over the protocol learners / over the Chromium pages."""
+    total = {kind: sum(len(x.lost) for x in learners if x.kind == kind) for kind in ("protocol", "chromium")}
     return f"{total['protocol']} / {total['chromium']}"
 
 
@@ -297,10 +314,10 @@ async def main_async(args) -> int:
                         f"\nserve.sh --processes {n}: ready at {proxy.url} after {time.perf_counter() - t0:.1f} s",
                         flush=True,
                     )
-                    await warm(proxy, args.mode, args.timeout)
+                    await warm(proxy, args.mode, args.timeout, args.seed)
                     run = await one_run(proxy, args, browser, fault=False)
                     report(n, run, args, "class")
-                    failed |= any(x.errors for x in run["learners"])
+                    failed |= any(x.errors or x.lost for x in run["learners"])
                     if args.fault:
                         await asyncio.sleep(2)
                         run = await one_run(proxy, args, browser, fault=True)
@@ -318,12 +335,12 @@ def main() -> int:
     )
     parser.add_argument("--learners", type=int, default=80, help="learners at once (Chromium pages included)")
     parser.add_argument("--browsers", type=int, default=2, help="how many of them are real Chromium pages")
-    parser.add_argument("--mode", default="model", choices=C.MODES)
+    parser.add_argument("--mode", default="model", choices=L.MODES)
     parser.add_argument("--think", nargs=2, type=float, default=[3.0, 8.0], metavar=("MIN", "MAX"))
     parser.add_argument("--spread", type=float, default=10.0, help="learners start within this many seconds")
     parser.add_argument("--burst", action="store_true", help="everyone presses Enter at once, then clicks flat out")
     parser.add_argument("--fault", action="store_true", help="a second run with one app process killed mid-run")
-    parser.add_argument("--fault-after", type=float, default=15.0, help="seconds into the fault run")
+    parser.add_argument("--fault-after", type=float, default=15.0, help="seconds after every page opened")
     parser.add_argument("--base-path", default="", help="serve under a sub-path, e.g. /attention-lab")
     parser.add_argument("--poll", type=int, default=50, help="ms between checks of a Chromium page")
     parser.add_argument("--seed", type=int, default=7)

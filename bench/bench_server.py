@@ -140,7 +140,7 @@ def report(mode: str, n: int, results: list[dict], args) -> None:
             f"finished {sum(x.finished for x in learners)}"
         )
         print(f"         checks passed by step: {L.checks_by_step(learners)}")
-        for line in C.problems(learners, 8) + [f"{x.name}: lost click: {c}" for x in learners for c in x.lost][:8]:
+        for line in C.problems(learners, 16):
             print(f"      {line}")
 
 
@@ -296,7 +296,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[20], help="class sizes (a fresh server each)")
     parser.add_argument("--single-reps", type=int, default=5)
-    parser.add_argument("--modes", nargs="+", default=["model"], choices=C.MODES)
+    parser.add_argument("--modes", nargs="+", default=["model"], choices=L.MODES)
     parser.add_argument(
         "--scenarios", nargs="+", default=["single", "burst", "class"], choices=["single", "burst", "class"]
     )

@@ -169,7 +169,7 @@ def main() -> int:
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--learners", type=int, nargs="+", default=[40, 80, 120])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--mode", default="model", choices=C.MODES)
+    parser.add_argument("--mode", default="model", choices=L.MODES)
     parser.add_argument("--think", nargs=2, type=float, default=[3.0, 8.0], metavar=("MIN", "MAX"))
     parser.add_argument("--spread", type=float, default=10.0, help="the learners start within this many seconds")
     parser.add_argument("--seed", type=int, default=7)

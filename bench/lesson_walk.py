@@ -1,7 +1,7 @@
-"""A protocol learner with its own settings, every step of its lesson checked against attention_core.
+"""One learner's lesson, the same for every bench: its own settings, every step checked against attention_core.
 
-Used by ``bench_server.py``. ``bench/classroom.py`` walks every learner on the app's default
-settings and checks three numbers (softmax row, b_i, weights matrix); here each learner:
+Used by ``bench_server.py`` and ``bench_sizing.py`` (protocol learners), ``bench_load.py`` and
+``bench_proxy.py`` (Chromium pages too: ``classroom.ChromiumSeat``). Each learner:
 
 * has its own settings, drawn per learner from a seeded generator (``draw_settings``): the
   language, W (trained / random / identity; random or identity on the toy embedder), W's seed,
@@ -9,18 +9,29 @@ settings and checks three numbers (softmax row, b_i, weights matrix); here each 
   page's URL (``?w=random&seed=37&d_k=5&layer=3&head=2&lang=zh``, positions from 1 as shown),
   and for about half of the learners with random W the seed typed into the sidebar's box once
   the page is open (never the default seed, so a seed the app did not take shows);
-* types a sentence from a small pool (``SENTENCES`` sentences for the whole class), so several
-  learners type the same sentence with different settings: a server that cached a lesson by its
-  sentence alone, or handed one session's settings to another, shows a learner numbers that are
-  not its own;
-* is checked on every step it visits against ``build_lesson(sentence, embedder, settings)``
-  computed here for its own sentence and settings (atol ``ATOL``): the first page's tokens table,
+* types a sentence from a small pool (``SENTENCES`` sentences for the whole class; every third
+  one carries a piece of markup that must come back escaped), so several learners type the same
+  sentence with different settings: a server that cached a lesson by its sentence alone, or
+  handed one session's settings to another, shows a learner numbers that are not its own;
+* walks (``walk``): open Step by step, Enter its sentence, pick its own query token (never the
+  default one), Next to step 7, Attention matrices, Why √d_k and back to Step by step;
+* is checked on every answer against ``build_lesson(sentence, embedder, settings)`` computed here
+  for its own sentence and settings (atol ``ATOL``): the first page's tokens table, the token
+  picker (labels counted from 1, Markdown-escaped as the server sends them) and its choice,
   step 2's inputs a (and the query token's strip), step 3's q, k, v (and W^Q, W^K, W^V when the
   page draws them), step 4's products q_i ⊙ k_j and scores, step 5's scaled scores, step 6's
-  weights α̂_i·, step 7's contributions and b_i, and Attention matrices' weights matrix;
-* counts a lost click: an action whose answer never came (the connection dropped, or no end of
-  the run within the timeout) is a lost click, reported in the table, never retried in silence.
-  The learner stops there (its page is in an unknown state).
+  weights α̂_i·, step 7's contributions and b_i, Attention matrices' weights matrix (labels
+  HTML-escaped) and Why √d_k's weights with and without ÷√d_k;
+* counts a lost click: an action whose answer never came (no end of the run within the
+  timeout, or the connection dropped on a seat that does not reconnect) is a lost click,
+  reported, never retried in silence; the learner stops there (its page is in an unknown state).
+
+Behind a proxy whose process dies (``bench_proxy.py --fault``) a seat reconnects, and an action
+the drop cut off is counted in ``cut_off``: the learner first looks at the page once reconnected
+(a protocol learner reruns it as the browser does, ``Client.look``); an action whose effect is
+there counts as ``carried``, otherwise as ``asked_again`` (the page's note) or ``lost_silently``,
+and the learner clicks again. A first action after a reconnect that had no effect (issue 34's
+"first click lost") is counted in ``lost_first`` and clicked again, as a person would.
 
 ``self_check()`` proves the checker can fail: it walks a class against a stub app that computes
 the lesson with attention_core, once as it should, once with a cache keyed on the sentence alone
@@ -33,8 +44,9 @@ from __future__ import annotations
 import asyncio
 import html
 import random
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from html.parser import HTMLParser
@@ -42,17 +54,61 @@ from typing import Any
 
 import numpy as np
 
-from bench import classroom as C
 from bench.protocol import Answer, Client, Disconnected, NoAnswer
 
 ATOL = 1e-9
 SENTENCES = 6
 """Sentences in the class's pool: a class of 40 types each about 7 times, with different settings."""
+MODES = ("model", "toy")
 LANGS = ("en", "zh")
 D_K_RANGE = (2, 16)  # the sidebar's d_k slider (attention_ui.sidebar.D_K_RANGE)
-N_STEPS = C.N_STEPS
+N_STEPS = 7
 
 View = dict[str, Any]
+
+# Words that are one token for the toy tokenizer and for the model's (lower case, in its vocabulary),
+# and a few pieces of markup that must come back escaped, never rendered.
+WORDS = (
+    "the a cat dog bird fish sat ran jumped slept on under near the mat tree house river because it "
+    "was tired hungry happy big small red blue old young teacher student book letter wrote read quickly "
+    "slowly every morning night city garden"
+).split()
+MARKUP = ("<b>", "&", "*", "<i>")
+
+
+def sentence_for(k: int, n_words: int = 8) -> str:
+    """A different sentence for every k (the same k gives the same one); every third one
+    carries a piece of markup (``<b>``, ``&``, ``*``)."""
+    rng = np.random.default_rng(1000 + k)
+    words = list(rng.choice(WORDS, size=n_words))
+    if k % 3 == 0:
+        words.insert(int(rng.integers(1, n_words)), MARKUP[(k // 3) % len(MARKUP)])
+    return " ".join(words)
+
+
+@cache
+def app_defaults() -> tuple[dict, str]:
+    """The app's own defaults (the sidebar's settings and the default sentence)."""
+    from attention_ui.settings import DEFAULT_SENTENCE, DEFAULTS
+
+    return dict(DEFAULTS), DEFAULT_SENTENCE
+
+
+@cache
+def embedder_for(mode: str):
+    if mode == "toy":
+        from attention_core import ToyEmbedder
+
+        return ToyEmbedder(dim=8)
+    from attention_core.model import ModelEmbedder
+
+    return ModelEmbedder().load()
+
+
+def step_of(progress: str) -> int | None:
+    """The step a progress text shows ("Step 3 of 7: …" → 3)."""
+    m = re.search(r"\d+", progress or "")
+    return int(m.group()) if m else None
 
 
 # --------------------------------------------------------------------------- a learner's settings
@@ -89,7 +145,7 @@ class Settings:
         """The ``LessonSettings`` the sidebar builds from this URL (the app's other defaults)."""
         from attention_core import LessonSettings
 
-        d, _ = C.app_defaults()
+        d, _ = app_defaults()
         return LessonSettings(
             projection=self.w,
             layer=self.layer,
@@ -152,12 +208,12 @@ class Expected:
 
 def expected_lesson(sentence: str, settings: Settings, k: int = 0) -> Expected:
     """The lesson of ``sentence`` with ``settings``, query token number ``k`` among those that
-    are not the default query (as ``classroom.expected_for``)."""
+    are not the default query."""
     from attention_core import build_lesson, explain
     from attention_core.lesson import default_query
     from attention_ui.safe import escape_markdown, numbered_labels, token_labels
 
-    embedder = C.embedder_for(settings.mode)
+    embedder = embedder_for(settings.mode)
     lesson = build_lesson(sentence, embedder, settings.lesson_settings())
     tokens = list(lesson.tokens)
     default_i = default_query(tokens)
@@ -165,7 +221,7 @@ def expected_lesson(sentence: str, settings: Settings, k: int = 0) -> Expected:
     i = others[k % len(others)]
     e = explain(lesson.trace, i)
     trace, p = lesson.trace, lesson.projections
-    first = build_lesson(C.app_defaults()[1], embedder, settings.lesson_settings())
+    first = build_lesson(app_defaults()[1], embedder, settings.lesson_settings())
     flipped = replace(settings.lesson_settings(), scaled=not settings.lesson_settings().scaled)
     other = build_lesson(sentence, embedder, flipped)  # Why √d_k shows both
     with_scaling, without_scaling = (lesson, other) if flipped.scaled is False else (other, lesson)
@@ -342,7 +398,7 @@ def view_of(answer: Answer) -> View:
         "exceptions": answer.exceptions,
         "options": answer.options("token_picker") or None,
         "chosen": (answer.chosen("token_picker") or [None])[0],
-        "step": C.step_of(answer.progress) if answer.progress else None,
+        "step": step_of(answer.progress) if answer.progress else None,
         "progress": answer.progress,
         "tokens_table": tokens_table(answer.html),
     }
@@ -386,16 +442,39 @@ def view_of(answer: Answer) -> View:
 
 
 @dataclass
-class Learner(C.Learner):
-    """``classroom.Learner`` with its own settings, lost clicks and checks per step."""
+class Learner:
+    """One learner: its lesson (``own``) and what happened to it."""
 
-    own: Expected | None = None
-    lost: list[str] = field(default_factory=list)  # "next (step 4): NoAnswer: …", one per lost click
+    name: str
+    own: Expected
+    mode: str
+    kind: str = "protocol"  # or "chromium": its seat's
+    times: dict[str, list[float]] = field(default_factory=dict)  # action kind -> seconds of each
+    runs: int = 0
+    checked: int = 0  # number checks that passed
     by_step: dict[str, int] = field(default_factory=dict)  # "step 3" / "matrices" -> checks passed
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # "next (step 4): NoAnswer: …", one per lost click
+    disconnects: int = 0
+    reconnect_s: list[float] = field(default_factory=list)
+    lost_first: int = 0  # first actions after a reconnect that had no effect
+    # Actions in flight when the connection dropped (the learner's own process died):
+    cut_off: int = 0  # all of them
+    carried: int = 0  # ... whose effect arrived anyway (an Enter: the reconnect carries the box)
+    asked_again: int = 0  # ... lost, and the page asked for them again (busy.LOST_ATTR)
+    lost_silently: int = 0  # ... lost with nothing on the page to say so
+    view_kept: bool | None = None  # after a reconnect: its first action showed its own view
+    finished: bool = False
+    process: str = ""  # the app process that served it (behind a proxy)
 
 
 class Seat:
-    """Where a learner acts: ``open`` and ``do(kind, arg)`` return (seconds, script runs, view)."""
+    """Where a learner acts: ``open(query)`` and ``do(kind, arg)`` return (seconds, script runs,
+    view); the other methods matter behind a proxy whose process may die."""
+
+    kind = "protocol"
+    seen_disconnects = 0  # drops the walk has already dealt with
 
     async def open(self, query: str) -> tuple[float, int, View]:
         raise NotImplementedError
@@ -403,15 +482,42 @@ class Seat:
     async def do(self, kind: str, arg: object = None) -> tuple[float, int, View]:
         raise NotImplementedError
 
-    async def close(self) -> None:
+    async def close(self, learner: Learner) -> None:
+        return None
+
+    def disconnects(self) -> int:
+        return 0
+
+    def reconnects(self) -> bool:
+        """After a drop, does this seat reconnect (a drop then cuts off an action, not the walk)?"""
+        return False
+
+    async def refresh(self) -> None:
+        """Catch up with what happened while the learner was reading (a reconnect)."""
+        return None
+
+    async def route(self) -> str:
+        """The proxy's route cookie (``deploy/serve.sh``'s nginx), "" without a proxy."""
+        return ""
+
+    async def wait_connected(self) -> None:
+        return None
+
+    async def asked_again(self) -> bool:
+        """The page asks the learner to do their last action again (a Chromium page's note)."""
+        return False
+
+    async def after_drop(self) -> View | None:
+        """The view once reconnected, after an action the drop cut off (None: nothing comes)."""
         return None
 
 
 class ProtocolSeat(Seat):
-    """A learner's browser tab as a ``protocol.Client`` (no reconnect: a drop is a lost click)."""
+    """A learner's browser tab as a ``protocol.Client``. ``reconnect``: after a dropped connection,
+    reconnect as the browser does (behind a proxy); otherwise a drop is a lost click."""
 
-    def __init__(self, base: str, timeout: float):
-        self.client = Client(base, timeout=timeout)
+    def __init__(self, base: str, timeout: float, reconnect: bool = False):
+        self.client = Client(base, timeout=timeout, reconnect=reconnect)
 
     async def open(self, query: str) -> tuple[float, int, View]:
         answer = await self.client.open("step_by_step", query)
@@ -433,8 +539,29 @@ class ProtocolSeat(Seat):
             raise ValueError(kind)
         return answer.seconds, answer.runs, view_of(answer)
 
-    async def close(self) -> None:
+    async def close(self, learner: Learner) -> None:
         await self.client.close()
+        learner.disconnects = self.client.disconnects
+        learner.reconnect_s = list(self.client.reconnects)
+
+    def disconnects(self) -> int:
+        return self.client.disconnects
+
+    def reconnects(self) -> bool:
+        return self.client.auto_reconnect
+
+    async def route(self) -> str:
+        return self.client.cookies.get("attention_lab_route", "")
+
+    async def wait_connected(self) -> None:
+        await self.client.wait_connected()
+
+    async def after_drop(self) -> View | None:
+        """The page once reconnected (``Client.look``), None when no answer comes."""
+        try:
+            return view_of(await self.client.look())
+        except (Disconnected, NoAnswer):
+            return None
 
 
 class LostClick(Exception):
@@ -448,28 +575,88 @@ async def walk(
     start: asyncio.Event | None = None,
 ) -> None:
     """Open Step by step with the learner's settings, Enter its sentence, pick its query token,
-    Next through every step, Attention matrices, Why √d_k and back: every answer checked, every lost click counted."""
+    Next through every step, Attention matrices, Why √d_k and back: every answer checked, every
+    lost click counted, every action a drop cut off counted (module docstring)."""
     exp = learner.own
-    assert exp is not None
 
-    async def act(kind: str, arg: object, step: int | None, label: str, first_page: bool = False) -> None:
-        page = str(arg) if kind == "switch" and step is None else ""
-        if think is not None and kind != "open":
-            await asyncio.sleep(think())
-        try:
-            if kind == "open":
-                seconds, runs, view = await seat.open(exp.settings.query())
-            else:
-                seconds, runs, view = await seat.do(kind, arg)
-        except (Disconnected, NoAnswer, OSError) as exc:
-            learner.lost.append(f"{kind} ({label}): {type(exc).__name__}: {exc}"[:300])
-            raise LostClick from exc
-        learner.times.setdefault(kind, []).append(seconds)
+    def take(kind: str, label: str, seconds: float | None, runs: int, problems: list[str], passed: int) -> None:
+        if seconds is not None:
+            learner.times.setdefault(kind, []).append(seconds)
         learner.runs += runs
-        problems, passed = check(view, kind, step, exp, first_page, page)
         learner.errors += problems
         learner.checked += passed
         learner.by_step[label] = learner.by_step.get(label, 0) + passed
+
+    async def act(kind: str, arg: object, step: int | None, label: str, first_page: bool = False) -> None:
+        page = str(arg) if kind == "switch" and step is None else ""
+
+        def judge(view: View) -> tuple[list[str], int]:
+            return check(view, kind, step, exp, first_page, page)
+
+        if think is not None and kind != "open":
+            await asyncio.sleep(think())
+        await seat.refresh()
+        first_after = seat.disconnects() > seat.seen_disconnects
+        retried = False
+        for _ in range(3):
+            before = seat.disconnects()
+            try:
+                if kind == "open":
+                    seconds, runs, view = await seat.open(exp.settings.query())
+                else:
+                    seconds, runs, view = await seat.do(kind, arg)
+            except Disconnected as exc:
+                if not seat.reconnects():
+                    learner.lost.append(f"{kind} ({label}): Disconnected: {exc}"[:300])
+                    raise LostClick from exc
+                learner.cut_off += 1  # a protocol learner: its socket closed under the action
+                await seat.wait_connected()
+                later = await seat.after_drop()  # it looks at the page before it clicks again, as a person would
+                if later is not None:
+                    problems, passed = judge(later)
+                    if not problems:  # the action arrived before the drop (or with the reconnect)
+                        learner.carried += 1
+                        take(kind, label, None, 1, [], passed)
+                        seat.seen_disconnects = seat.disconnects()
+                        return
+                learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
+                first_after = True
+                continue
+            except (NoAnswer, OSError) as exc:
+                learner.lost.append(f"{kind} ({label}): {type(exc).__name__}: {exc}"[:300])
+                raise LostClick from exc
+            problems, passed = judge(view)
+            if seat.disconnects() > before:  # a Chromium page: it reconnected during the action
+                learner.cut_off += 1
+                seat.seen_disconnects = seat.disconnects()
+                if problems:  # the page may still replay it (an Enter loads itself with its sentence)
+                    later = await seat.after_drop()
+                    if later is not None and not judge(later)[0]:
+                        view, (problems, passed) = later, judge(later)
+                if not problems:
+                    learner.carried += 1
+                else:
+                    asked = await seat.asked_again()
+                    learner.asked_again += asked
+                    learner.lost_silently += not asked
+                    what = "the page asked for it again" if asked else "nothing on the page said so"
+                    learner.notes.append(f"{kind}: cut off by the drop, {what}; clicked again: {problems[0][:120]}")
+                    first_after = False
+                    continue
+            if problems and first_after and not retried:
+                retried = True
+                learner.lost_first += 1
+                learner.notes.append(f"first {kind} after the reconnect had no effect: {problems[0][:160]}")
+                first_after = seat.disconnects() > seat.seen_disconnects
+                seat.seen_disconnects = seat.disconnects()
+                continue
+            take(kind, label, seconds, runs, problems, passed)
+            if first_after:
+                learner.view_kept = not problems
+                seat.seen_disconnects = seat.disconnects()
+            return
+        learner.lost.append(f"{kind} ({label}): no effect after three tries")
+        raise LostClick
 
     try:
         await act("open", None, 1, "step 1", first_page=True)
@@ -503,31 +690,33 @@ def make_learners(
 ) -> list[Learner]:
     """``n`` learners, each with settings drawn from ``seed`` and a sentence from a pool of ``sentences``."""
     learners = []
-    default = C.default_expected(mode)  # classroom.Learner's field; this module checks ``own``
     for k in range(offset, offset + n):
         rng = random.Random(seed * 100_003 + k)
         settings = draw_settings(mode, rng)
-        sentence = C.sentence_for(rng.randrange(sentences))
-        own = expected_lesson(sentence, settings, k)
-        learner = Learner(f"{prefix}-{k}", default, mode, own=own)
-        learners.append(learner)
+        sentence = sentence_for(rng.randrange(sentences))
+        learners.append(Learner(f"{prefix}-{k}", expected_lesson(sentence, settings, k), mode))
     return learners
 
 
 async def run_class(
     learners: list[Learner],
-    seats: list[Seat],
+    seats: Sequence[Seat],
     *,
     think: Callable[[], float] | None = None,
     spread: float = 0.0,
     barrier: bool = False,
+    during: Callable[[], Coroutine[Any, Any, None]] | None = None,
     before_close: Callable[[], object] | None = None,
 ) -> float:
     """Walk every learner in its seat at once (``barrier``: every Enter in the same instant after
-    all have opened; ``spread``: each starts within that many seconds). Returns the wall time."""
+    all have opened; ``spread``: each starts within that many seconds). ``during``: a coroutine
+    function started with the walks (e.g. a fault); ``before_close``: called once the walks are
+    over, every learner still connected (e.g. to read memory). Returns the wall time of the
+    walks; every seat is closed afterwards."""
     start = asyncio.Event() if barrier else None
 
     async def one(learner: Learner, seat: Seat) -> None:
+        learner.kind = seat.kind
         if spread:
             await asyncio.sleep(random.uniform(0, spread))
         try:
@@ -537,17 +726,20 @@ async def run_class(
 
     t0 = time.perf_counter()
     tasks = [asyncio.create_task(one(learner, seat)) for learner, seat in zip(learners, seats)]
+    side = asyncio.create_task(during()) if during is not None else None
     if start is not None:
-        while sum(bool(learner.times["open"]) or bool(learner.lost) for learner in learners) < len(learners):
+        while sum(bool(learner.times.get("open")) or bool(learner.lost) for learner in learners) < len(learners):
             if all(task.done() for task in tasks):
                 break
             await asyncio.sleep(0.05)
         start.set()
     await asyncio.gather(*tasks)
     wall = time.perf_counter() - t0
+    if side is not None:
+        await side
     if before_close is not None:
         before_close()
-    await asyncio.gather(*[seat.close() for seat in seats], return_exceptions=True)
+    await asyncio.gather(*[seat.close(learner) for learner, seat in zip(learners, seats)], return_exceptions=True)
     return wall
 
 
@@ -560,7 +752,7 @@ async def preflight(base: str, mode: str, timeout: float, seed: int) -> None:
     if found:
         lines = "\n  ".join(e[:400] for e in found[:12])
         raise SystemExit(
-            f"preflight ({mode}, {learner.own.settings.query() if learner.own else ''}) failed after "
+            f"preflight ({mode}, {learner.own.settings.query()}) failed after "
             f"{time.perf_counter() - t0:.1f} s: the app does not answer as bench/lesson_walk.py expects:\n  {lines}"
         )
 
@@ -597,7 +789,7 @@ class StubSeat(Seat):
             settings = self.app.sessions[k - 1].settings or settings
         key = self.sentence if self.app.fault == "sentence_cache" else f"{self.sentence}|{settings}"
         if key not in self.app.cache:
-            self.app.cache[key] = build_lesson(self.sentence, C.embedder_for("toy"), settings.lesson_settings())
+            self.app.cache[key] = build_lesson(self.sentence, embedder_for("toy"), settings.lesson_settings())
         return self.app.cache[key]
 
     def _view(self) -> View:
@@ -616,7 +808,7 @@ class StubSeat(Seat):
             from attention_core import build_lesson
 
             flipped = replace(lesson.settings, scaled=not lesson.settings.scaled)
-            other = build_lesson(self.sentence, C.embedder_for("toy"), flipped).trace.weights
+            other = build_lesson(self.sentence, embedder_for("toy"), flipped).trace.weights
             with_scaling, without = (trace.weights, other) if lesson.settings.scaled else (other, trace.weights)
             view["numbers"] = {
                 "own_with": np.asarray(with_scaling).tolist(),
@@ -641,9 +833,9 @@ class StubSeat(Seat):
 
     async def open(self, query: str) -> tuple[float, int, View]:
         params = dict(p.split("=") for p in query.split("&"))
-        seed = int(params.get("seed", C.app_defaults()[0]["seed"]))
+        seed = int(params.get("seed", app_defaults()[0]["seed"]))
         self.settings = Settings("toy", params["lang"], params["w"], seed, int(params["d_k"]), 0, 0)
-        self.sentence = C.app_defaults()[1]
+        self.sentence = app_defaults()[1]
         from attention_core.lesson import default_query
 
         self.i = default_query(list(self._lesson().tokens))

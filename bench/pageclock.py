@@ -13,6 +13,13 @@ started have ended (as many ``script_finished`` as ``new_session``), the app is 
 second ``requestAnimationFrame`` after the last change, i.e. once it has been painted. When a
 run is fast React renders "running" and "notRunning" in one go, so the state attribute alone
 is not enough. An input that starts no run within ``noRun`` ms ends as ``'norun'``.
+
+A run under way when its websocket dies (the app process killed behind ``deploy/serve.sh``)
+never reports its end: when Streamlit's page opens a new websocket, ``INIT_JS`` counts the runs
+still open in ``cut`` and ``SETTLED_JS`` waits no longer for them; the page's rerun on the new
+session ends the action. Without this the clock waited for ever on a page that was connected
+and showed the click's effect: the fault bench's "straggler" (issue 44, item 4;
+``tests/browser/test_bench_clock.py``).
 """
 
 from __future__ import annotations
@@ -36,13 +43,16 @@ INIT_JS = (
   if (window.__bench) return;
   const B = window.__bench = {t0: null, armed: false, news: [], fins: [], lastMut: 0, settled: null,
                               bytes: 0, frames: 0, states: [], changes: [], lastWhat: null, drawn: [],
-                              sockets: 0};
+                              sockets: 0, cut: 0};
   const fields = buf => (PROTOBUF_FIELDS)(buf).map(([n]) => n);  // top-level field numbers
   const NativeWS = window.WebSocket;
   window.WebSocket = class extends NativeWS {
     constructor(...args) {
       super(...args);
-      if (String(args[0]).includes('/_stcore/stream')) B.sockets += 1;
+      if (String(args[0]).includes('/_stcore/stream')) {
+        B.sockets += 1;  // a new one: the runs still open on the one before never end
+        B.cut += Math.max(0, B.news.length - B.cut - B.fins.length);
+      }
       this.addEventListener('message', e => {
         const now = performance.now(), d = e.data;
         B.bytes += d.byteLength ?? d.size ?? d.length ?? 0;
@@ -88,14 +98,14 @@ INIT_JS = (
 )
 
 ARM_JS = """() => { const B = window.__bench;
-  B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.settled = null; B.bytes = 0; B.frames = 0;
+  B.t0 = null; B.armed = true; B.news = []; B.fins = []; B.cut = 0; B.settled = null; B.bytes = 0; B.frames = 0;
   B.states = []; B.changes = []; B.drawn = []; }"""
 
 SETTLED_JS = """([quiet, noRun]) => { const B = window.__bench;
   if (B.t0 === null) return false;
   const now = performance.now();
   if (!B.fins.length) return (!B.news.length && now - B.t0 > noRun) ? 'norun' : false;
-  if (B.news.length > B.fins.length) return false;
+  if (B.news.length - B.cut > B.fins.length) return false;
   if (!(IDLE)()) return false;
   if (!B.settled || B.settled[0] !== B.lastMut || now - B.lastMut < quiet) return false;
   return 'done'; }""".replace("IDLE", IDLE_JS)

@@ -76,10 +76,45 @@ def test_a_lost_click_is_counted_and_ends_the_walk():
     assert learner.by_step["step 3"] >= 3 and "step 4" not in learner.by_step
 
 
+def test_a_chromium_page_is_read_into_the_same_checks():
+    """The Chromium seat reads the picker as a learner sees it ("7: *") and the charts from the
+    page; the protocol's checks then judge it: right numbers pass, another learner's fail."""
+    from bench.classroom import answer_of
+
+    a, b = L.make_learners(2, "toy", seed=11)
+    exp = L.expected_lesson(L.sentence_for(6), a.own.settings, 1)  # a sentence with "*" in it
+    assert any(label != shown for label, shown in zip(exp.wire_labels, numbered(exp.tokens)))
+
+    def page(numbers: dict) -> dict:
+        charts = [
+            {"key": "fig_products", "data": [{"type": "heatmap", "z": numbers["products"].tolist()}]},
+            {"key": "fig_scores_row", "data": [{"type": "bar", "name": "s", "y": numbers["scores"].tolist()}]},
+        ]
+        return {
+            "picker": [[label, i == exp.i] for i, label in enumerate(numbered(exp.tokens))],
+            "charts": [c | {"layout": {"yaxis": {"ticktext": None}}} for c in charts],
+            "progress": "Step 4 of 7",
+            "html": [],
+            "exceptions": [],
+        }
+
+    view = L.view_of(answer_of(page(exp.numbers)))
+    assert view["options"] == exp.wire_labels and view["chosen"] == exp.wire_labels[exp.i]
+    assert L.check(view, "switch", 0, exp) == ([], 2)
+    other = L.expected_lesson(exp.sentence, b.own.settings, 1)
+    problems, passed = L.check(L.view_of(answer_of(page(other.numbers))), "switch", 0, exp)
+    assert passed == 0 and len(problems) == 2
+
+
+def numbered(tokens: list[str]) -> list[str]:
+    """Picker labels as a learner reads them."""
+    return [f"{n}: {token}" for n, token in enumerate(tokens, 1)]
+
+
 def test_the_doctests_of_the_new_bench_modules():
     import doctest
     import importlib
 
-    for name in ("bench.lesson_walk", "bench.bench_sizing"):
+    for name in ("bench.lesson_walk", "bench.bench_sizing", "bench.classroom"):
         failures, tried = doctest.testmod(importlib.import_module(name))
         assert tried > 0 and failures == 0, name
