@@ -16,20 +16,19 @@ import pytest
 
 from attention_ui.i18n import translate
 from attention_ui.internals import testid
-from harness import EARLY_FOR_RERUN, TOY, no_exception, wait_for_app
+from harness import EARLY_FOR_RERUN, FRAGMENT_RUN, FULL_RUN, TOY, no_exception, wait_for_app
+from harness import runs_of as harness_runs_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-FULL, FRAGMENT = 0, 3  # ForwardMsg.ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+FULL, FRAGMENT = FULL_RUN, FRAGMENT_RUN
 
 
 def runs_of(page, act) -> list[int]:
-    """The statuses of the script runs that ``act()`` started, once the page is idle again."""
-    page.evaluate("window.__runs = []; window.__acked = 0")
-    act()
-    wait_for_app(page, settle=600)
+    """``harness.runs_of``, and no exception on the page after it."""
+    statuses = harness_runs_of(page, act)
     no_exception(page)
-    return page.evaluate("window.__runs")
+    return statuses
 
 
 def step_number(page) -> int:
