@@ -32,6 +32,7 @@ from typing import Any
 
 import streamlit as st
 
+from attention_ui.busy import slow_run
 from attention_ui.url_state import url_params
 
 _FULL_RUN = "_full_run_going"  # session key: True while route.run_app runs the whole app
@@ -67,6 +68,8 @@ def page_part(key: str | None = None) -> Callable[[Callable[..., None]], Callabl
         @functools.wraps(draw)
         def part(*args: Any, **kwargs: Any) -> None:
             alone = runs_alone()
+            if alone:
+                slow_run()  # every run sleeps $ATTENTION_LAB_SLOW_RUN (busy.py), a part's own too
             before = url_params() if alone else None
             draw(*args, **kwargs)
             if alone and st.session_state.get(LINK_OPEN_KEY) and url_params() != before:
