@@ -585,7 +585,7 @@ def rescue_lost_fragment_reruns() -> None:
     A timed auto-rerun (``run_every``) of a fragment gone is still dropped, as Streamlit means.
 
     ``route.run_app`` calls it on every run, and ``attention_ui.launch`` before the server
-    starts. Canary: ``tests/test_internals.py`` (the method, its drop and ``has_fragment``).
+    starts. Canary: ``tests/test_internals_fragments.py`` (the method, its drop, ``has_fragment``).
     """
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSession
