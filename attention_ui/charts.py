@@ -35,6 +35,7 @@ import numpy as np
 import streamlit as st
 
 from .chart_theme import themed
+from .fragments import page_part
 from .heatmaps import Matrix
 from .i18n import t
 from .internals import SentAsIs
@@ -341,22 +342,29 @@ def draw_table(cells, key: str) -> None:
     """``cells`` (``heatmaps.Cells``) as an HTML table for a projector, in a container keyed
     ``MATRIX_KEY``, over a choice of one query row to spotlight (large, under the matrix). The
     choice sits below the matrix, so that the matrix starts on the first screen."""
-    rows = list(range(len(cells.row_labels)))
     with st.container(key=MATRIX_KEY.format(key=key)):
-        slot = st.empty()  # the matrix, drawn once the choice below is known
-        spotlight = st.selectbox(  # one line, its label said in each option
-            t("presentation.spotlight"),
-            [None, *rows],
-            format_func=lambda r: (
-                t("presentation.spotlight_option", row=t("presentation.spotlight_none"))
-                if r is None
-                else t("presentation.spotlight_option", row=cells.row_labels[r])
-            ),
-            key=f"{key}_spotlight",
-            help=t("presentation.spotlight_help"),
-            label_visibility="collapsed",
-            width=SPOTLIGHT_WIDTH_PX,
-        )
-        if spotlight is not None and spotlight >= len(rows):  # a shorter sentence since
-            spotlight = None
-        slot.html(matrix_html(cells, spotlight=spotlight, description=t("charts.numbers_table")))
+        spotlit_matrix(cells, key)
+
+
+@page_part()
+def spotlit_matrix(cells, key: str) -> None:
+    """The matrix and its spotlight choice (``draw_table``): a part of the page that reruns alone
+    when the learner spotlights a row, which changes only this matrix (``fragments.page_part``)."""
+    rows = list(range(len(cells.row_labels)))
+    slot = st.empty()  # the matrix, drawn once the choice below is known
+    spotlight = st.selectbox(  # one line, its label said in each option
+        t("presentation.spotlight"),
+        [None, *rows],
+        format_func=lambda r: (
+            t("presentation.spotlight_option", row=t("presentation.spotlight_none"))
+            if r is None
+            else t("presentation.spotlight_option", row=cells.row_labels[r])
+        ),
+        key=f"{key}_spotlight",
+        help=t("presentation.spotlight_help"),
+        label_visibility="collapsed",
+        width=SPOTLIGHT_WIDTH_PX,
+    )
+    if spotlight is not None and spotlight >= len(rows):  # a shorter sentence since
+        spotlight = None
+    slot.html(matrix_html(cells, spotlight=spotlight, description=t("charts.numbers_table")))

@@ -18,6 +18,7 @@ run both canary files, fix what they name, and update it.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -560,3 +561,89 @@ def keep_streamlit_local() -> None:
 
     net_util.get_external_ip = _no_external_address
     net_util.get_internal_ip = _internal_address
+
+
+# --------------------------------------------------------------------------- Streamlit's fragments, after a restart
+
+_RESCUES_FRAGMENT_RERUNS = "_attention_lab_rescues_fragment_reruns"
+"""The mark ``rescue_lost_fragment_reruns`` leaves on the method it installs (so it installs once)."""
+
+
+def rescue_lost_fragment_reruns() -> None:
+    """Make a click inside a part of the page that reruns alone (``fragments.page_part``, a
+    Streamlit fragment) count even when the session does not hold that fragment: run the whole
+    app with the click's widget states instead of dropping it. Safe to call again.
+
+    Why: after a server restart (an update, the Cloud waking up) the open page reconnects to a
+    new session, whose fragment storage is empty until a whole run has drawn the page. The
+    page's first click inside a part asks for a rerun of that fragment, and Streamlit 1.67's
+    ``AppSession.request_rerun`` drops a request naming a fragment the session does not hold
+    ("The fragment with id … does not exist anymore"): Next did nothing. The same request
+    without its ``fragment_id`` is an ordinary click of the whole app: its ``widget_states``
+    are every widget's on the page (the clicked button's trigger included), so the run takes
+    the click as a page without fragments would (``step_by_step.clicked_without_callback``).
+    A timed auto-rerun (``run_every``) of a fragment gone is still dropped, as Streamlit means.
+
+    ``route.run_app`` calls it on every run, and ``attention_ui.launch`` before the server
+    starts. Canary: ``tests/test_internals_fragments.py`` (the method, its drop, ``has_fragment``).
+    """
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+
+    original = AppSession.request_rerun
+    if getattr(original, _RESCUES_FRAGMENT_RERUNS, False):
+        return
+
+    @functools.wraps(original)
+    def request_rerun(self: AppSession, client_state: ClientState | None) -> None:
+        if client_state and lost_fragment(self, client_state):
+            _log_rescue(client_state.fragment_id)
+            whole = ClientState()
+            whole.CopyFrom(client_state)
+            whole.ClearField("fragment_id")  # the whole app, with the same widget states
+            client_state = whole
+        original(self, client_state)
+
+    setattr(request_rerun, _RESCUES_FRAGMENT_RERUNS, True)
+    AppSession.request_rerun = request_rerun  # type: ignore[method-assign]
+
+
+def _log_rescue(fragment_id: str) -> None:
+    import logging
+
+    logging.getLogger("streamlit.attention_lab").info(
+        "A rerun of fragment %s, which this session does not hold: the whole app runs for it.", fragment_id
+    )
+
+
+def lost_fragment(session, client_state) -> bool:
+    """Whether ``client_state`` asks for a learner's rerun of a fragment ``session`` does not hold
+    (the request Streamlit 1.67 would drop)."""
+    fragment_id = client_state.fragment_id
+    return bool(fragment_id) and not client_state.is_auto_rerun and not session.has_fragment(fragment_id)
+
+
+RECONNECT_ANCHOR_S = 86_400
+"""The interval of ``ask_for_a_run_on_reconnect``'s empty fragment: a day (a timer that, in a
+lesson, never fires; when it does, it reruns a fragment that draws nothing)."""
+
+
+@streamlit.fragment(run_every=RECONNECT_ANCHOR_S)
+def _reconnect_anchor() -> None:
+    """Draws nothing: its ``run_every`` is what counts (``ask_for_a_run_on_reconnect``)."""
+
+
+def ask_for_a_run_on_reconnect() -> None:
+    """Make the browser ask for a run of the whole app as soon as it reconnects, before the
+    learner's first click: an empty fragment with a timer (``run_every``). Draws nothing.
+
+    Why: Streamlit 1.67's frontend asks for a run on reconnecting only if a run was under way,
+    the last run was a fragment's, or a fragment has a timer (``handleConnectionStateChanged``:
+    ``autoRerunIntervals.size>0``). Otherwise, after a server restart, the first message the new
+    session gets is the learner's click; a click inside a part of the page (a fragment) then
+    reaches a process where no script has run yet, so ``rescue_lost_fragment_reruns`` is not
+    installed and Streamlit drops it. With the timer, the reconnect runs the app (which installs
+    the rescue and draws every part) first; a click during that run is rescued.
+    ``route.run_app`` calls it on every run. Canary: ``tests/test_internals_fragments.py``.
+    """
+    _reconnect_anchor()

@@ -20,9 +20,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     """Patch, then run Streamlit's own command line as ``streamlit run <argv>`` (it exits)."""
-    from attention_ui.internals import keep_streamlit_local
+    from attention_ui.internals import keep_streamlit_local, rescue_lost_fragment_reruns
 
     keep_streamlit_local()
+    rescue_lost_fragment_reruns()  # before the first session: its first click may be in a fragment
     from attention_ui.warm import warm_start
 
     warm_start()  # in the background: the server answers as soon as without it

@@ -17,6 +17,7 @@ from attention_core import explain
 from attention_core.learning import decode, forward, generate, qk_circuit, sample_many
 from attention_ui.exports import show_figure
 from attention_ui.formulas import causal_weights
+from attention_ui.fragments import page_part
 from attention_ui.heatmaps import heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.learn_figures import next_token_bars
@@ -37,8 +38,11 @@ SURE = 0.99  # a first token this probable barely moves with T: the page says wh
 # ---------------------------------------------------------------- 2 · the attention appears
 
 
+@page_part("learn_snapshots")
 def snapshots_section(view: View) -> None:
-    """The attention maps of every head at a snapshot of training, the last by default."""
+    """The attention maps of every head at a snapshot of training, the last by default: a part of
+    the page that reruns alone when the learner moves the snapshot slider, which changes nothing
+    else on the page (only ``?snapshot=`` in the URL; ``fragments.page_part``)."""
     held = view.run.held_out
     labels = numbered_labels(view.tokens)
     st.subheader(t("learn.snapshots_header"))

@@ -15,8 +15,9 @@ import streamlit as st
 from attention_core import Lesson, build_lesson, clean_text
 from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import view_link_expander
+from attention_ui.fragments import LINK_OPEN_KEY, full_run
 from attention_ui.i18n import LANGS, t
-from attention_ui.internals import keep_streamlit_local
+from attention_ui.internals import ask_for_a_run_on_reconnect, keep_streamlit_local, rescue_lost_fragment_reruns
 from attention_ui.lesson_notes import window_control, window_start
 from attention_ui.lesson_path import fold_after_navigation, path_links, path_scripts
 from attention_ui.model_access import get_embedder, model_lost, require_model, warm_up
@@ -29,8 +30,9 @@ from attention_ui.sidebar import sidebar
 from attention_ui.style import apply_style
 from attention_ui.url_state import after_page, drop_unusable_values, url_notes
 
-SHARE_KEY = "share_open"
-"""The share expander's key: its open state, kept by Streamlit, says whether to draw the link."""
+SHARE_KEY = LINK_OPEN_KEY
+"""The share expander's key: its open state, kept by Streamlit, says whether to draw the link
+(and whether a part of the page that reran alone must run the app again: ``fragments``)."""
 LANG_SCRIPT = {lang: f"<script>document.documentElement.lang = {lang!r};</script>" for lang in LANGS}
 """Tells the browser the page's language (``<html lang>``), so a screen reader reads Chinese as
 Chinese and the browser picks Chinese fonts; Streamlit writes ``lang="en"`` whatever the text."""
@@ -48,24 +50,27 @@ def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, the lesson
     path's Back and Next under it (``lesson_path``), and the link to this view after it."""
     keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
-    page_run = st.navigation(navigation_pages(), position="hidden")
-    drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
-    warm_up()
-    page_id = page_run.url_path or PAGES[0].id
-    try:  # the model checked intact, then damaged while this run read it: explained, never a traceback
-        *values, share_box = sidebar(page_id)
-        st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
-        st.html(
-            page_scripts(init_lang(), fold_after_navigation(page_id, is_presenting())), unsafe_allow_javascript=True
-        )
-        body = st.container()  # the page, above the lesson path's links
-        path_links(page_id)  # drawn before the page runs, so that a page that stops early keeps them
-        with body:
-            page_run.run()
-    except ModelUnavailable as exc:
-        model_lost(exc)  # runs again, which falls back as at start (model_access.model_lost)
-    after_page()  # says which values the page's own widgets could not take
-    share_link(share_box)
+    rescue_lost_fragment_reruns()  # a click in a part of the page after a restart runs the app (internals.py)
+    with full_run():  # the parts of the page drawn in this run know they do not run alone (fragments)
+        page_run = st.navigation(navigation_pages(), position="hidden")
+        ask_for_a_run_on_reconnect()  # the browser runs the app on reconnecting, before a click (internals.py)
+        drop_unusable_values()  # before any widget reads the URL; after st.navigation, so its rerun keeps the page
+        warm_up()
+        page_id = page_run.url_path or PAGES[0].id
+        try:  # the model checked intact, then damaged while this run read it: explained, never a traceback
+            *values, share_box = sidebar(page_id)
+            st.session_state[_SIDEBAR_THIS_RUN] = tuple(values)  # handed to the page's page_start
+            st.html(
+                page_scripts(init_lang(), fold_after_navigation(page_id, is_presenting())), unsafe_allow_javascript=True
+            )
+            body = st.container()  # the page, above the lesson path's links
+            path_links(page_id)  # drawn before the page runs, so that a page that stops early keeps them
+            with body:
+                page_run.run()
+        except ModelUnavailable as exc:
+            model_lost(exc)  # runs again, which falls back as at start (model_access.model_lost)
+        after_page()  # says which values the page's own widgets could not take
+        share_link(share_box)
 
 
 def page_scripts(lang: str, fold: int | None) -> str:

@@ -193,8 +193,10 @@ PROTOBUF_FIELDS_JS = """(buf => {
 })"""
 
 SCRIPT_FINISHED = 6  # ForwardMsg.script_finished (streamlit/proto/ForwardMsg.proto)
+AUTO_RERUN = 21  # ForwardMsg.auto_rerun: a fragment's timer (run_every)
 
-COUNT_RUNS_JS = """(() => {
+COUNT_RUNS_JS = (
+    """(() => {
   window.__runs = [];
   window.__countsRuns = true;
   const fields = PROTOBUF_FIELDS;
@@ -204,13 +206,21 @@ COUNT_RUNS_JS = """(() => {
       super(...args);
       this.addEventListener('message', e => {
         if (!(e.data instanceof ArrayBuffer)) return;
-        for (const [field, value] of fields(e.data)) if (field === SCRIPT_FINISHED) window.__runs.push(value);
+        for (const [field, value] of fields(e.data)) {
+          if (field === SCRIPT_FINISHED) window.__runs.push(value);
+          if (field === AUTO_RERUN) window.__autoReruns = (window.__autoReruns || 0) + 1;
+        }
       });
     }
   };
-})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS).replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+})();""".replace("PROTOBUF_FIELDS", PROTOBUF_FIELDS_JS)
+    .replace("SCRIPT_FINISHED", str(SCRIPT_FINISHED))
+    .replace("AUTO_RERUN", str(AUTO_RERUN))
+)
 """An init script: ``window.__runs`` collects the status of every script run the page's
-WebSocket reports finished (the one-run-per-click and learn browser tests)."""
+WebSocket reports finished (the one-run-per-click and learn browser tests); ``window.__autoReruns``
+counts the fragment timers a run set (``internals.ask_for_a_run_on_reconnect`` sets one early in
+every run of the app: the reconnect test waits for it)."""
 
 IDLE_JS = """() => {
   const app = document.querySelector('testid(stApp)');
@@ -229,6 +239,7 @@ written ``testid(name)``: pass it through ``js``."""
 
 
 EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: another run follows at once
+FULL_RUN, FRAGMENT_RUN = 0, 3  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 QUIET_AFTER_RUN_MS = 250
 """How long the app stays idle after a run it reported finished before ``wait_for_app`` trusts
 it: a rerun that follows one (a component sending its value) starts within that, on a loaded
@@ -348,6 +359,15 @@ def matrix_tables(page) -> list[dict]:
 def exception_texts(page) -> list[str]:
     """The text of every Streamlit exception box on the page."""
     return page.locator(testid("stException")).all_inner_texts()
+
+
+def runs_of(page, act) -> list[int]:
+    """The statuses of the script runs that ``act()`` started (``FULL_RUN``, ``FRAGMENT_RUN``,
+    ``EARLY_FOR_RERUN``), once the page is idle again (a page made with ``COUNT_RUNS_JS``)."""
+    page.evaluate("window.__runs = []; window.__acked = 0")
+    act()
+    wait_for_app(page, settle=600)
+    return page.evaluate("window.__runs")
 
 
 def no_exception(page) -> None:

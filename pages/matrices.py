@@ -18,6 +18,7 @@ import streamlit as st
 from attention_ui.charts import tables_chosen
 from attention_ui.exports import show_figure
 from attention_ui.formulas import attention_with_sizes
+from attention_ui.fragments import page_part
 from attention_ui.heatmaps import token_matrix
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner
@@ -38,14 +39,23 @@ def render() -> None:
         return
     handout(lesson, "matrices")  # the sentence and settings on top of a printed page
     honesty_banner(lesson)
-    trace = lesson.trace
     tokens = lesson.tokens
-    formula = attention_with_sizes(len(tokens), trace.d_k, trace.v.shape[1])
+    formula = attention_with_sizes(len(tokens), lesson.trace.d_k, lesson.trace.v.shape[1])
     guide = t("matrices.rows_columns") + " " + t("matrices.tabs_help")
-    presenting = is_presenting()
-    if not presenting:  # on a projector they follow the matrix (explained), which starts on the first screen
+    if not is_presenting():  # on a projector they follow the matrix (explained), which starts on the first screen
         st.latex(formula)
         st.caption(guide)
+    views(lesson, formula, guide)
+
+
+@page_part("matrix_views")
+def views(lesson, formula: str, guide: str) -> None:
+    """The row of views and the chosen view's matrix: a part of the page that reruns alone
+    (``fragments.page_part``) when the learner switches the view or "Interactive chart", which
+    change nothing else on the page (only ``?matrix=`` and ``?chart=`` in the URL)."""
+    trace = lesson.trace
+    tokens = lesson.tokens
+    presenting = is_presenting()
 
     def explained(view: str):
         """A view's paragraph around its matrix (``explained_around``); on a projector, under it, with

@@ -7,6 +7,7 @@ from attention_core import explain
 from attention_core.lesson import STEPS, default_query
 from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
+from attention_ui.fragments import page_part
 from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner, listed_tokens
@@ -45,170 +46,174 @@ def render() -> None:
     if lesson is not None:
         handout(lesson, "step_by_step")  # the sentence and settings on top of a printed page
         honesty_banner(lesson)
-        tokens = lesson.tokens
-        T = len(tokens)
-        trace = lesson.trace
+        walk(lesson)
+    screen_only("keys").caption(t("step_by_step.keys_help"))  # last: on a projector the chart comes first
 
-        presenting = is_presenting()
-        first, second = st.container(), st.container()
-        # on a projector the step and its chart come first (the first screen), the query token under them
-        picker_box, stage = (second, first) if presenting else (first, second)
-        with picker_box:
-            listed = listed_tokens(lesson)  # "[UNK] 他": the word behind each unknown token
-            i = token_picker(t("step_by_step.query_picker"), listed, default=default_query(tokens))
 
-        step = url_int("step", len(STEPS))
+@page_part("step_walk")
+def walk(lesson) -> None:
+    """The query token, Back / Next and the step's content: a part of the page that reruns alone
+    (``fragments.page_part``) when the learner picks a token or moves a step, which changes
+    nothing else on the page (only ``?token=`` and ``?step=`` in the URL)."""
+    tokens = lesson.tokens
+    T = len(tokens)
+    trace = lesson.trace
 
-        with stage:
-            with st.container(
-                horizontal=True, vertical_alignment="center", gap="small"
-            ):  # buttons as wide as their words
-                back = st.button(
-                    t("step_by_step.back"), on_click=step_by, args=(-1,), disabled=step == 0, key="step_back"
+    presenting = is_presenting()
+    first, second = st.container(), st.container()
+    # on a projector the step and its chart come first (the first screen), the query token under them
+    picker_box, stage = (second, first) if presenting else (first, second)
+    with picker_box:
+        listed = listed_tokens(lesson)  # "[UNK] 他": the word behind each unknown token
+        i = token_picker(t("step_by_step.query_picker"), listed, default=default_query(tokens))
+
+    step = url_int("step", len(STEPS))
+
+    with stage:
+        with st.container(horizontal=True, vertical_alignment="center", gap="small"):  # buttons as wide as their words
+            back = st.button(t("step_by_step.back"), on_click=step_by, args=(-1,), disabled=step == 0, key="step_back")
+            st.progress(
+                (step + 1) / len(STEPS),
+                text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step)),
+            )
+            forward = st.button(
+                t("step_by_step.next"),
+                on_click=step_by,
+                args=(1,),
+                disabled=step == len(STEPS) - 1,
+                key="step_next",
+            )
+        clicked_without_callback(back or forward, 1 if forward else -1)
+        clicker()  # → / PageDown / Space and ← / PageUp: a presenter's remote presses Next and Back
+
+        e = explain(trace, i)
+        n = shown(i)  # token i as the learner sees it, from 1
+        word = escape_label(tokens[i])  # the query token by name in the charts' titles (a class reads "she")
+        with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
+            if step == 0:
+                number_table(
+                    {
+                        "i": [shown(j) for j in range(T)],
+                        t("step_by_step.col_token"): listed,
+                        t("step_by_step.col_known"): [
+                            t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
+                            for k in range(T)
+                        ],
+                    }
                 )
-                st.progress(
-                    (step + 1) / len(STEPS),
-                    text=t("step_by_step.progress", n=step + 1, total=len(STEPS), name=step_name(step)),
+            elif step == 1:
+                show_embedding(lesson, i)
+            elif step == 2:
+                p = lesson.projections
+                if p.d_model <= 16:
+                    show_figure(
+                        heatmap_row(
+                            [("W^Q", p.w_q), ("W^K", p.w_k), ("W^V", p.w_v)],
+                            component_labels("a", p.d_model),
+                            title=t("step_by_step.w_title", d_model=p.d_model),
+                            tr=t,
+                        ),
+                        "fig_w",
+                        matrix=np.hstack([p.w_q, p.w_k, p.w_v]),  # (d_model, 2 d_k + d_v)
+                        row_labels=component_labels("a", p.d_model),
+                        col_labels=qkv_columns(p.d_k, p.d_v),
+                        filename="W_Q_K_V",
+                    )
+                else:
+                    st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
+                show_figure(
+                    qkv_row(trace.q, trace.k, trace.v, tokens, title=t("step_by_step.qkv_title"), tr=t),
+                    "fig_qkv",
+                    matrix=np.hstack([trace.q, trace.k, trace.v]),  # (T, 2 d_k + d_v)
+                    row_labels=tokens,
+                    col_labels=qkv_columns(trace.d_k, trace.v.shape[1]),
+                    filename="Q_K_V",
                 )
-                forward = st.button(
-                    t("step_by_step.next"),
-                    on_click=step_by,
-                    args=(1,),
-                    disabled=step == len(STEPS) - 1,
-                    key="step_next",
+            elif step == 3:
+                labels = numbered_labels(listed)
+                j = st.selectbox(
+                    t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j"
                 )
-            clicked_without_callback(back or forward, 1 if forward else -1)
-            clicker()  # → / PageDown / Space and ← / PageUp: a presenter's remote presses Next and Back
-
-            e = explain(trace, i)
-            n = shown(i)  # token i as the learner sees it, from 1
-            word = escape_label(tokens[i])  # the query token by name in the charts' titles (a class reads "she")
-            with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
-                if step == 0:
-                    number_table(
-                        {
-                            "i": [shown(j) for j in range(T)],
-                            t("step_by_step.col_token"): listed,
-                            t("step_by_step.col_known"): [
-                                t("step_by_step.known_no") if k in lesson.unknown else t("step_by_step.known_yes")
-                                for k in range(T)
-                            ],
-                        }
-                    )
-                elif step == 1:
-                    show_embedding(lesson, i)
-                elif step == 2:
-                    p = lesson.projections
-                    if p.d_model <= 16:
-                        show_figure(
-                            heatmap_row(
-                                [("W^Q", p.w_q), ("W^K", p.w_k), ("W^V", p.w_v)],
-                                component_labels("a", p.d_model),
-                                title=t("step_by_step.w_title", d_model=p.d_model),
-                                tr=t,
-                            ),
-                            "fig_w",
-                            matrix=np.hstack([p.w_q, p.w_k, p.w_v]),  # (d_model, 2 d_k + d_v)
-                            row_labels=component_labels("a", p.d_model),
-                            col_labels=qkv_columns(p.d_k, p.d_v),
-                            filename="W_Q_K_V",
-                        )
-                    else:
-                        st.caption(t("step_by_step.w_too_large", d_model=p.d_model, d_k=p.d_k, d_v=p.d_v))
-                    show_figure(
-                        qkv_row(trace.q, trace.k, trace.v, tokens, title=t("step_by_step.qkv_title"), tr=t),
-                        "fig_qkv",
-                        matrix=np.hstack([trace.q, trace.k, trace.v]),  # (T, 2 d_k + d_v)
-                        row_labels=tokens,
-                        col_labels=qkv_columns(trace.d_k, trace.v.shape[1]),
-                        filename="Q_K_V",
-                    )
-                elif step == 3:
-                    labels = numbered_labels(listed)
-                    j = st.selectbox(
-                        t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j"
-                    )
-                    st.latex(
-                        rf"q_{{{n}}} \odot k_{{{shown(j)}}} = {fmt_vec(e.products[j])}"
-                        rf"\quad\Rightarrow\quad {alpha(n, shown(j))} = \textstyle\sum = {e.scores[j]:.4f}"
-                    )
-                    show_figure(
-                        heatmap(
-                            e.products,
-                            labels,
-                            component_labels("", trace.d_k),
-                            title=t("step_by_step.products_title", i=n, token=word),
-                            diverging=True,
-                            y_title=t("figures.key_axis_short"),
-                            max_ticked=VECTOR_TICKED_COLS,  # [1], [8], [16] …: 32 labels ran into each other on a phone
-                            tr=t,
+                st.latex(
+                    rf"q_{{{n}}} \odot k_{{{shown(j)}}} = {fmt_vec(e.products[j])}"
+                    rf"\quad\Rightarrow\quad {alpha(n, shown(j))} = \textstyle\sum = {e.scores[j]:.4f}"
+                )
+                show_figure(
+                    heatmap(
+                        e.products,
+                        labels,
+                        component_labels("", trace.d_k),
+                        title=t("step_by_step.products_title", i=n, token=word),
+                        diverging=True,
+                        y_title=t("figures.key_axis_short"),
+                        max_ticked=VECTOR_TICKED_COLS,  # [1], [8], [16] …: 32 labels ran into each other on a phone
+                        tr=t,
+                    ),
+                    "fig_products",
+                )
+                show_figure(
+                    key_bars(
+                        e.scores,
+                        tokens,
+                        title=t(
+                            "step_by_step.scores_title",
+                            i=n,
+                            j=shown(j),
+                            token=word,
+                            key_word=escape_label(tokens[j]),
                         ),
-                        "fig_products",
-                    )
-                    show_figure(
-                        key_bars(
-                            e.scores,
-                            tokens,
-                            title=t(
-                                "step_by_step.scores_title",
-                                i=n,
-                                j=shown(j),
-                                token=word,
-                                key_word=escape_label(tokens[j]),
-                            ),
-                            highlight=j,
-                            percent=False,
-                            tr=t,
-                        ),
-                        "fig_scores_row",
-                        matrix=e.scores,
-                        row_labels=[tokens[i]],
-                        col_labels=tokens,
-                        filename=f"scores_row_{n}",
-                    )
-                elif step == 4:
-                    show_figure(
-                        key_bars(
-                            np.where(np.isfinite(e.scaled), e.scaled, 0.0),
-                            tokens,
-                            percent=False,
-                            title=t("step_by_step.scaled_title", i=n, scale=e.scale, token=word),
-                            tr=t,
-                        ),
-                        "fig_scaled_row",
-                    )
-                elif step == 5:
-                    show_figure(
-                        key_bars(
-                            e.weights,
-                            tokens,
-                            title=t("step_by_step.weights_title", i=n, token=word),
-                            highlight=e.top_key,
-                            tr=t,
-                        ),
-                        "fig_weights_row",
-                        matrix=e.weights,
-                        row_labels=[tokens[i]],
-                        col_labels=tokens,
-                        filename=f"weights_row_{n}",
-                    )
-                    st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
-                elif step == 6:
-                    show_figure(
-                        contributions_bar(
-                            e.contributions,
-                            tokens,
-                            e.output,
-                            title=t("step_by_step.contributions_title", i=n, token=word),
-                            tr=t,
-                        ),
-                        "fig_contributions",
-                        matrix=e.contributions,
-                        row_labels=tokens,
-                        col_labels=component_labels("v", e.contributions.shape[1]),
-                        filename=f"contributions_{n}",
-                    )
-        screen_only("keys").caption(t("step_by_step.keys_help"))  # last: on a projector the chart comes first
+                        highlight=j,
+                        percent=False,
+                        tr=t,
+                    ),
+                    "fig_scores_row",
+                    matrix=e.scores,
+                    row_labels=[tokens[i]],
+                    col_labels=tokens,
+                    filename=f"scores_row_{n}",
+                )
+            elif step == 4:
+                show_figure(
+                    key_bars(
+                        np.where(np.isfinite(e.scaled), e.scaled, 0.0),
+                        tokens,
+                        percent=False,
+                        title=t("step_by_step.scaled_title", i=n, scale=e.scale, token=word),
+                        tr=t,
+                    ),
+                    "fig_scaled_row",
+                )
+            elif step == 5:
+                show_figure(
+                    key_bars(
+                        e.weights,
+                        tokens,
+                        title=t("step_by_step.weights_title", i=n, token=word),
+                        highlight=e.top_key,
+                        tr=t,
+                    ),
+                    "fig_weights_row",
+                    matrix=e.weights,
+                    row_labels=[tokens[i]],
+                    col_labels=tokens,
+                    filename=f"weights_row_{n}",
+                )
+                st.metric(t("step_by_step.row_sum"), f"{e.weights.sum():.6f}")
+            elif step == 6:
+                show_figure(
+                    contributions_bar(
+                        e.contributions,
+                        tokens,
+                        e.output,
+                        title=t("step_by_step.contributions_title", i=n, token=word),
+                        tr=t,
+                    ),
+                    "fig_contributions",
+                    matrix=e.contributions,
+                    row_labels=tokens,
+                    col_labels=component_labels("v", e.contributions.shape[1]),
+                    filename=f"contributions_{n}",
+                )
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)

@@ -13,17 +13,9 @@ import re
 import pytest
 
 from attention_ui.internals import testid
-from harness import COUNT_RUNS_JS, EARLY_FOR_RERUN, VIEWPORT, no_exception, wait_for_app
+from harness import COUNT_RUNS_JS, EARLY_FOR_RERUN, VIEWPORT, no_exception, runs_of, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
-
-
-def runs_of(page, act) -> list[int]:
-    """The statuses of the script runs that ``act()`` started, once the page is idle again."""
-    page.evaluate("window.__runs = []; window.__acked = 0")
-    act()
-    wait_for_app(page, settle=600)
-    return page.evaluate("window.__runs")
 
 
 def sidebar_link(page, label: str):

@@ -19,9 +19,19 @@ import pytest
 
 from attention_ui.busy import LOST_ATTR, SLOW_ENV, WAITING_ATTR
 from attention_ui.i18n import translate
-from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, ERROR_ALERT, testid
+from attention_ui.internals import APP_ROOT, CONNECTION_STATUS, ERROR_ALERT, RUNNING_STATES, SCRIPT_STATE, testid
 from attention_ui.watchdog import CHECK_S, STUCK_S
-from harness import COUNT_RUNS_JS, TOY, free_port, no_exception, streamlit_server, wait_for_app
+from harness import (
+    COUNT_RUNS_JS,
+    FRAGMENT_RUN,
+    FULL_RUN,
+    TOY,
+    free_port,
+    no_exception,
+    runs_of,
+    streamlit_server,
+    wait_for_app,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -95,6 +105,76 @@ def test_the_first_click_after_a_server_restart_counts(tab):
             if query(page).get(param) != [want]:
                 lost[name] = page.url
     assert not lost, f"first clicks lost after the restart: {lost}"
+
+
+def next_of(page):
+    return page.locator(f"{testid('stMain')} .st-key-step_next button")
+
+
+def wait_for_step(page, want: str) -> None:
+    """Until the URL says ``?step=want`` (or 10 s of an idle page have passed)."""
+    for _ in range(50):
+        wait_for_app(page)
+        if query(page).get("step") == [want]:
+            return
+        page.wait_for_timeout(200)
+
+
+def a_part_before_a_restart(page, url: str) -> None:
+    """Step 2 → 3 by Next, which reruns only its part (a fragment run), then the page loaded
+    again, so that its last run before the restart is a whole run of the app: the browser then
+    asks for no run on reconnecting unless the app makes it (``internals.ask_for_a_run_on_reconnect``)."""
+    page.goto(url + f"{STEPS}&step=2&{TOY}")
+    wait_for_app(page)
+    assert runs_of(page, next_of(page).click) == [FRAGMENT_RUN], "Next is no longer a part: this proves nothing"
+    assert query(page).get("step") == ["3"], page.url
+    assert runs_of(page, page.reload) == [FULL_RUN]
+
+
+def test_a_click_inside_a_part_after_a_server_restart_counts(tab):
+    """After a restart the page's new session holds no fragment, and the new process has run
+    no script: Streamlit 1.67 would drop Next, a rerun of a fragment it does not hold. The app
+    makes the browser run it on reconnecting (before the click), so the click counts; then it
+    reruns only its part again."""
+    port = free_port()
+    page = tab()
+    with streamlit_server(port=port) as before:
+        a_part_before_a_restart(page, before.url)
+    time.sleep(1)  # the server is gone; the page tries to reconnect
+    with streamlit_server(port=port):
+        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
+        wait_for_app(page)
+        next_of(page).click()
+        wait_for_step(page, "4")
+        no_exception(page)
+        assert query(page).get("step") == ["4"], f"the first click after the restart was lost: {page.url}"
+        assert runs_of(page, next_of(page).click) == [FRAGMENT_RUN]
+        assert query(page).get("step") == ["5"], page.url
+
+
+def test_a_click_inside_a_part_during_the_first_run_after_a_restart_counts(tab):
+    """The same click, pressed while the reconnect's run of the app is under way (each run of
+    the new server sleeps 3 s in the sidebar, before the page draws its parts): the session does
+    not hold Next's fragment yet, and the rescue (``internals.rescue_lost_fragment_reruns``)
+    runs the whole app for it instead of dropping it. (A click in the first moment of that run,
+    while the page's script still imports its modules, before ``attention_ui`` is imported, is
+    still dropped when the server was started by plain ``streamlit run``: nothing of the app
+    runs before that. ``attention_ui.launch`` installs the rescue before the server starts.)"""
+    port = free_port()
+    page = tab()
+    with streamlit_server(port=port) as before:
+        a_part_before_a_restart(page, before.url)
+        page.evaluate("() => { window.__autoReruns = 0; }")
+    time.sleep(1)
+    with streamlit_server(port=port, env={SLOW_ENV: "3"}):
+        # The reconnect's run has set the timer of run_app's first lines (the rescue is installed
+        # by then), and sleeps in the sidebar, before the page draws Next's part:
+        page.wait_for_function("() => window.__autoReruns > 0", timeout=60_000)
+        assert page.get_attribute(APP_ROOT, SCRIPT_STATE) in RUNNING_STATES
+        next_of(page).click()
+        wait_for_step(page, "4")
+        no_exception(page)
+        assert query(page).get("step") == ["4"], f"the click during the first run was lost: {page.url}"
 
 
 def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab):
