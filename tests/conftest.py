@@ -6,7 +6,19 @@ tests' fixtures are in ``tests/browser/conftest.py``.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    # Each xdist worker's share of the cores for PyTorch's and the BLAS's thread pools (set before
+    # either loads; the servers and checks the tests start inherit it). With their default, a
+    # thread per core, two workers on two cores ran four busy-waiting OpenMP threads beside the
+    # browser lanes' servers: the same PyTorch comparisons took 90-125 CPU-s instead of 47-49
+    # (tests/test_heads.py, test_model.py, test_code_page.py, test_encoder.py with -n 2).
+    _threads = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_name, _threads)
 
 SECOND_BROWSER_LANE = {
     "test_app",

@@ -10,6 +10,7 @@ Next, Back, a view button, the W choice, a token, a layer.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -26,6 +27,7 @@ from harness import (
     FRAGMENT_RUN,
     FULL_RUN,
     TOY,
+    VIEWPORT,
     free_port,
     no_exception,
     runs_of,
@@ -76,34 +78,70 @@ def query(page) -> dict:
     return parse_qs(urlparse(page.url).query)
 
 
-def test_the_first_click_after_a_server_restart_counts(tab):
+def page_in(chromium, contexts: list):
+    """A page in a browser context of its own (own cookies, own session) with the run counter
+    ``wait_for_app`` reads; the context is put in ``contexts`` to be closed with the module."""
+    context = chromium.new_context(viewport=VIEWPORT)
+    context.add_init_script(COUNT_RUNS_JS)
+    contexts.append(context)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    return page
+
+
+OLD_SENTENCE_VIEW = f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}"
+"""The view of the learner who types a new sentence after the restart (token 5 is the 2nd "the")."""
+
+
+@pytest.fixture(scope="module")
+def restarted(chromium):
+    """One server restart for the first actions below: each case of ``CASES`` and the view of
+    ``OLD_SENTENCE_VIEW`` open in a page of its own (all side by side) on a server that then
+    stops; another starts on the same port, and the pages, reconnecting by themselves, are
+    yielded (by case, ``"sentence"`` and ``"part"``, whose last run before the restart followed a
+    part's own run: ``a_part_before_a_restart``) with the new server running. Each page's first action
+    after the restart is its test's own: one restart (two server starts) serves both tests."""
     port = free_port()
-    pages = {name: tab() for name in CASES}
-    with streamlit_server(port=port) as before:
-        for name, (path, _, _, _) in CASES.items():  # all six load side by side
-            pages[name].goto(before.url + path)
-        for name, (_, _, param, want) in CASES.items():
-            page = pages[name]
-            wait_for_app(page)
-            no_exception(page)
-            assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
-    time.sleep(1)  # the server is gone; the pages try to reconnect
-    with streamlit_server(port=port):
-        lost = {}
-        for name, (_, act, _, _) in CASES.items():  # each page's first action once it is back ...
-            page = pages[name]
-            wait_for_app(page)
-            act(page)
-        for name, (_, _, param, want) in CASES.items():  # ... then what each action did
-            page = pages[name]
-            for _ in range(50):
+    contexts: list = []
+    views = {**{name: case[0] for name, case in CASES.items()}, "sentence": OLD_SENTENCE_VIEW}
+    pages = {name: page_in(chromium, contexts) for name in [*views, "part"]}
+    try:
+        with streamlit_server(port=port) as before:
+            a_part_before_a_restart(pages["part"], before.url)
+            for name, path in views.items():
+                pages[name].goto(before.url + path)
+            for name, page in pages.items():
                 wait_for_app(page)
-                if query(page).get(param) == [want]:
-                    break
-                page.wait_for_timeout(200)
-            no_exception(page)
-            if query(page).get(param) != [want]:
-                lost[name] = page.url
+                no_exception(page)
+                if name in CASES:
+                    _, _, param, want = CASES[name]
+                    assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
+            assert option(pages["sentence"], "stMain", "5: the").get_attribute("aria-checked") == "true"
+        time.sleep(1)  # the server is gone; the pages try to reconnect
+        with streamlit_server(port=port):
+            yield pages
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_first_click_after_a_server_restart_counts(restarted):
+    pages = restarted
+    lost = {}
+    for name, (_, act, _, _) in CASES.items():  # each page's first action once it is back ...
+        page = pages[name]
+        wait_for_app(page)
+        act(page)
+    for name, (_, _, param, want) in CASES.items():  # ... then what each action did
+        page = pages[name]
+        for _ in range(50):
+            wait_for_app(page)
+            if query(page).get(param) == [want]:
+                break
+            page.wait_for_timeout(200)
+        no_exception(page)
+        if query(page).get(param) != [want]:
+            lost[name] = page.url
     assert not lost, f"first clicks lost after the restart: {lost}"
 
 
@@ -131,25 +169,20 @@ def a_part_before_a_restart(page, url: str) -> None:
     assert runs_of(page, page.reload) == [FULL_RUN]
 
 
-def test_a_click_inside_a_part_after_a_server_restart_counts(tab):
+def test_a_click_inside_a_part_after_a_server_restart_counts(restarted):
     """After a restart the page's new session holds no fragment, and the new process has run
     no script: Streamlit 1.67 would drop Next, a rerun of a fragment it does not hold. The app
     makes the browser run it on reconnecting (before the click), so the click counts; then it
     reruns only its part again."""
-    port = free_port()
-    page = tab()
-    with streamlit_server(port=port) as before:
-        a_part_before_a_restart(page, before.url)
-    time.sleep(1)  # the server is gone; the page tries to reconnect
-    with streamlit_server(port=port):
-        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
-        wait_for_app(page)
-        next_of(page).click()
-        wait_for_step(page, "4")
-        no_exception(page)
-        assert query(page).get("step") == ["4"], f"the first click after the restart was lost: {page.url}"
-        assert runs_of(page, next_of(page).click) == [FRAGMENT_RUN]
-        assert query(page).get("step") == ["5"], page.url
+    page = restarted["part"]
+    page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
+    wait_for_app(page)
+    next_of(page).click()
+    wait_for_step(page, "4")
+    no_exception(page)
+    assert query(page).get("step") == ["4"], f"the first click after the restart was lost: {page.url}"
+    assert runs_of(page, next_of(page).click) == [FRAGMENT_RUN]
+    assert query(page).get("step") == ["5"], page.url
 
 
 def test_a_click_inside_a_part_during_the_first_run_after_a_restart_counts(tab):
@@ -177,35 +210,27 @@ def test_a_click_inside_a_part_during_the_first_run_after_a_restart_counts(tab):
         assert query(page).get("step") == ["4"], f"the click during the first run was lost: {page.url}"
 
 
-def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(tab):
+def test_a_new_sentence_typed_after_a_restart_drops_the_old_sentences_token(restarted):
     """The first Enter of a new session (the server restarted, or the session expired) carries the
     box's new sentence and the old link's ``?token=``: the page must not take that token, a place
     in the old sentence, for one in the new (the box's script drops it: ``sentence_box.ENTER_SCRIPT``).
     The step stays."""
-    port = free_port()
-    with streamlit_server(port=port) as before:
-        page = tab()
-        page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+    page = restarted["sentence"]
+    wait_for_app(page)
+    box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
+    box.fill("a cat slept on my warm bed")  # shorter, and token 5 would be a word of it ("my")
+    box.press("Enter")
+    for _ in range(50):
         wait_for_app(page)
-        no_exception(page)
-        assert option(page, "stMain", "5: the").get_attribute("aria-checked") == "true"
-    time.sleep(1)  # the server is gone; the page tries to reconnect
-    with streamlit_server(port=port):
-        wait_for_app(page)
-        box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
-        box.fill("a cat slept on my warm bed")  # shorter, and token 5 would be a word of it ("my")
-        box.press("Enter")
-        for _ in range(50):
-            wait_for_app(page)
-            if query(page).get("sentence") == ["a cat slept on my warm bed"]:
-                break
-            page.wait_for_timeout(200)
-        no_exception(page)
-        assert query(page).get("sentence") == ["a cat slept on my warm bed"], page.url
-        chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
-        assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
-        assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
-        assert page.locator(ERROR_ALERT).count() == 0
+        if query(page).get("sentence") == ["a cat slept on my warm bed"]:
+            break
+        page.wait_for_timeout(200)
+    no_exception(page)
+    assert query(page).get("sentence") == ["a cat slept on my warm bed"], page.url
+    chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
+    assert chosen.first.inner_text().strip() == "1: a", "the first token of the new sentence, not the old 5th"
+    assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
+    assert page.locator(ERROR_ALERT).count() == 0
 
 
 def lost_note(page) -> str:
@@ -217,75 +242,110 @@ def lost_note(page) -> str:
     )
 
 
-def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(tab, lang="zh"):
-    """Next is pressed, and the server dies while its run is under way (each run sleeps 4 s on
-    purpose): the page reconnects to a fresh server at the old step, and a note in the learner's
-    language asks for the click again, until the next click, which counts. A click whose run had
-    ended before the server went away asks for nothing. (In Chinese here; both catalogs' words in
-    the style sheet: tests/test_sentence_box.py.)"""
-    port = free_port()
-    page = tab()
-    url_path = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=2&lang={lang}&{TOY}"
-    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
-        page.goto(before.url + url_path)
-        wait_for_app(page)
-        no_exception(page)
-        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
-        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
-        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
-    # The canary of CONNECTION_STATUS: Streamlit shows it while the page is not connected.
-    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
-    with streamlit_server(port=port):
-        page.wait_for_function(f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=60_000)
-        wait_for_app(page)
-        assert query(page).get("step") == ["2"], "the click was lost: the page is back at the old step"
-        want = translate(lang, "shell.click_lost")
-        assert lost_note(page) == json.dumps(want, ensure_ascii=False), "the note says the catalog's words"
-        page.locator(f"{testid('stMain')} .st-key-step_next button").click()
-        for _ in range(50):
-            wait_for_app(page)
-            if query(page).get("step") == ["3"]:
-                break
-            page.wait_for_timeout(200)
-        assert query(page).get("step") == ["3"], page.url
-        assert lost_note(page) == "", "the next click takes the note away"
-        no_exception(page)
-    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # gone again, after a click that counted
-    with streamlit_server(port=port):
-        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
-        wait_for_app(page)
-        page.wait_for_timeout(1500)  # longer than the script's three idle looks
-        assert lost_note(page) == "", "nothing was in flight: nothing to ask for"
-        assert query(page).get("step") == ["3"]
+SLOW_S = 6
+"""Seconds each run of the first server below sleeps on purpose: both actions' runs are under way
+when it stops (one second after the page says it waits; the two act one right after the other)."""
+CLICK_LANG = "zh"
+"""The lost-click note is read in Chinese (both catalogs' words in the style sheet: tests/test_sentence_box.py)."""
+NEW_SENTENCE = "a cat slept on my warm bed"
 
 
-def test_an_enter_cut_off_by_a_dropped_connection_is_replayed(tab):
+class CutOff:
+    """Two learners' actions cut off by a server that stops while their runs are under way (each
+    run sleeps ``SLOW_S``): Next pressed on ``pages["click"]``, a new sentence applied with Enter
+    on ``pages["enter"]``. ``start`` and ``stop`` run the next server on the same port."""
+
+    def __init__(self, chromium, port: int) -> None:
+        self.port, self.contexts, self.running = port, [], None
+        self.pages = {name: page_in(chromium, self.contexts) for name in ("click", "enter")}
+
+    def start(self) -> None:
+        self.running = contextlib.ExitStack()
+        self.running.enter_context(streamlit_server(port=self.port))
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.running.close()
+            self.running = None
+
+
+@pytest.fixture(scope="module")
+def cut_off(chromium):
+    """``CutOff``: both actions sent and cut off by one server stop, then a fresh server running
+    (one slow server and one fresh start serve both tests below)."""
+    cut = CutOff(chromium, free_port())
+    click, enter = cut.pages["click"], cut.pages["enter"]
+    try:
+        with streamlit_server(port=cut.port, env={SLOW_ENV: str(SLOW_S)}) as before:
+            click.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=2&lang={CLICK_LANG}&{TOY}")
+            enter.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+            for page in (click, enter):
+                wait_for_app(page)
+                no_exception(page)
+            box = enter.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
+            box.fill(NEW_SENTENCE)
+            box.press("Enter")
+            click.locator(f"{testid('stMain')} .st-key-step_next button").click()
+            for page in (click, enter):
+                page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
+            time.sleep(1)  # both runs are under way (each sleeps SLOW_S) when the server dies
+        # The canary of CONNECTION_STATUS: Streamlit shows it while the page is not connected.
+        for page in (click, enter):
+            page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
+        cut.start()
+        yield cut
+    finally:
+        cut.stop()
+        for context in cut.contexts:
+            context.close()
+
+
+def test_an_enter_cut_off_by_a_dropped_connection_is_replayed(cut_off):
     """A new sentence is applied with Enter, and the server dies while that run is under way: the
     fresh session would show the address bar's old sentence, and Enter again would send nothing
-    (the box takes its text as applied), so the page loads itself with the new sentence."""
-    port = free_port()
-    page = tab()
-    new = "a cat slept on my warm bed"
-    with streamlit_server(port=port, env={SLOW_ENV: "4"}) as before:
-        page.goto(before.url + f"step_by_step?sentence=the+dog+sat+on+the+mat&token=5&step=3&{TOY}")
+    (the box takes its text as applied), so the page loads itself with the new sentence.
+    (Before the next test, which stops this fresh server.)"""
+    page = cut_off.pages["enter"]
+    for _ in range(150):
+        if query(page).get("sentence") == [NEW_SENTENCE]:
+            break
+        page.wait_for_timeout(200)
+    wait_for_app(page)
+    assert query(page).get("sentence") == [NEW_SENTENCE], page.url
+    assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
+    chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
+    assert chosen.first.inner_text().strip() == "1: a", "the new sentence is the one shown"
+    no_exception(page)
+
+
+def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(cut_off):
+    """Next is pressed, and the server dies while its run is under way: the page reconnects to a
+    fresh server at the old step, and a note in the learner's language asks for the click again,
+    until the next click, which counts. A click whose run had ended before the server went away
+    asks for nothing. (In Chinese here: ``CLICK_LANG``.)"""
+    page = cut_off.pages["click"]
+    page.wait_for_function(f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=60_000)
+    wait_for_app(page)
+    assert query(page).get("step") == ["2"], "the click was lost: the page is back at the old step"
+    want = translate(CLICK_LANG, "shell.click_lost")
+    assert lost_note(page) == json.dumps(want, ensure_ascii=False), "the note says the catalog's words"
+    page.locator(f"{testid('stMain')} .st-key-step_next button").click()
+    for _ in range(50):
         wait_for_app(page)
-        box = page.locator(testid("stSidebar")).get_by_label("Sentence", exact=True)
-        box.fill(new)
-        box.press("Enter")
-        page.wait_for_function(f"() => document.documentElement.hasAttribute('{WAITING_ATTR}')")
-        time.sleep(1)  # the run is under way (it sleeps 4 s) when the server dies
-    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
-    with streamlit_server(port=port):
-        for _ in range(150):
-            if query(page).get("sentence") == [new]:
-                break
-            page.wait_for_timeout(200)
-        wait_for_app(page)
-        assert query(page).get("sentence") == [new], page.url
-        assert query(page).get("token") is None and query(page).get("step") == ["3"], page.url
-        chosen = page.locator(f'{testid("stMain")} {testid("stButtonGroup")} button[aria-checked="true"]')
-        assert chosen.first.inner_text().strip() == "1: a", "the new sentence is the one shown"
-        no_exception(page)
+        if query(page).get("step") == ["3"]:
+            break
+        page.wait_for_timeout(200)
+    assert query(page).get("step") == ["3"], page.url
+    assert lost_note(page) == "", "the next click takes the note away"
+    no_exception(page)
+    cut_off.stop()
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # gone again, after a click that counted
+    cut_off.start()
+    page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_timeout(1500)  # longer than the script's three idle looks
+    assert lost_note(page) == "", "nothing was in flight: nothing to ask for"
+    assert query(page).get("step") == ["3"]
 
 
 KEEP_SOCKETS_JS = """(() => {
