@@ -47,9 +47,10 @@ CONTROLS = (
     "stDateInput",
     "stTimeInput",
     "stChatInput",
+    "stPageLink",
 )
-"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs):
-what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
+"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs,
+links to other pages): what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
 
 TEST_IDS = (
     "stMain",
@@ -59,6 +60,8 @@ TEST_IDS = (
     "stExpandSidebarButton",
     "stPageLink",
     "stHorizontalBlock",
+    "stLayoutWrapper",
+    "stHtml",
     "stVerticalBlock",
     "stColumn",
     "stPlotlyChart",
