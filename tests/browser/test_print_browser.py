@@ -38,6 +38,12 @@ LONG = (
     "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby and the old "
     "farmer walks slowly home across the wide green field before the evening rain begins"
 )
+SENTENCES = pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
+    ids=["en-short", "en-long", "zh-short", "zh-long"],
+)
+"""A handout's four cases: a short sentence and a long one, English and Chinese."""
 LIGHTEST_PRINTED_FILL = 0.45
 """The darkest cell background a handout may have (relative luminance): the screen's dark cells
 (white numbers, ``tables.DARK_BACKGROUND``) lie below it."""
@@ -113,7 +119,9 @@ def choose_dark_in_streamlit_s_menu(page) -> None:
     page.wait_for_timeout(500)
 
 
-def _on_screen_and_printed(tab, url: str, *, menu_dark: bool = False, **options) -> tuple[dict, dict, bytes]:
+def _on_screen_and_printed(
+    tab, url: str, *, menu_dark: bool = False, also: str | None = None, **options
+) -> tuple[dict, dict, bytes]:
     """Open ``url`` at 1400 px (a browser context made with ``options``; with ``menu_dark`` the
     dark theme chosen in Streamlit's menu): what the page shows on screen, then in Chromium's
     print to an A4 PDF, then laid out with the print media at the printable width
@@ -133,16 +141,14 @@ def _on_screen_and_printed(tab, url: str, *, menu_dark: bool = False, **options)
         page.set_viewport_size({"width": PRINT_WIDTH_PX, "height": PRINT_HEIGHT_PX})
         page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
         printed = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
+        if also:  # more to read of the print layout, under "also"
+            printed["also"] = page.evaluate(also)
     finally:
         page.context.close()  # not given back: its media stays print
     return screen, printed, pdf
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence"),
-    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
-    ids=["en-short", "en-long", "zh-short", "zh-long"],
-)
+@SENTENCES
 def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, lang, sentence):
     url = server + f"matrices?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
     screen, printed, pdf = _on_screen_and_printed(tab, url)
@@ -190,28 +196,11 @@ CONTENT_JS = f"""() => {{
 where its tables lie."""
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence"),
-    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
-    ids=["en-short", "en-long", "zh-short", "zh-long"],
-)
+@SENTENCES
 def test_what_do_heads_do_prints_on_one_a4_sheet(tab, server, lang, sentence):
     url = server + f"heads?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
-    page = tab(viewport={"width": 1400, "height": 900}, timeout=90_000)
-    try:
-        page.goto(url)
-        wait_for_app(page)
-        no_exception(page)
-        screen = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
-        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-        pdf = page.pdf(format="A4")
-        page.emulate_media(media="print")
-        page.set_viewport_size({"width": PRINT_WIDTH_PX, "height": PRINT_HEIGHT_PX})
-        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-        printed = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
-        content = page.evaluate(CONTENT_JS)
-    finally:
-        page.context.close()
+    screen, printed, pdf = _on_screen_and_printed(tab, url, also=CONTENT_JS)
+    content = printed["also"]
     # on screen: the head pickers, the view switch, the measure, the page links, the download menu
     assert {"stButtonGroup", "stPageLink", "stPopover"} <= set(_visible(screen["controls"]))
     assert sheets(pdf) == 1
