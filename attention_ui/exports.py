@@ -33,6 +33,7 @@ import streamlit as st
 
 from attention_ui.charts import draw, drawn_as_table
 from attention_ui.i18n import t
+from attention_ui.presentation import screen_only
 from attention_ui.url_state import url_params
 
 IMAGE_FORMATS = ("png", "svg")
@@ -241,7 +242,7 @@ def show_figure(
     )
     if tabled and matrix is None:
         return  # nothing to download: a table has no camera
-    with st.container(horizontal=True, horizontal_alignment="right"):
+    with screen_only(f"download_{key}"), st.container(horizontal=True, horizontal_alignment="right"):  # not on paper
         menu_help = t("exports.menu_help_table" if tabled else "exports.menu_help")
         with st.popover(t("exports.menu"), icon=":material/download:", help=menu_help):
             if not tabled:

@@ -41,11 +41,13 @@ from attention_ui.heatmaps import heatmap_row, token_matrix
 from attention_ui.i18n import t
 from attention_ui.model_access import model_name
 from attention_ui.notation import shown
+from attention_ui.presentation import screen_only
 from attention_ui.problems import problem_text
 from attention_ui.registry import page_link
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.settings import link_params
 from attention_ui.sidebar import choose_head
+from attention_ui.style import SIDE_BY_SIDE_KEY
 from attention_ui.tables import number_table
 from attention_ui.url_state import url_choice, url_notes, url_picker
 
@@ -63,11 +65,12 @@ def pick_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     (``registry.Page.head_pickers``: Real model heads, What do heads do?), kept in the URL as
     ``?layer=`` and ``?head=`` and clamped there; then the notes on URL values out of range.
     Returns (layer, head), from 0; the trained head (``TRAINED_HEAD``) by default."""
-    c_layer, c_head = st.columns([1, 2])
-    with c_layer:
-        layer = url_picker(t("real_model.layer"), "layer", n_layers, default=TRAINED_HEAD[0], clamp=True)
-    with c_head:
-        head = url_picker(t("real_model.head"), "head", n_heads, default=TRAINED_HEAD[1], clamp=True)
+    with screen_only("head_pickers"):  # a row of controls: on paper, not even its gap
+        c_layer, c_head = st.columns([1, 2])
+        with c_layer:
+            layer = url_picker(t("real_model.layer"), "layer", n_layers, default=TRAINED_HEAD[0], clamp=True)
+        with c_head:
+            head = url_picker(t("real_model.head"), "head", n_heads, default=TRAINED_HEAD[1], clamp=True)
     url_notes()
     return layer, head
 
@@ -82,7 +85,7 @@ def click_head(point) -> None:
 def head_links(layer: int, head: int) -> None:
     """Open this head on the lesson's pages (the session's other settings kept)."""
     params = link_params(w="trained", layer=layer, head=head)
-    with st.container(horizontal=True):
+    with screen_only("head_links"), st.container(horizontal=True):  # links: nothing to follow on paper
         for page in ("step_by_step", "matrices", "real_model"):
             page_link(page, params, label=t(f"heads.open_{page}"), icon=":material/arrow_forward:")
 
@@ -141,18 +144,20 @@ def census_view(found, info, sets: dict, parking: dict) -> None:
     tables = [("heads.best", choose(found, measure, BEST_SHOWN))]
     if measure in REVERSIBLE:  # the far end: heads chosen for doing the job backwards
         tables.append(("heads.reversed", choose(found, measure, BEST_SHOWN, lowest=True)))
-    for title, chosen in tables:
-        st.markdown(f"**{t(title, measure=t(f'heads.role_{measure}'))}**")
-        number_table(
-            {
-                t("heads.col_head"): [name(c.layer, c.head) for c in chosen],
-                t("heads.col_chosen_on"): [100 * c.chosen_on for c in chosen],
-                t("heads.col_held_out"): [100 * c.held_out.value for c in chosen],
-                t("heads.col_interval"): [interval(c.held_out) for c in chosen],
-            },
-            index=[str(shown(n)) for n in range(len(chosen))],
-            number="{:.0f}" if measure in COUNTED else "{:.1f}",
-        )
+    with st.container(key=SIDE_BY_SIDE_KEY):  # one under the other on screen, side by side on paper
+        for title, chosen in tables:
+            with st.container():
+                st.markdown(f"**{t(title, measure=t(f'heads.role_{measure}'))}**")
+                number_table(
+                    {
+                        t("heads.col_head"): [name(c.layer, c.head) for c in chosen],
+                        t("heads.col_chosen_on"): [100 * c.chosen_on for c in chosen],
+                        t("heads.col_held_out"): [100 * c.held_out.value for c in chosen],
+                        t("heads.col_interval"): [interval(c.held_out) for c in chosen],
+                    },
+                    index=[str(shown(n)) for n in range(len(chosen))],
+                    number="{:.0f}" if measure in COUNTED else "{:.1f}",
+                )
     if measure in COUNTED:
         counts, n = measure_counts(found, measure)
         coins = best_of_72(found, measure)

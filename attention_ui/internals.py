@@ -48,9 +48,10 @@ CONTROLS = (
     "stDateInput",
     "stTimeInput",
     "stChatInput",
+    "stPageLink",
 )
-"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs):
-what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
+"""The ``data-testid`` of each of Streamlit's controls (buttons, choices, toggles, sliders, inputs,
+links to other pages): what a sheet of paper cannot click (``style.print_css`` leaves each out of a printed page)."""
 
 TEST_IDS = (
     "stMain",
@@ -60,6 +61,8 @@ TEST_IDS = (
     "stExpandSidebarButton",
     "stPageLink",
     "stHorizontalBlock",
+    "stLayoutWrapper",
+    "stHtml",
     "stVerticalBlock",
     "stColumn",
     "stPlotlyChart",

@@ -23,6 +23,7 @@ import numpy as np
 from .internals import (
     BELOW_FLAT_PX,
     BELOW_TILTED_PX,
+    CHART_TITLE_PX,
     COLORAXIS_XPAD,
     COLORBAR_DEFAULTS,
     COLORBAR_GROW_PX,
@@ -270,10 +271,105 @@ def needed_margins(spec: dict) -> dict[str, float]:
     return need
 
 
+TITLE_TOP_PX = 10
+"""Room (px) between a chart's top edge and its title's first line: ``fit_margins`` sets every
+title that does not place itself there (``placed_title``)."""
+TITLE_GAP_PX = 6
+"""Room between a title's last line and what is drawn above the plot under it."""
+NOTE_BOX_PX = 4
+"""What an annotation adds around its lines: Plotly's ``borderpad`` and ``borderwidth`` (1 px
+each), above and below."""
+LEGEND_BOX_PX = 10
+"""What a legend adds around one row of entries."""
+
+
+def _title(layout: dict) -> tuple[str, float] | None:
+    """The title's text and font size (px) when the margins place it (Plotly's default place);
+    None without a title, in a chart of no given height, or where the figure places it itself
+    (``figures.figure(title_above=)``: over the panels' own titles)."""
+    title = layout.get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    if not text or not layout.get("height"):
+        return None
+    title = title if isinstance(title, dict) else {}
+    if title.get("y", "auto") != "auto":
+        return None
+    return str(text), (title.get("font") or {}).get("size") or CHART_TITLE_PX
+
+
+def placed_title(title: dict, height: float) -> dict:
+    """``title`` (a layout's, with its font ``size``) at the top of a chart ``height`` px high:
+    its first line's baseline one font size below ``TITLE_TOP_PX``, the other lines under it.
+
+    Plotly's own place (``y`` "auto") puts the first line's baseline in the middle of the top
+    margin, whatever the number of lines and their size: a two-line title in presentation
+    mode's larger type reached 10 px into the head numbers set on the plot's top edge. Anchored
+    by its bottom, Plotly puts the first line's baseline at ``y`` for one line or several (by its
+    top, one line's capitals but several lines' first baseline).
+
+    >>> placed_title({"text": "w", "font": {"size": 20}}, 300)["y"]
+    0.9
+    """
+    size = (title.get("font") or {}).get("size") or CHART_TITLE_PX
+    return {**title, "y": 1.0 - (TITLE_TOP_PX + size) / height, "yref": "container", "yanchor": "bottom"}
+
+
+def above_plot_px(layout: dict, plot_px: float) -> float:
+    """How high (px) above the plot area the things set on its top edge reach: annotations
+    anchored there by their bottom (the heads grid's head numbers, panel titles), a horizontal
+    legend standing on it, and half a line of the y axes' tick labels (the top one is centred on
+    the edge). ``plot_px``: the plot's height, for what stands higher than the edge (y > 1).
+
+    >>> notes = [{"text": "head", "yref": "paper", "y": 1.0, "yanchor": "bottom", "font": {"size": 18}}]
+    >>> round(above_plot_px({"annotations": notes}, 300), 1), round(above_plot_px({}, 300), 1)
+    (27.4, 7.8)
+    """
+    tick_px = (layout.get("font") or {}).get("size", TICK_FONT_PX)
+    reach = 0.0
+    for note in layout.get("annotations") or []:
+        if note.get("yref") != "paper" or note.get("yanchor") != "bottom" or note.get("y", 0.0) < 1.0:
+            continue
+        size = (note.get("font") or {}).get("size", tick_px)
+        high = line_px(size) * lines(str(note.get("text", ""))) + NOTE_BOX_PX
+        reach = max(reach, (note["y"] - 1.0) * plot_px + high)
+    if layout.get("showlegend") is not False:
+        for name, legend in layout.items():
+            if not (name.startswith("legend") and isinstance(legend, dict)):
+                continue
+            if legend.get("orientation") == "h" and legend.get("yanchor") == "bottom" and legend.get("y", 0.0) >= 1.0:
+                size = (legend.get("font") or {}).get("size", tick_px)
+                reach = max(reach, (legend["y"] - 1.0) * plot_px + line_px(size) + LEGEND_BOX_PX)
+    for axis in _axes(layout, "y").values():
+        if axis.get("visible") is not False and axis.get("showticklabels") is not False:
+            size = (axis.get("tickfont") or {}).get("size", tick_px)
+            reach = max(reach, line_px(size) / 2)
+    return reach
+
+
+def title_top_px(layout: dict) -> float | None:
+    """The top margin (px) a title set by ``placed_title`` needs: its lines at its size, the gap,
+    and what stands on the plot's top edge (``above_plot_px``); None where the margins do not
+    place the title (``_title``).
+
+    >>> round(title_top_px({"title": {"text": "a<br>b", "font": {"size": 21}}, "height": 400}))
+    78
+    """
+    title = _title(layout)
+    if title is None:
+        return None
+    text, size = title
+    margin = layout.get("margin") or {}
+    plot_px = layout["height"] - margin.get("t", 0) - margin.get("b", 0)
+    return TITLE_TOP_PX + line_px(size) * lines(text) + TITLE_GAP_PX + above_plot_px(layout, plot_px)
+
+
 def fit_margins(spec: dict) -> dict:
     """``spec`` (a figure's JSON) with its colour bars right of the plot at ``COLORBAR_X`` and
     margins at least as large as ``needed_margins`` (rounded up): a new dict, ``spec`` is not
-    changed.
+    changed. Its title, where the figure does not place it itself, is set at the top
+    (``placed_title``), with a top margin that holds its lines at their size and what stands
+    on the plot's top edge (``title_top_px``); the chart grows by what that margin grows, so
+    its plot keeps its height.
 
     >>> axis = {"tickvals": [1, 2], "ticktext": ["a", "b"]}
     >>> spec = {"data": [{"type": "bar", "x": [1, 2], "y": [0.5, 1.0]}], "layout": {"margin": {"l": 10}, "xaxis": axis}}
@@ -293,4 +389,13 @@ def fit_margins(spec: dict) -> dict:
     if need:
         given = layout.get("margin") or {}
         layout["margin"] = {**given, **{side: max(given.get(side, 0), math.ceil(px)) for side, px in need.items()}}
+    top = title_top_px(layout)
+    if top is not None:
+        given = layout.get("margin") or {}
+        more = max(0, math.ceil(top) - given.get("t", 0))
+        if more:
+            layout["margin"] = {**given, "t": given.get("t", 0) + more}
+            layout["height"] += more
+        title = layout["title"]
+        layout["title"] = placed_title(title if isinstance(title, dict) else {"text": title}, layout["height"])
     return fitted

@@ -109,6 +109,9 @@ _BESIDE = (
     f".{key_class(BESIDE_KEY)}.{key_class(BESIDE_KEY)} "
     f"{testid('stHorizontalBlock')}:has({testid('stPlotlyChart')}) > {testid('stColumn')}"
 )
+SIDE_BY_SIDE_KEY = "print_side_by_side"
+"""Key of a container whose containers print side by side, each a share of the sheet's width
+(What do heads do?'s two tables of heads: one under the other, the page took two A4 sheets)."""
 MATRIX_KEY = "matrix_{key}"
 """Key of the container of a matrix drawn as an HTML table in presentation mode (``charts.draw_table``)."""
 TWIN_KEY = "twin_{key}"
@@ -130,8 +133,10 @@ PRINT_WIDTH_PX = round((210 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 """An A4 page's printable width in CSS px (96 per inch) inside those margins: 703."""
 PRINT_HEIGHT_PX = round((297 - 2 * PRINT_MARGIN_MM) / 25.4 * 96)
 """... and its printable height: 1032. What lies below it goes to a second sheet."""
-PRINT_ROOT_PX = 14
-"""The type of a printed page (the root font size; the screen's is 16 px): 10.5 pt, a handout's."""
+PRINT_ROOT_PX = 12
+"""The type of a printed page (the root font size; the screen's is 16 px): 9 pt, a handout's small
+print, so that What do heads do? (its text, the 72 heads and two tables) fits one A4 sheet; at
+10.5 pt it took two."""
 PRINT_CHROME = ("stSidebar", "stHeader", "stToolbar", "stStatusWidget", "stBottom", "stExpandSidebarButton")
 """Streamlit's frame around the page (sidebar, header and its toolbar, the running man, the
 bottom bar, the » that opens the sidebar): never printed."""
@@ -261,6 +266,7 @@ def print_css() -> str:
     (True, True, True)
     """
     hidden = [testid(name) for name in PRINT_CHROME]
+    html_box = testid("stHtml")
     hidden += [f"{testid('stElementContainer')}:has({testid(name)})" for name in CONTROLS]
     hidden += [testid(name) for name in CONTROLS]
     hidden += [
@@ -270,6 +276,9 @@ def print_css() -> str:
         key_prefix(HOVER_NOTE_KEY.format(key="")),
         f".{key_class(PATH_KEY)}",
         key_prefix(SCREEN_ONLY),
+        # the boxes of what is hidden or draws nothing (a script), each a gap of the column on paper
+        f"{testid('stLayoutWrapper')}:has(> :is({key_prefix(SCREEN_ONLY)}, .{key_class(PATH_KEY)}))",
+        f"{testid('stElementContainer')}:has(> {html_box}):not(:has(> {html_box} > :not(script, style)))",
         f"{key_prefix(TWIN_KEY.format(key=''))} {testid('stPlotlyChart')}",
     ]
     shades = "\n".join(
@@ -292,7 +301,13 @@ def print_css() -> str:
   {_MAIN} {testid("stVerticalBlock")} {{ gap: 0.5rem !important; }}
   {_MAIN} {testid("stAlertContainer")} {{ padding: 0.4rem 0.75rem !important; }}
   {_MAIN} h1 {{ font-size: 1.75rem !important; padding: 0 0 0.25rem 0 !important; }}
-  {_MAIN} :is(p, li) {{ margin-bottom: 0.25rem; }}
+  {_MAIN} :is(p, li) {{ margin-bottom: 0.25rem; line-height: 1.35; }}
+  {_MAIN} :is(h2, h3) {{ padding: 0.25rem 0 0.15rem 0 !important; }}
+  .{key_class(SIDE_BY_SIDE_KEY)} {{ display: flex !important; flex-direction: row !important; gap: 1rem !important; }}
+  .{key_class(SIDE_BY_SIDE_KEY)} > * {{ flex: 1 1 0 !important; min-width: 0 !important; width: auto !important; }}
+  .{key_class(SIDE_BY_SIDE_KEY)} .{TABLE_CLASS} {{ font-size: 0.8em; }}
+  .{key_class(SIDE_BY_SIDE_KEY)} .{TABLE_CLASS} :is(td, th) {{ padding: 0.2em 0.4em !important; }}
+  .{key_class(SIDE_BY_SIDE_KEY)} .{TABLE_CLASS} tbody td {{ white-space: nowrap; }}
   .katex-display {{ margin: 0.25em 0 !important; }}
   .print-only {{ display: block !important; }}
   .{MATRIX_CLASS}-wrap {{ overflow: visible; background: none; }}

@@ -176,8 +176,9 @@ def _fitted_cases():
 
 @pytest.mark.parametrize("case", ["token_matrix", "diverging", "vectors", "row", "bars", "grid"])
 def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
-    """The numbers, labels and colours a chart shows stay as they were; the margins only grow;
-    the JSON it is given is not changed."""
+    """The numbers, labels and colours a chart shows stay as they were; the margins only grow,
+    the height by what the top margin grows (the plot keeps its height), and the title is set at
+    the top; the JSON it is given is not changed."""
     from attention_ui.charts import figure_json
     from attention_ui.margins import COLORBAR_X, fit_margins
 
@@ -189,7 +190,12 @@ def test_fit_margins_changes_only_the_margins_and_where_colour_bars_sit(case):
     for side, px in before["layout"].get("margin", {}).items():
         assert after["layout"]["margin"][side] >= px
     assert after["layout"]["margin"] != before["layout"].get("margin")  # every case needs room for its labels
+    grown = after["layout"]["margin"]["t"] - before["layout"]["margin"]["t"]
+    assert after["layout"].pop("height") == before["layout"].pop("height") + grown
     before["layout"].pop("margin", None), after["layout"].pop("margin", None)
+    placed = after["layout"]["title"]
+    if "y" not in before["layout"]["title"]:  # not placed by its figure (over panel titles: "row")
+        assert (placed.pop("yref"), placed.pop("yanchor"), 0 < placed.pop("y") < 1) == ("container", "bottom", True)
     pairs = list(zip(before["data"], after["data"]))
     if "coloraxis" in after["layout"]:
         pairs.append((before["layout"]["coloraxis"], after["layout"]["coloraxis"]))

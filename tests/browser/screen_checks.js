@@ -52,7 +52,8 @@
       problems.push(`formula wider than its box (${Math.round(wide.right - box.left)} > ${Math.round(box.width)} px): ${tex}`);
     }
   }
-  // 4. Chart text lies inside its chart, 5. no toolbar over a title, 6. cell numbers apart.
+  // 4. Chart text lies inside its chart, 5. no toolbar over a title, 5b. nor any of its text or plot
+  // under it, 6. cell numbers apart.
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
     if (!shown(plot)) continue;
     const box = plot.getBoundingClientRect();
@@ -83,6 +84,19 @@
           break;
         }
       }
+    }
+    // 5b. The title runs into nothing of its chart: the head numbers, panel titles, a legend on
+    // the plot's top edge, tick labels, the plot itself (a two-line title in presentation mode's
+    // larger type ran into the heads grid's numbers).
+    if (heading && heading.getBoundingClientRect().width > 0) {
+      const t = heading.getBoundingClientRect();
+      const below = [...plot.querySelectorAll('.annotation-text, .xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .legendtext, .cbaxis text, .cbtitle text, .nsewdrag')]
+        .filter(el => el.getBoundingClientRect().width > 0 && getComputedStyle(el).display !== 'none');
+      const hit = below.find(el => {
+        const r = el.getBoundingClientRect();
+        return r.left < t.right - 1 && t.left < r.right - 1 && r.top < t.bottom - 1 && t.top < r.bottom - 1;
+      });
+      if (hit) problems.push(`the title "${title}" runs into "${(hit.textContent || 'the plot').slice(0, 30)}"`);
     }
     for (const axis of plot.querySelectorAll('.xaxislayer-above, .yaxislayer-above')) {
       const flat = [...axis.querySelectorAll('.xtick text, .ytick text')]

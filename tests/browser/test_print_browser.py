@@ -8,6 +8,9 @@ a long one (a window of 24 word pieces over 32), English and Chinese.
   width: none of Streamlit's controls or its frame shows (the slider and the toggle are in the page,
   hidden), the matrix lies wholly inside the first sheet's height, under the sentence, and no cell
   has a dark fill: every cell's background is light and its number near black.
+* What do heads do? (its census: the 72 heads and the two tables of heads) prints on one A4 sheet,
+  short sentence or long, English or Chinese: the tables side by side, no head pickers, page links
+  or download menu, and no empty box of one left as a gap (at 1,576 px it took two sheets).
 * Other pages print no controls either (the style sheet is every page's).
 
 The sheets are counted in the PDF itself, in two ways that must agree: the page objects
@@ -25,7 +28,7 @@ import pytest
 from attention_ui import internals
 from attention_ui.i18n import translate
 from attention_ui.style import PRINT_CHROME, PRINT_HEIGHT_PX, PRINT_WIDTH_PX
-from attention_ui.tables import MATRIX_CLASS
+from attention_ui.tables import MATRIX_CLASS, TABLE_CLASS
 from harness import no_exception, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -35,6 +38,12 @@ LONG = (
     "The quick brown fox jumps over the lazy dog while the small cat sleeps nearby and the old "
     "farmer walks slowly home across the wide green field before the evening rain begins"
 )
+SENTENCES = pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
+    ids=["en-short", "en-long", "zh-short", "zh-long"],
+)
+"""A handout's four cases: a short sentence and a long one, English and Chinese."""
 LIGHTEST_PRINTED_FILL = 0.45
 """The darkest cell background a handout may have (relative luminance): the screen's dark cells
 (white numbers, ``tables.DARK_BACKGROUND``) lie below it."""
@@ -110,7 +119,9 @@ def choose_dark_in_streamlit_s_menu(page) -> None:
     page.wait_for_timeout(500)
 
 
-def _on_screen_and_printed(tab, url: str, *, menu_dark: bool = False, **options) -> tuple[dict, dict, bytes]:
+def _on_screen_and_printed(
+    tab, url: str, *, menu_dark: bool = False, also: str | None = None, **options
+) -> tuple[dict, dict, bytes]:
     """Open ``url`` at 1400 px (a browser context made with ``options``; with ``menu_dark`` the
     dark theme chosen in Streamlit's menu): what the page shows on screen, then in Chromium's
     print to an A4 PDF, then laid out with the print media at the printable width
@@ -130,16 +141,14 @@ def _on_screen_and_printed(tab, url: str, *, menu_dark: bool = False, **options)
         page.set_viewport_size({"width": PRINT_WIDTH_PX, "height": PRINT_HEIGHT_PX})
         page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
         printed = page.evaluate(PRINT_LAYOUT_JS, SELECTORS)
+        if also:  # more to read of the print layout, under "also"
+            printed["also"] = page.evaluate(also)
     finally:
         page.context.close()  # not given back: its media stays print
     return screen, printed, pdf
 
 
-@pytest.mark.parametrize(
-    ("lang", "sentence"),
-    [("en", SHORT), ("en", LONG), ("zh", SHORT), ("zh", LONG)],
-    ids=["en-short", "en-long", "zh-short", "zh-long"],
-)
+@SENTENCES
 def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, lang, sentence):
     url = server + f"matrices?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
     screen, printed, pdf = _on_screen_and_printed(tab, url)
@@ -171,6 +180,39 @@ def test_attention_matrices_print_on_one_a4_sheet_without_controls(tab, server, 
     assert max(luminance(colour) for _, colour, _ in printed["cells"]) < 0.05
     shaded = {tuple(bg) for bg, _, _ in printed["cells"]}
     assert len(shaded) >= 3, "the print scale lost the pattern of the weights"
+
+
+CONTENT_JS = f"""() => {{
+  const main = document.querySelector('{internals.testid("stMain")}');
+  const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  const boxes = [...main.querySelectorAll('{internals.testid("stElementContainer")}')].filter(shown)
+    .map(e => e.getBoundingClientRect());
+  const tables = [...main.querySelectorAll('.{TABLE_CLASS}-wrap')].filter(shown).map(e => e.getBoundingClientRect())
+    .map(r => ({{top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right}}));
+  return {{bottom: Math.max(...boxes.map(r => r.bottom)) + scrollY, tables,
+           block: main.querySelector('{internals.testid("stMainBlockContainer")}').getBoundingClientRect().height}};
+}}"""
+"""Where the printed page's content ends (its last box, and the whole column with its gaps) and
+where its tables lie."""
+
+
+@SENTENCES
+def test_what_do_heads_do_prints_on_one_a4_sheet(tab, server, lang, sentence):
+    url = server + f"heads?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
+    screen, printed, pdf = _on_screen_and_printed(tab, url, also=CONTENT_JS)
+    content = printed["also"]
+    # on screen: the head pickers, the view switch, the measure, the page links, the download menu
+    assert {"stButtonGroup", "stPageLink", "stPopover"} <= set(_visible(screen["controls"]))
+    assert sheets(pdf) == 1
+    assert not _visible(printed["controls"]), _visible(printed["controls"])
+    assert not _visible(printed["chrome"]), _visible(printed["chrome"])
+    # nothing cut: the whole column within the sheet, no wider than it; the two tables side by side
+    assert content["bottom"] <= content["block"] <= PRINT_HEIGHT_PX, content
+    assert printed["width"] <= PRINT_WIDTH_PX
+    best, reversed_ = content["tables"]
+    beside = best["top"] < reversed_["bottom"] and reversed_["top"] < best["bottom"]  # titles may wrap apart
+    assert beside and best["right"] <= reversed_["left"], content["tables"]
+    assert translate(lang, "heads.h_bench") in printed["text"]
 
 
 @pytest.mark.parametrize("path", ["step_by_step", "heads", "tailor_shop", "learn"])

@@ -168,6 +168,36 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
 
 
+TWO_LINE_TITLES = ["real_model", "after_attention", f"step_by_step?step={STEPS.index('softmax') + 1}"]
+"""Pages whose charts' titles take two lines in presentation mode's larger type at 1024 px: the
+72-head grid (its head numbers on the plot's top edge), the six layers' vectors, a row's bars."""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_in_presentation_mode_a_two_line_chart_title_runs_into_nothing(views, server, lang):
+    """``margins.fit_margins`` sets each title at the chart's top with a top margin for its lines at
+    their size and what stands on the plot's edge: on the old margins (a title's baseline in the
+    middle of the top margin, 20 px a line at the screen's size) the grid's two-line title ran
+    10 px into "head 1 2 3 …" and the layers' chart's into its plot."""
+    page = views("projector")
+    problems = []
+    for url in TWO_LINE_TITLES:
+        page.goto(
+            server
+            + url
+            + ("&" if "?" in url else "?")
+            + f"present=true&lang={lang}&sentence={SENTENCE.replace(' ', '+')}"
+        )
+        wait_for_app(page, settle=200)
+        no_exception(page)
+        titles = page.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => t.textContent)"
+        )
+        assert titles, f"{url}: no chart title"
+        problems += [f"{url}: {p}" for p in page.evaluate(SCREEN_CHECKS)]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("view", ["table", "chart"])
 def test_a_13_token_weights_matrix_prints_all_169_numbers(tab, server, view):
     """The table, and the interactive chart at 1400 px: every number printed in its cell."""
