@@ -611,12 +611,15 @@ def rescue_lost_fragment_reruns() -> None:
     AppSession.request_rerun = request_rerun  # type: ignore[method-assign]
 
 
+RESCUE_LOG = "fragment_rerun_rescued %s"
+"""The operator's log line for a rescued click: a rerun of a fragment this session does not hold,
+run as a whole-app run (terse, like the other log lines of the app)."""
+
+
 def _log_rescue(fragment_id: str) -> None:
     import logging
 
-    logging.getLogger("streamlit.attention_lab").info(
-        "A rerun of fragment %s, which this session does not hold: the whole app runs for it.", fragment_id
-    )
+    logging.getLogger("streamlit.attention_lab").info(RESCUE_LOG, fragment_id)
 
 
 def lost_fragment(session, client_state) -> bool:

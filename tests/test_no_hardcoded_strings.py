@@ -50,9 +50,9 @@ MARKUP = re.compile(
     r"<style\b.*?</style>|<script\b.*?</script>|^\s*(?:/\*.*?\*/\s*)?@(?:media|container|page)\b.*|<[^>]*>", re.DOTALL
 )
 """Markup and style sheets (a sheet may open with a comment and an at-rule), which no learner reads."""
-SELECTOR = re.compile(r"^\s*(?:html|body)?[.#\[][\w{-]")
-"""A CSS selector or rule (".cell-matrix td.h1 { … }", "[data-testid=…]", "html[data-x] …"): prose
-never starts so."""
+SELECTOR = re.compile(r"^\s*(?:html|body|\{\})?(?:[.#\[][\w{-]|:(?:has|is|not)\()")
+"""A CSS selector or rule (".cell-matrix td.h1 { … }", "[data-testid=…]", "html[data-x] …",
+"{}:has(> …)" with the element's selector put in): prose never starts so."""
 WORD = re.compile(r"[^\W\d_]{3,}")
 DISPLAY_CALLS = {
     "title",
