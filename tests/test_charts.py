@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from attention_ui.internals import SCREEN_ONLY
 from tests.helpers import ROOT
 
 SCRIPT = """
@@ -78,7 +79,8 @@ def test_the_containers_follow_what_the_builder_said():
     assert "cells_fig_large" not in blocks and _needed(at, "fig_large") is None  # no numbers...
     assert "cellnote_fig_large" not in blocks  # ... and the note in a plain container, always shown
     assert any(key.startswith("noticks_fig_row") for key in blocks)  # 24 column labels: none on a phone
-    assert not any(key.endswith("fig_bars") for key in blocks)  # no cells: no note
+    bars = [key for key in blocks if key.endswith("fig_bars")]  # no cells: no note, only the download menu's box
+    assert bars == [f"{SCREEN_ONLY}download_fig_bars"], bars
 
 
 def test_a_chart_that_stays_wide_says_its_least_width():
