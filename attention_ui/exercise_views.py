@@ -19,6 +19,7 @@ from attention_ui.exports import show_figure
 from attention_ui.formulas import by_hand_softmax, by_hand_vectors, by_hand_working, exp_sum, kept_terms
 from attention_ui.heatmaps import heatmap
 from attention_ui.i18n import t
+from attention_ui.lesson_notes import listed_tokens
 from attention_ui.notation import alpha_hat, inline_math, shown
 from attention_ui.safe import escape_markdown, numbered_labels
 from attention_ui.url_state import url_choice
@@ -94,6 +95,8 @@ def attend_view(seed: int, lesson: Lesson | None) -> None:
             return
         exercise = ex.attend_from_lesson(lesson, seed)  # on a trained model: a head drawn by the seed
         tokens = list(exercise.tokens)
+        if tokens == list(lesson.tokens):
+            tokens = listed_tokens(lesson)  # "[UNK] 他": the word behind each unknown token
         ex_id = ex.exercise_id("attend", seed, "lesson:" + lesson.text)
         if exercise.layer is None:
             st.caption(t("exercises.lesson_note"))

@@ -88,7 +88,7 @@ def walk(lesson) -> None:
 
         e = explain(trace, i)
         n = shown(i)  # token i as the learner sees it, from 1
-        word = escape_label(tokens[i])  # the query token by name in the charts' titles (a class reads "she")
+        word = escape_label(listed[i])  # the query token by name in the charts' titles ("she", "[UNK] 他")
         with explained_around(lambda: show_step_formula(step, lesson, e)):  # under the chart when presenting
             if step == 0:
                 number_table(

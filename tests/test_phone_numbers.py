@@ -161,3 +161,26 @@ def test_no_step_chart_title_ends_on_a_word_alone(lang):
                 wrapped += len(lines) > 1
                 assert len(lines) == 1 or len(_words(lines[-1])) >= 2, lines
     assert wrapped, "no title was wrapped: the check proves nothing"
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_step_charts_name_an_unknown_query_token_by_its_character(lang):
+    """A step chart's title names the query token as its picker does: "[UNK] 他", not "[UNK]"."""
+    at = open_link("step_by_step", lang, sentence=ZH, toy=False, token="2", step="4", present="true")
+    titles = [title_text(spec).replace("\\", "") for spec in charts(at).values()]
+    assert titles and all("[UNK] 他" in title for title in titles), titles
+
+
+def test_the_exercise_on_the_lesson_names_an_unknown_query_token_by_its_character():
+    """Exercises on the learner's sentence: "the query token is [UNK] 老 (position 5)", whichever
+    [UNK] the seed draws, so that a class knows which word is asked about."""
+    asked = []
+    for seed in range(12):
+        at = open_link(
+            "exercises", "zh", sentence=ZH, toy=False, ex_source="lesson", ex_kind="attend", ex_seed=str(seed)
+        )
+        task = next(m.value for m in at.markdown if "查询（query）词元是" in m.value).replace("\\", "")
+        asked.append(task)
+    unknown = [task for task in asked if "[UNK]" in task]
+    assert unknown, "no seed drew an [UNK] as the query: the check proves nothing"
+    assert all(any(f"[UNK] {c}**" in task for c in "他感谢老师") for task in unknown), unknown
