@@ -186,9 +186,17 @@ def assert_never_within_the_delay(seen: dict) -> None:
     run of 2.5 s). Such a stale clock shortens the delay by its lag behind the action, which the
     check allows for; on a clock that keeps time the lag is 0 and the whole delay is checked."""
     frames, shown_before = seen["frames"], False
-    for t, opacity, *_ in frames:
+    for n, (t, opacity, *_) in enumerate(frames):
         if opacity and not shown_before:
-            action = max((c for c in seen["clicks"] if c <= t), default=float("-inf"))
+            # The action is the one that put the note on the page (its first frame with the note's
+            # content, at opacity 0 during the delay), not a later click made while it waited:
+            # a token click whose run had not begun 0.5 s later rightly shows the note, even if
+            # the learner pressed Enter meanwhile (seen: note put at 5453 ms by a click at 5446,
+            # shown at 6023, an Enter at 5862).
+            start = n
+            while start > 0 and frames[start - 1][1] is not None:
+                start -= 1
+            action = max((c for c in seen["clicks"] if c <= frames[start][0]), default=float("-inf"))
             first = next((f for f in frames if f[0] >= action), None)
             lag = max(0.0, action - first[4]) if first is not None and first[4] is not None else 0.0
             since = t - action
