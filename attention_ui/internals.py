@@ -587,8 +587,9 @@ def rescue_lost_fragment_reruns() -> None:
     the click as a page without fragments would (``step_by_step.clicked_without_callback``).
     A timed auto-rerun (``run_every``) of a fragment gone is still dropped, as Streamlit means.
 
-    ``route.run_app`` calls it on every run, and ``attention_ui.launch`` before the server
-    starts. Canary: ``tests/test_internals_fragments.py`` (the method, its drop, ``has_fragment``).
+    Importing ``attention_ui`` calls it (its ``__init__``), once per process: so does
+    ``python -m attention_ui.launch`` before the server starts, and every page's first line.
+    Canary: ``tests/test_internals_fragments.py`` (the method, its drop, ``has_fragment``).
     """
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSession

@@ -20,10 +20,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     """Patch, then run Streamlit's own command line as ``streamlit run <argv>`` (it exits)."""
-    from attention_ui.internals import keep_streamlit_local, rescue_lost_fragment_reruns
+    from attention_ui.internals import keep_streamlit_local  # importing attention_ui installed the fragment rescue
 
     keep_streamlit_local()
-    rescue_lost_fragment_reruns()  # before the first session: its first click may be in a fragment
     from attention_ui.warm import warm_start
 
     warm_start()  # in the background: the server answers as soon as without it

@@ -17,7 +17,7 @@ from attention_core.model_files import ModelUnavailable
 from attention_ui.exports import view_link_expander
 from attention_ui.fragments import LINK_OPEN_KEY, full_run
 from attention_ui.i18n import LANGS, t
-from attention_ui.internals import ask_for_a_run_on_reconnect, keep_streamlit_local, rescue_lost_fragment_reruns
+from attention_ui.internals import ask_for_a_run_on_reconnect, keep_streamlit_local
 from attention_ui.lesson_notes import window_control, window_start
 from attention_ui.lesson_path import fold_after_navigation, path_links, path_scripts
 from attention_ui.model_access import get_embedder, model_lost, require_model, warm_up
@@ -50,7 +50,6 @@ def run_app() -> None:
     """The one route of every script run: the page list, the shared sidebar, the page, the lesson
     path's Back and Next under it (``lesson_path``), and the link to this view after it."""
     keep_streamlit_local()  # Streamlit's lookups of this machine's address never leave it (internals.py)
-    rescue_lost_fragment_reruns()  # a click in a part of the page after a restart runs the app (internals.py)
     with full_run():  # the parts of the page drawn in this run know they do not run alone (fragments)
         page_run = st.navigation(navigation_pages(), position="hidden")
         ask_for_a_run_on_reconnect()  # the browser runs the app on reconnecting, before a click (internals.py)
