@@ -25,18 +25,18 @@ learners and Chromium pages apart), errors and number checks, how the learners s
 processes (nginx's access log: ``route=… upstream=…``), and the memory of each app process
 (RSS with every learner connected, and its peak) and of nginx.
 
-``--fault``: a second class run on the same processes; ``--fault-after`` s after every learner
-has opened its page, the app process serving the most learners is killed (SIGKILL, as a crash;
-serve.sh starts it again 5 s later). Printed: its learners, how many saw their connection drop,
-how many reconnected (and how long it took), how many kept their view (their first answer after
-the reconnect showed their own sentence, token and step), how many saw their first action after
-the reconnect go wrong (a Next that had no effect, issue 34 item 2, or a view other than a
-continuing session shows; each learner then clicks again, and its notes say what it saw), the
-actions in flight when the connection dropped (arrived anyway: carried by the reconnect or
-replayed by the page; asked for again by the page's note; lost with nothing on the page to say
-so), the Chromium pages that never opened a new websocket, how many finished the lesson with
-every check right; and whether any learner of the other processes noticed anything. This
-script prints figures; it asserts nothing.
+``--fault``: a second class run on the same processes; ``--fault-after`` s after every learner has
+opened its page, the app process serving the most learners is killed (SIGKILL, as a crash; serve.sh
+starts it again 5 s later). Printed: its learners, how many saw their connection drop, how many
+reconnected (and how long it took), how many kept their view (their first answer after the
+reconnect showed their own sentence, token and step), how many saw their first action after the
+reconnect go wrong (a Next that had no effect, issue 34 item 2, or a view other than a continuing
+session shows; each learner then clicks again, and its notes say what it saw), the actions in
+flight when the connection dropped (arrived anyway: carried by the reconnect or replayed by the
+page; asked for again by the page's note; on a protocol seat, which has no page to ask, clicked
+again by its learner; lost with nothing on the page to say so), the Chromium pages that never
+opened a new websocket, how many finished the lesson with every check right; and whether any
+learner of the other processes noticed anything. This script prints figures; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -276,6 +276,7 @@ def report(n: int, run: dict, args, title: str) -> None:
             ["actions in flight when it dropped (protocol / Chromium)", _split(hit, "cut_off")],
             ["  of which arrived anyway (carried by the reconnect, or replayed)", _split(hit, "carried")],
             ["  lost, and the page asked for them again (Chromium)", _split(hit, "asked_again")],
+            ["  lost, clicked again (protocol: no page to ask)", _split(hit, "clicked_again")],
             ["  lost with nothing on the page to say so (Chromium)", _split(hit, "lost_silently")],
             ["seats whose page never reconnected (no new websocket)", sum(1 for x in victim if not x.disconnects)],
             ["actions whose answer never came (lost clicks, protocol / Chromium)", _lost(victim)],

@@ -29,8 +29,9 @@ Used by ``bench_server.py`` and ``bench_sizing.py`` (protocol learners), ``bench
 Behind a proxy whose process dies (``bench_proxy.py --fault``) a seat reconnects, and an action
 the drop cut off is counted in ``cut_off``: the learner first looks at the page once reconnected
 (a protocol learner reruns it as the browser does, ``Client.look``); an action whose effect is
-there counts as ``carried``, otherwise as ``asked_again`` (the page's note) or ``lost_silently``,
-and the learner clicks again. A first action after a reconnect that had no effect (issue 34's
+there counts as ``carried``, otherwise as ``asked_again`` (the page's note) or ``lost_silently``
+(a Chromium seat) or ``clicked_again`` (a protocol seat, which has no page to ask), and the
+learner clicks again. A first action after a reconnect that had no effect (issue 34's
 "first click lost") is counted in ``lost_first`` and clicked again, as a person would.
 
 ``self_check()`` proves the checker can fail: it walks a class against a stub app that computes
@@ -463,6 +464,7 @@ class Learner:
     cut_off: int = 0  # all of them
     carried: int = 0  # ... whose effect arrived anyway (an Enter: the reconnect carries the box)
     asked_again: int = 0  # ... lost, and the page asked for them again (busy.LOST_ATTR)
+    clicked_again: int = 0  # ... lost on a protocol seat (no page to ask), so its learner clicked again
     lost_silently: int = 0  # ... lost with nothing on the page to say so
     view_kept: bool | None = None  # after a reconnect: its first action showed its own view
     finished: bool = False
@@ -616,9 +618,11 @@ async def walk(
                     problems, passed = judge(later)
                     if not problems:  # the action arrived before the drop (or with the reconnect)
                         learner.carried += 1
+                        learner.view_kept = True  # its first answer after the drop showed its own view
                         take(kind, label, None, 1, [], passed)
                         seat.seen_disconnects = seat.disconnects()
                         return
+                learner.clicked_again += 1
                 learner.notes.append(f"{kind}: connection lost during the action ({exc}); clicked again")
                 first_after = True
                 continue
@@ -635,6 +639,7 @@ async def walk(
                         view, (problems, passed) = later, judge(later)
                 if not problems:
                     learner.carried += 1
+                    learner.view_kept = True
                 else:
                     asked = await seat.asked_again()
                     learner.asked_again += asked
