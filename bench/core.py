@@ -103,7 +103,7 @@ class Server:
         return self.proc.pid
 
     def start(self) -> Server:
-        self.port = free_port()
+        self.port = self.port or free_port()  # a port given: the same server started again
         self._log = tempfile.NamedTemporaryFile(prefix=f"bench-{self.name}-", suffix=".log", delete=False)
         env = {k: v for k, v in os.environ.items() if k != "ATTENTION_LAB_MODEL"}  # the bundled model
         env.update(SERVER_ENV)
