@@ -9,8 +9,10 @@ server it routes Streamlit's lookups of this machine's addresses around the netw
 reaches a fresh server before any learner has opened a page would still make Streamlit ask an
 outside service for its address. ``deploy/serve.sh`` starts every app process this way.
 
-It also warms the server as it starts (``warm.warm_start``: the model, the census, the pages'
-imports, in a background thread), so that the first learner does not wait for them.
+Started with $ATTENTION_LAB_PARENT_PID (as serve.sh does), it stops when that process dies, even
+killed outright (``lifeline``). It also warms the server as it starts (``warm.warm_start``: the
+model, the census, the pages' imports, in a background thread), so that the first learner does
+not wait for them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     """Patch, then run Streamlit's own command line as ``streamlit run <argv>`` (it exits)."""
+    from attention_ui.lifeline import die_with_parent_named_in_env
+
+    die_with_parent_named_in_env()  # started by serve.sh: stop when it dies, however it dies
     from attention_ui.internals import keep_streamlit_local  # importing attention_ui installed the fragment rescue
 
     keep_streamlit_local()

@@ -35,7 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.core import ROOT, machine, p50, percentile, table
+from bench.core import ROOT, machine, p50, percentile, process_group, table
 from harness.stand_in import StandIn
 
 NOW = "    upstream attention_lab {\n"
@@ -58,9 +58,7 @@ def nginx_in_front(stand_ins: list[StandIn], run_dir: Path, swap: tuple[str, str
     cmd = ["bash", "deploy/serve.sh", "--processes", "0", "--port", str(port), "--run-dir", str(run_dir)]
     for s in stand_ins:
         cmd += ["--upstream", f"127.0.0.1:{s.port}"]
-    if swap is None:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    else:
+    if swap is not None:
         subprocess.run([*cmd, "--check-config"], cwd=ROOT, check=True, capture_output=True)
         conf = run_dir / "nginx.conf"
         text = conf.read_text()
@@ -68,8 +66,8 @@ def nginx_in_front(stand_ins: list[StandIn], run_dir: Path, swap: tuple[str, str
         conf.write_text(text.replace(swap[0], swap[1], 1))
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         args = [nginx, "-p", str(run_dir), "-c", str(conf), "-e", str(run_dir / "logs/error.log")]
-        proc = subprocess.Popen([*args, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+        cmd = [*args, "-g", "daemon off;"]
+    with process_group(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):  # stopped whole at the end
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError):
@@ -77,12 +75,6 @@ def nginx_in_front(stand_ins: list[StandIn], run_dir: Path, swap: tuple[str, str
                     break
             time.sleep(0.1)
         yield port
-    finally:
-        proc.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=10)
-        if proc.poll() is None:
-            proc.kill()
 
 
 def get(port: int, cookie: str = "") -> tuple[int, str, str]:

@@ -64,7 +64,7 @@ from bench.core import (
     machine,
     on_sigterm_exit,
     p50,
-    stop_group,
+    process_group,
     table,
     tree_rss_bytes,
 )
@@ -78,6 +78,7 @@ class Proxy:
         self.port = 0
         self.url = ""
         self.proc: subprocess.Popen | None = None
+        self._running = contextlib.ExitStack()  # the process_group block of serve.sh
         self.log = run_dir.parent / f"serve-{processes}.log"
 
     def start(self, timeout: float) -> Proxy:
@@ -86,9 +87,12 @@ class Proxy:
         cmd += ["--run-dir", str(self.run_dir), "--start-timeout", str(int(timeout))]
         if self.base_path:
             cmd += ["--base-path", self.base_path]
+        self._running = contextlib.ExitStack()
         with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(
-                cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            self.proc = self._running.enter_context(
+                process_group(
+                    cmd, term_wait=20, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
             )
         deadline = time.monotonic() + timeout + 30
         while True:
@@ -127,7 +131,8 @@ class Proxy:
         return out
 
     def stop(self) -> None:
-        stop_group(self.proc, term_wait=20)
+        """Stop serve.sh's process group (``harness.process_group``: nothing of it outlives the bench)."""
+        self._running.close()
 
 
 def _free_block(n: int) -> int:

@@ -30,7 +30,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.core import ROOT, chromium, free_port, machine, on_sigterm_exit, p50, streamlit_server, table, wait_idle
+from bench.core import (
+    ROOT,
+    chromium,
+    free_port,
+    machine,
+    on_sigterm_exit,
+    p50,
+    process_group,
+    streamlit_server,
+    table,
+    wait_idle,
+)
 from tests.stopping import Noted, Stopped, ask_for_a_check, leaks, stop_and_watch
 
 CASES = ("streamlit run, idle", "streamlit run, check", "serve.sh, check")
@@ -48,36 +59,24 @@ def serve_sh(tree: Path, processes: int = 2):
         port = free_port()
     run_dir = Path(tempfile.mkdtemp(prefix="bench-stop-"))
     out = run_dir / "serve.out"
-    with out.open("w") as sink:
-        proc = subprocess.Popen(
-            ["bash", str(tree / "deploy" / "serve.sh"), "--processes", str(processes), "--port", str(port)]
-            + ["--listen", "127.0.0.1", "--run-dir", str(run_dir / "run")],
-            cwd=tree,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    cmd = ["bash", str(tree / "deploy" / "serve.sh"), "--processes", str(processes), "--port", str(port)]
+    cmd += ["--listen", "127.0.0.1", "--run-dir", str(run_dir / "run")]
 
     def logs() -> str:
         texts = [out.read_text(errors="replace")]
         texts += [p.read_text(errors="replace") for p in sorted((run_dir / "run" / "logs").glob("*.log"))]
         return "\n".join(texts)
 
-    try:
+    with (
+        out.open("w") as sink,
+        process_group(cmd, term_wait=20, cwd=tree, stdout=sink, stderr=subprocess.STDOUT) as proc,
+    ):
         deadline = time.monotonic() + 300
         while not re.search(r"^serve\.sh: ready at ", out.read_text(), re.M):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"serve.sh did not start:\n{logs()[-3000:]}")
             time.sleep(0.2)
         yield proc, f"http://127.0.0.1:{port}/", logs
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, sig)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=20)
-                break
 
 
 def _busy(port: int) -> bool:

@@ -48,6 +48,7 @@ from harness import (  # noqa: F401
     STREAMLIT_FLAGS,
     VIEWPORT,
     free_port,
+    process_group,
     stop_group,
 )
 
@@ -91,6 +92,7 @@ class Server:
     t_spawn: float = 0.0
     t_health: float = 0.0
     _log: Any = None  # the log file (a NamedTemporaryFile)
+    _running: contextlib.ExitStack | None = None  # the process_group block of the running server
 
     @property
     def url(self) -> str:
@@ -124,14 +126,11 @@ class Server:
         env.update(self.env)
         cmd = [*runner, "--server.port", str(self.port), *STREAMLIT_FLAGS]
         self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=self.cwd,
-            env=env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
+        self._running = contextlib.ExitStack()
+        self.proc = self._running.enter_context(
+            process_group(
+                cmd, cwd=self.cwd, env=env, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         )
         return self
 
@@ -158,7 +157,10 @@ class Server:
             return ""
 
     def stop(self) -> None:
-        stop_group(self.proc)
+        """Stop its process group (``harness.process_group``: nothing of it outlives the bench)."""
+        if self._running is not None:
+            self._running.close()
+            self._running = None
         if self._log is not None:
             self._log.close()
             with contextlib.suppress(OSError):

@@ -317,13 +317,14 @@ start_app() { # start_app PORT
     --browser.gatherUsageStats false)
   [ -n "$base_path" ] && args+=(--server.baseUrlPath "${base_path#/}")
   # Each process leads a session (and process group) of its own, so that stopping it can kill
-  # whatever it started too. The secret goes through the environment (readable by this user
-  # only), not the command line. The Class page's links (attention_ui/class_link.py) start from
-  # --base-url when it is given.
+  # whatever it started too, and stops when serve.sh dies, however it dies (even SIGKILL, which
+  # no trap sees: ATTENTION_LAB_PARENT_PID, attention_ui/lifeline.py). The secret goes through
+  # the environment (readable by this user only), not the command line. The Class page's links
+  # (attention_ui/class_link.py) start from --base-url when it is given.
   local extra=()
   [ -n "$base_url" ] && extra+=(ATTENTION_LAB_BASE_URL="$base_url")
   (cd "$ROOT" && exec $SETSID env STREAMLIT_SERVER_COOKIE_SECRET="$cookie_secret" HF_HUB_OFFLINE=1 ${extra[@]+"${extra[@]}"} \
-    TRANSFORMERS_OFFLINE=1 "$PYTHON" "${args[@]}" </dev/null >>"$run_dir/logs/app-$p.log" 2>&1) &
+    TRANSFORMERS_OFFLINE=1 ATTENTION_LAB_PARENT_PID=$$ "$PYTHON" "${args[@]}" </dev/null >>"$run_dir/logs/app-$p.log" 2>&1) &
   app_pid[$p]=$!
   echo "${app_pid[$p]}" >"$run_dir/app-$p.pid"
 }
@@ -416,7 +417,11 @@ while [ "${#healthy[@]}" -lt "$processes" ]; do
 done
 
 if [ "$proxy" -eq 1 ]; then
-  "$NGINX" -p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/logs/error.log" -g "daemon off;" \
+  # nginx through lifeline.py: it gets SIGTERM (its fast shutdown) when serve.sh dies, however
+  # it dies. Without a Python (nginx alone in front of other machines) it runs as it is.
+  lifeline=()
+  [ -n "$PYTHON" ] && lifeline=("$PYTHON" "$ROOT/attention_ui/lifeline.py" "$$" --)
+  ${lifeline[@]+"${lifeline[@]}"} "$NGINX" -p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/logs/error.log" -g "daemon off;" \
     </dev/null >>"$run_dir/logs/nginx.out" 2>&1 &
   nginx_pid=$!
   until http_ok "$listen" "$port" "$base_path/_stcore/health"; do

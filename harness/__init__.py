@@ -11,6 +11,8 @@ missing) on a machine without it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import os
 import re
 import signal
@@ -18,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -98,18 +101,102 @@ class Server:
 
 
 def stop_group(proc: subprocess.Popen | None, term_wait: float = 10.0) -> None:
-    """Stop ``proc``'s process group (it was started with ``start_new_session``): SIGTERM, then
-    SIGKILL after ``term_wait`` seconds."""
-    if proc is None or proc.poll() is not None:
+    """Stop ``proc``'s process group (it leads one: ``process_group``): SIGTERM, then SIGKILL after
+    ``term_wait`` seconds; until ``proc`` has exited and no process is left in its group (the
+    leader may have exited before the rest: the group is signalled all the same)."""
+    if proc is None:
         return
     for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
         try:
-            proc.wait(timeout=wait)
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):  # nothing left in the group
+            proc.wait()
             return
-        except subprocess.TimeoutExpired:
-            continue
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not _group_alive(proc.pid):
+                return
+            time.sleep(0.05)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5.0)
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process (a zombie included) is still in process group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _lifeline():
+    """``attention_ui/lifeline.py`` loaded from its file (it uses the standard library only):
+    importing the package ``attention_ui`` would import Streamlit, which this module never does."""
+    spec = importlib.util.spec_from_file_location("attention_lab_lifeline", ROOT / "attention_ui" / "lifeline.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_ENDING = {"depth": 0}  # process_group blocks open now (SIGTERM ends the run while there is one)
+_ENDING_LOCK = threading.Lock()
+
+
+def _end_the_run(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _signals_end_the_run() -> Iterator[None]:
+    """While a server of ours runs: SIGTERM ends this process as Ctrl-C does (an exception, so
+    every ``finally`` runs and stops its servers), when nobody else handles SIGTERM (signals
+    are the main thread's to handle)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    with _ENDING_LOCK:
+        _ENDING["depth"] += 1
+        if _ENDING["depth"] == 1 and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _end_the_run)
+    try:
+        yield
+    finally:
+        with _ENDING_LOCK:
+            _ENDING["depth"] -= 1
+            if _ENDING["depth"] == 0 and signal.getsignal(signal.SIGTERM) is _end_the_run:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def process_group(cmd: list[str], term_wait: float = 10.0, **popen) -> Iterator[subprocess.Popen]:
+    """Run ``cmd`` (``deploy/serve.sh``, ``python -m attention_ui.launch``, ``streamlit run``, …)
+    so that nothing of it outlives this process: the one way benches, scripts and tests start a
+    server (``popen``: ``subprocess.Popen``'s other arguments).
+
+    * It leads a session and process group of its own, which is stopped whole when the block
+      ends, by an exception or normally (``stop_group``: SIGTERM, SIGKILL after ``term_wait`` s).
+    * SIGTERM to this process ends it like Ctrl-C (``_signals_end_the_run``), so the block ends.
+    * When this process dies anyway (SIGKILL, which nothing here can see), Linux sends the
+      child SIGTERM (``attention_ui/lifeline.py``, asked for in the child before it starts):
+      serve.sh then stops everything it started, and Streamlit stops as on Ctrl-C.
+
+    Start it from the main thread (Linux ties the child to the thread that started it).
+
+    >>> with process_group(["sleep", "60"]) as proc:
+    ...     os.getpgid(proc.pid) == proc.pid
+    True
+    >>> proc.poll() is not None
+    True
+    """
+    with _signals_end_the_run():
+        proc = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_lifeline().preexec(os.getpid()), **popen)
+        try:
+            yield proc
+        finally:
+            stop_group(proc, term_wait)
 
 
 @contextlib.contextmanager
@@ -121,41 +208,45 @@ def streamlit_server(
 
     Polls /_stcore/health until it answers 200 (raises RuntimeError with the server log
     if it does not within ``timeout`` seconds or the process dies). At exit the process
-    group is killed.
+    group is stopped (``process_group``: nothing of it outlives this process).
     """
     port = port or free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
     cmd = [sys.executable, "-m", "streamlit", "run", app, "--server.port", str(port), *STREAMLIT_FLAGS]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        env={**os.environ, **SERVER_ENV, **(env or {})},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    server = Server(url=f"http://127.0.0.1:{port}/", process=proc, log_path=Path(log.name))
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {proc.returncode}:\n{server.log()}")
-            try:
-                with urllib.request.urlopen(server.url + "_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer /_stcore/health in {timeout:.0f} s:\n{server.log()}")
-            time.sleep(0.25)
-        yield server
+        with process_group(
+            cmd,
+            cwd=ROOT,
+            env={**os.environ, **SERVER_ENV, **(env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        ) as proc:
+            server = Server(url=f"http://127.0.0.1:{port}/", process=proc, log_path=Path(log.name))
+            wait_for_health(server, timeout)
+            yield server
     finally:
-        stop_group(proc)
         log.close()
         with contextlib.suppress(OSError):
             os.unlink(log.name)
+
+
+def wait_for_health(server: Server, timeout: float) -> None:
+    """Until ``server`` answers /_stcore/health with 200; RuntimeError with its log when its
+    process exits first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {server.process.returncode}:\n{server.log()}")
+        try:
+            with urllib.request.urlopen(server.url + "_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not answer /_stcore/health in {timeout:.0f} s:\n{server.log()}")
+        time.sleep(0.25)
 
 
 @contextlib.contextmanager

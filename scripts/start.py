@@ -231,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{', '.join(files)} already installed in {venv}")
     if opts.no_start:
         return 0
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    # ATTENTION_LAB_PARENT_PID: the app stops when this script dies, even killed outright (attention_ui/lifeline.py)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ATTENTION_LAB_PARENT_PID=str(os.getpid()))
     # `streamlit run` that warms itself as it starts and never looks itself up outside (attention_ui/launch.py)
     cmd = [str(python), "-m", "attention_ui.launch", "app.py", *streamlit_args]
     say("starting the app: " + " ".join(cmd[2:]) + "  (Ctrl-C stops it)")

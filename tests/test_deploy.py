@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import process_group
 from harness.stand_in import StandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,39 +249,42 @@ def serve(*args: str, port: int, run_dir: Path, base_path: str = "", timeout: fl
     if base_path:
         cmd += ["--base-path", base_path]
     t0 = time.monotonic()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ROOT,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-        env={**os.environ, **(env or {})},
-    )
-    srv = Serve(proc=proc, port=port, run_dir=run_dir, base_path=base_path.rstrip("/"), out_path=Path(out.name))
+    env = {**os.environ, **(env or {})}
     try:
-        deadline = t0 + timeout
-        while True:
-            match = re.search(r"^serve\.sh: ready at .*$", srv.output(20000), re.M)
-            if match:
-                srv.ready_line = match.group(0)
-                srv.started_s = time.monotonic() - t0
-                break
-            if proc.poll() is not None:
-                raise RuntimeError(f"serve.sh exited with code {proc.returncode} before it was ready:\n{srv.logs()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"serve.sh was not ready within {timeout:.0f} s:\n{srv.logs()}")
-            time.sleep(0.2)
-        srv.note_processes()
-        yield srv
+        with process_group(
+            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
+        ) as proc:
+            srv = Serve(proc=proc, port=port, run_dir=run_dir, base_path=base_path.rstrip("/"), out_path=Path(out.name))
+            try:
+                _wait_until_ready(srv, t0, timeout)
+                srv.note_processes()
+                yield srv
+            finally:
+                if proc.poll() is None:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        srv.stop(timeout=30)
+                srv.kill_everything()
     finally:
-        if proc.poll() is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                srv.stop(timeout=30)
-        srv.kill_everything()
         out.close()
         with contextlib.suppress(OSError):
             os.unlink(out.name)
+
+
+def _wait_until_ready(srv: Serve, t0: float, timeout: float) -> None:
+    """Until serve.sh prints its "ready at" line (RuntimeError with its logs if it exits first,
+    or after ``timeout`` seconds)."""
+    deadline = t0 + timeout
+    while True:
+        match = re.search(r"^serve\.sh: ready at .*$", srv.output(20000), re.M)
+        if match:
+            srv.ready_line = match.group(0)
+            srv.started_s = time.monotonic() - t0
+            return
+        if srv.proc.poll() is not None:
+            raise RuntimeError(f"serve.sh exited with code {srv.proc.returncode} before it was ready:\n{srv.logs()}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"serve.sh was not ready within {timeout:.0f} s:\n{srv.logs()}")
+        time.sleep(0.2)
 
 
 # --------------------------------------------------------------------------- argument errors
@@ -645,16 +649,8 @@ def start_streamlit(cwd: Path, tmp_path: Path, recorder: Recorder, timeout: floa
     # No --server.address: that (a specific address) would skip the lookup too, and hide it.
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
     with out.open("w") as sink:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
+        running = process_group(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    with running as proc:
         deadline = time.monotonic() + timeout
         while "You can now view" not in out.read_text() or not port_open(port):
             assert proc.poll() is None, out.read_text()
@@ -664,14 +660,6 @@ def start_streamlit(cwd: Path, tmp_path: Path, recorder: Recorder, timeout: floa
             assert r.status == 200
         time.sleep(3)  # the banner's lookup, if any, has a 1 s timeout per try
         return out.read_text(), outside_connections(log)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def test_the_app_starts_without_contacting_any_outside_address(tmp_path):
@@ -736,34 +724,98 @@ def test_an_app_process_that_dies_at_start_stops_everything_with_its_log(nginx, 
     fake.chmod(0o755)
     base = free_port_block(3)
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            "bash",
-            str(SERVE),
-            "--processes",
-            "2",
-            "--port",
-            str(base),
-            "--listen",
-            "127.0.0.1",
-            "--run-dir",
-            str(run_dir),
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHON": str(fake)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
+    cmd = [
+        "bash",
+        str(SERVE),
+        "--processes",
+        "2",
+        "--port",
+        str(base),
+        "--listen",
+        "127.0.0.1",
+        "--run-dir",
+        str(run_dir),
+    ]
+    env = {**os.environ, "PYTHON": str(fake)}
+    with process_group(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         out, err = proc.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1, err
     assert "exited before it was ready; its log ends:" in err
     assert "boom: the app could not start" in err
     assert "ready at" not in out
     assert not session_members(proc.pid), "nothing of it is left"
     assert not port_open(base)
+
+
+# --------------------------------------------------------------------------- killed outright
+
+STARTER = """
+import sys, time
+from harness import process_group
+with open(sys.argv[1], "w") as out, process_group(["bash", *sys.argv[2:]], stdout=out, stderr=out) as serve_sh:
+    print(serve_sh.pid, flush=True)
+    time.sleep(600)
+"""
+"""A bench in miniature: starts serve.sh the one way benches and tests do (``harness.process_group``)."""
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("killed", ["serve.sh", "what started serve.sh"])
+def test_serve_sh_killed_outright_leaves_nothing(nginx, tmp_path, killed):
+    """SIGKILL, which no trap sees, to serve.sh (two real app processes and nginx running) or to
+    the script that started it: within 15 s no app process, no nginx master or worker, nothing
+    seen below serve.sh is left, and no port answers. Before, the app processes (each in a
+    session of its own) and nginx lived on with no parent: a killed script left 8 of them."""
+    base = free_port_block(3)
+    out = tmp_path / "serve.out"
+    args = [
+        str(SERVE),
+        "--processes",
+        "2",
+        "--port",
+        str(base),
+        "--listen",
+        "127.0.0.1",
+        "--run-dir",
+        str(tmp_path / "run"),
+    ]
+    starter = subprocess.Popen(
+        [sys.executable, "-c", STARTER, str(out), *args],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    noted: dict[int, int | None] = {}
+    try:
+        assert starter.stdout is not None
+        serve_pid = int(starter.stdout.readline())
+        deadline = time.monotonic() + 300
+        while "serve.sh: ready at" not in (out.read_text() if out.exists() else ""):
+            assert starter.poll() is None and time.monotonic() < deadline, out.read_text()[-3000:]
+            time.sleep(0.5)
+        for pid in descendants(serve_pid) | {serve_pid}:
+            noted[pid] = start_time(pid)
+        commands = " ".join(Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace") for pid in noted)
+        assert commands.count("attention_ui.launch") == 2 and "nginx" in commands, commands
+        os.kill(serve_pid if killed == "serve.sh" else starter.pid, signal.SIGKILL)
+
+        def left() -> list[int]:
+            return sorted(
+                pid for pid, begun in noted.items() if begun is not None and start_time(pid) == begun and alive(pid)
+            )
+
+        deadline = time.monotonic() + 15
+        while left() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        survivors = {pid: Path(f"/proc/{pid}/cmdline").read_bytes()[:100] for pid in left()}
+        assert not survivors, f"left running 15 s after SIGKILL to {killed}: {survivors}\n{out.read_text()[-3000:]}"
+        assert not any(port_open(port) for port in range(base, base + 3))
+    finally:
+        for pid, begun in noted.items():  # whatever the test found, leave nothing running
+            if begun is not None and start_time(pid) == begun:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        starter.kill()
+        starter.wait(timeout=30)

@@ -21,7 +21,6 @@ import base64
 import contextlib
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from attention_ui.i18n import translate
-from harness import ROOT, free_port, load_side_by_side, no_exception, testid, wait_for_app
+from harness import ROOT, free_port, load_side_by_side, no_exception, process_group, testid, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
 
@@ -102,29 +101,23 @@ def audited_server(runner: list[str], tmp_path: Path):
     # No --server.address (a specific address would hide nothing here) and Streamlit's defaults
     # for the rest, but headless: the app's .streamlit/config.toml applies, as on a server.
     cmd = [*runner, "app.py", "--server.headless", "true", "--server.port", str(port)]
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
-    )
     url = f"http://127.0.0.1:{port}/"
     output = Path(out.name)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, output.read_text()
-            with contextlib.suppress(OSError):
-                with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url + "_stcore/health") as r:
-                    if r.status == 200:
-                        break
-            assert time.monotonic() < deadline, output.read_text()
-            time.sleep(0.25)
-        yield url, port, log, output
+        with process_group(
+            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        ) as proc:
+            deadline = time.monotonic() + 180
+            while True:
+                assert proc.poll() is None, output.read_text()
+                with contextlib.suppress(OSError):
+                    with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url + "_stcore/health") as r:
+                        if r.status == 200:
+                            break
+                assert time.monotonic() < deadline, output.read_text()
+                time.sleep(0.25)
+            yield url, port, log, output
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
         out.close()
         with contextlib.suppress(OSError):
             output.unlink()
