@@ -81,6 +81,21 @@ def run_serve(*args: str, timeout: float = 300, env: dict | None = None) -> subp
     )
 
 
+def serve_args(port: int, run_dir: Path, processes: int = 2) -> list[str]:
+    """serve.sh and its arguments for ``processes`` app processes behind nginx on 127.0.0.1:``port``."""
+    return [
+        str(SERVE),
+        "--processes",
+        str(processes),
+        "--port",
+        str(port),
+        "--listen",
+        "127.0.0.1",
+        "--run-dir",
+        str(run_dir),
+    ]
+
+
 def _proc_table() -> dict[int, tuple[int, int]]:
     """pid -> (parent pid, session id) of every process now, from /proc."""
     table = {}
@@ -724,18 +739,7 @@ def test_an_app_process_that_dies_at_start_stops_everything_with_its_log(nginx, 
     fake.chmod(0o755)
     base = free_port_block(3)
     run_dir = tmp_path / "run"
-    cmd = [
-        "bash",
-        str(SERVE),
-        "--processes",
-        "2",
-        "--port",
-        str(base),
-        "--listen",
-        "127.0.0.1",
-        "--run-dir",
-        str(run_dir),
-    ]
+    cmd = ["bash", *serve_args(base, run_dir)]
     env = {**os.environ, "PYTHON": str(fake)}
     with process_group(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
         out, err = proc.communicate(timeout=120)
@@ -768,17 +772,7 @@ def test_serve_sh_killed_outright_leaves_nothing(nginx, tmp_path, killed):
     session of its own) and nginx lived on with no parent: a killed script left 8 of them."""
     base = free_port_block(3)
     out = tmp_path / "serve.out"
-    args = [
-        str(SERVE),
-        "--processes",
-        "2",
-        "--port",
-        str(base),
-        "--listen",
-        "127.0.0.1",
-        "--run-dir",
-        str(tmp_path / "run"),
-    ]
+    args = serve_args(base, tmp_path / "run")
     starter = subprocess.Popen(
         [sys.executable, "-c", STARTER, str(out), *args],
         cwd=ROOT,
