@@ -663,9 +663,10 @@ def start_streamlit(cwd: Path, tmp_path: Path, recorder: Recorder, timeout: floa
     out = tmp_path / "streamlit.out"
     # No --server.address: that (a specific address) would skip the lookup too, and hide it.
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
-    with out.open("w") as sink:
-        running = process_group(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    with running as proc:
+    with (
+        out.open("w") as sink,
+        process_group(cmd, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL) as proc,
+    ):
         deadline = time.monotonic() + timeout
         while "You can now view" not in out.read_text() or not port_open(port):
             assert proc.poll() is None, out.read_text()
