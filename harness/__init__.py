@@ -145,13 +145,18 @@ _ENDING = {"depth": 0}  # process_group blocks open now (SIGTERM ends the run wh
 _ENDING_LOCK = threading.Lock()
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as Ctrl-C's exception: pytest ends the session (a SystemExit would fail
+    one test and go on), a bench ends, and every ``finally`` on the way runs."""
+
+
 def _end_the_run(signum, frame):
-    raise SystemExit(128 + signum)
+    raise Terminated(f"signal {signum}")
 
 
 @contextlib.contextmanager
 def _signals_end_the_run() -> Iterator[None]:
-    """While a server of ours runs: SIGTERM ends this process as Ctrl-C does (an exception, so
+    """While a server of ours runs: SIGTERM ends this process as Ctrl-C does (``Terminated``, so
     every ``finally`` runs and stops its servers), when nobody else handles SIGTERM (signals
     are the main thread's to handle)."""
     if threading.current_thread() is not threading.main_thread():
