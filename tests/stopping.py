@@ -121,12 +121,12 @@ class Stopped:
     killed: bool = False  # serve.sh said it had to SIGKILL what SIGTERM did not stop
 
 
-def stop_and_watch(proc: subprocess.Popen, noted: Noted, within: float = 30.0) -> Stopped:
-    """SIGTERM to ``proc`` alone (as systemd or a terminal's kill would send it); wait up to
-    ``within`` s for it and for every ``noted`` process to end."""
+def stop_and_watch(proc: subprocess.Popen, noted: Noted, within: float = 30.0, sig: int = signal.SIGTERM) -> Stopped:
+    """``sig`` (SIGTERM: as systemd or a terminal's kill would send it) to ``proc`` alone; wait up
+    to ``within`` s for it and for every ``noted`` process to end."""
     noted.add(tree(proc.pid))
     t0 = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     try:
         code = proc.wait(timeout=within)
     except subprocess.TimeoutExpired:

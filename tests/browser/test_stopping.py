@@ -10,6 +10,8 @@ several tries (docs/deploy.md, "Stopping").
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from attention_ui.i18n import translate
@@ -85,3 +87,20 @@ def test_sigterm_to_serve_sh_during_a_check_stops_everything(tab, tmp_path):
         assert "still running after" not in logs, f"serve.sh had to kill what SIGTERM did not stop:\n{logs}"
         assert not stopped.left, f"left running: {stopped.left_commands}"
         assert not leaks(logs), leaks(logs)
+
+
+def test_sigkill_to_serve_sh_during_a_check_leaves_nothing(tab, tmp_path):
+    """SIGKILL, which no trap sees: the app process (told by Linux that serve.sh died:
+    attention_ui/lifeline.py), the check's process and nginx all end within 15 s."""
+    ensure_nginx()
+    port = free_port_block(2)
+    with serve("--processes", "1", port=port, run_dir=tmp_path / "run", timeout=300) as srv:
+        page = tab()
+        noted = Noted()
+        children = ask_for_a_check(page, srv.url, wait_for_app, srv.proc.pid)
+        assert children, f"no check started below serve.sh:\n{srv.logs()}"
+        stopped = stop_and_watch(srv.proc, noted, within=15.0, sig=signal.SIGKILL)
+        print(f"\nserve.sh killed outright: all gone after {stopped.gone_s:.2f} s")
+        kill_left(stopped.left)
+        assert stopped.code == -signal.SIGKILL
+        assert not stopped.left, f"left running 15 s after SIGKILL: {stopped.left_commands}\n{srv.logs()}"
