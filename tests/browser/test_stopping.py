@@ -71,36 +71,33 @@ def test_sigterm_during_a_check_stops_streamlit_and_the_check(tab):
         assert not leaks(log), leaks(log)
 
 
-def test_sigterm_to_serve_sh_during_a_check_stops_everything(tab, tmp_path):
+def _serve_sh_signalled_during_a_check(tab, run_dir, sig: int, within: float):
+    """serve.sh with one app process, a learner's check running below it, ``sig`` to serve.sh
+    alone; (what stopped when, serve.sh's output and logs). Kills what is left afterwards."""
     ensure_nginx()
     port = free_port_block(2)
-    with serve("--processes", "1", port=port, run_dir=tmp_path / "run", timeout=300) as srv:
+    with serve("--processes", "1", port=port, run_dir=run_dir, timeout=300) as srv:
         page = tab()
-        noted = Noted()
         children = ask_for_a_check(page, srv.url, wait_for_app, srv.proc.pid)
         assert children, f"no check started below serve.sh:\n{srv.logs()}"
-        stopped = stop_and_watch(srv.proc, noted)
-        logs = srv.logs()
-        print(f"\nserve.sh: exited {stopped.exit_s:.2f} s after SIGTERM, all gone after {stopped.gone_s:.2f} s")
+        stopped = stop_and_watch(srv.proc, Noted(), within=within, sig=sig)
         kill_left(stopped.left)
-        assert stopped.code == 143, logs
-        assert "still running after" not in logs, f"serve.sh had to kill what SIGTERM did not stop:\n{logs}"
-        assert not stopped.left, f"left running: {stopped.left_commands}"
-        assert not leaks(logs), leaks(logs)
+        return stopped, srv.logs()
+
+
+def test_sigterm_to_serve_sh_during_a_check_stops_everything(tab, tmp_path):
+    stopped, logs = _serve_sh_signalled_during_a_check(tab, tmp_path / "run", signal.SIGTERM, 30.0)
+    print(f"\nserve.sh: exited {stopped.exit_s:.2f} s after SIGTERM, all gone after {stopped.gone_s:.2f} s")
+    assert stopped.code == 143, logs
+    assert "still running after" not in logs, f"serve.sh had to kill what SIGTERM did not stop:\n{logs}"
+    assert not stopped.left, f"left running: {stopped.left_commands}"
+    assert not leaks(logs), leaks(logs)
 
 
 def test_sigkill_to_serve_sh_during_a_check_leaves_nothing(tab, tmp_path):
     """SIGKILL, which no trap sees: the app process (told by Linux that serve.sh died:
     attention_ui/lifeline.py), the check's process and nginx all end within 15 s."""
-    ensure_nginx()
-    port = free_port_block(2)
-    with serve("--processes", "1", port=port, run_dir=tmp_path / "run", timeout=300) as srv:
-        page = tab()
-        noted = Noted()
-        children = ask_for_a_check(page, srv.url, wait_for_app, srv.proc.pid)
-        assert children, f"no check started below serve.sh:\n{srv.logs()}"
-        stopped = stop_and_watch(srv.proc, noted, within=15.0, sig=signal.SIGKILL)
-        print(f"\nserve.sh killed outright: all gone after {stopped.gone_s:.2f} s")
-        kill_left(stopped.left)
-        assert stopped.code == -signal.SIGKILL
-        assert not stopped.left, f"left running 15 s after SIGKILL: {stopped.left_commands}\n{srv.logs()}"
+    stopped, logs = _serve_sh_signalled_during_a_check(tab, tmp_path / "run", signal.SIGKILL, 15.0)
+    print(f"\nserve.sh killed outright: all gone after {stopped.gone_s:.2f} s")
+    assert stopped.code == -signal.SIGKILL
+    assert not stopped.left, f"left running 15 s after SIGKILL: {stopped.left_commands}\n{logs}"
