@@ -1,28 +1,26 @@
-"""Memory and load time of the model's weights: this checkout against another, side by side.
+"""Memory of the model's weights: peak RSS after loading a model and encoding one sentence.
 
-``model_files.read_weights`` reads model.safetensors once, whole, hashing it as it goes, into
-arrays in memory: the bytes checked are the bytes used, and no mapping of a file that could be
-cut short is ever touched (issue 44). Before (2026-12-08, e1f5a6a) the file was memory-mapped and
-the word table stayed there, its rows read with ``pread``: cheaper in memory, but the rows a
-lesson read could be bytes written over the file after its check. This script measures what the
-new reading costs, each figure in a fresh process (``python -c``) that imports the core, loads
-the model and encodes one sentence:
+``model_files.read_tensors`` maps model.safetensors and hands the embedding tables to the encoder
+as read-only views of the file (``numpy.memmap``): a row of the word table costs memory only when a
+sentence uses it. The matrices of the layers are read into memory (transposed once, as before),
+since every sentence uses all of them. This script measures what that saves, each figure in a
+fresh process (``python -c``) that imports the core, loads the model and encodes one sentence:
 
-* the bundled all-MiniLM-L6-v2 (30 522 × 384 word table, 90 MB file, its hash known: checked);
+* the bundled all-MiniLM-L6-v2 (30 522 × 384 word table, 90 MB file);
 * a synthetic model the size of paraphrase-multilingual-MiniLM-L12-v2 (250 002 × 384 word table,
-  12 layers; about 470 MB, no known hash), written to a temporary directory with random weights
-  and the bundled tokenizer (so a sentence touches only rows below 30 522), deleted afterwards.
+  12 layers; about 470 MB), written to a temporary directory with random weights and the bundled
+  tokenizer (so a sentence touches only rows below 30 522), deleted afterwards.
 
-Each model is measured with this checkout's ``attention_core`` and the reference's
-(``--reference DIR``: another checkout, e.g. ``git archive e1f5a6a | tar -x -C DIR``), in turns,
-``--repeats`` times, after one untimed reading that puts the file in the page cache.
+Each model is measured with the weights mapped (the app's reading) and read whole into memory
+(``--in-memory`` reading: every tensor copied, as the encoder read them before it mapped the
+file). ``--code DIR`` measures another checkout's ``attention_core`` (its own reading only).
 
-    python -m bench.bench_mmap --reference /tmp/before
+    python -m bench.bench_mmap            # both models, both readings
     python -m bench.bench_mmap --no-synthetic
 
-Figures (medians): VmHWM (peak resident), VmRSS, RssAnon (private memory: what the process
-really holds) and RssFile (pages of mapped files: shared with the page cache), in MB; the load
-(``load_encoder``) in seconds, and CPU seconds of the whole process.
+Figures: VmHWM (peak resident), VmRSS, RssAnon (private memory: what the process really holds)
+and RssFile (pages of mapped files: shared with the page cache, dropped by the kernel when memory
+is short and read again on the next use), in MB.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,10 +51,19 @@ def status():
                 fields[key] = int(rest.split()[0]) * 1024
     return fields
 
-directory, sentence = sys.argv[1], sys.argv[2]
+mode, directory, sentence = sys.argv[1], sys.argv[2], sys.argv[3]
 import numpy as np
-from attention_core import encoder
+from attention_core import encoder, model_files
 before = status()
+if mode == "in-memory":
+    if not hasattr(model_files, "read_tensors") or "in_memory" not in model_files.read_tensors.__code__.co_varnames:
+        raise SystemExit("this checkout has no in_memory reading: measure it with --reading mapped")
+    original = model_files.read_tensors
+    try:  # the module that reads the weights into an Encoder
+        from attention_core import encoder_files as reader
+    except ImportError:  # a checkout from before it: the encoder read them itself
+        reader = encoder
+    reader.read_tensors = lambda d, keep=lambda n: True, in_memory=None: original(d, keep, in_memory=lambda n: True)
 start = time.perf_counter()
 enc = encoder.load_encoder(directory)
 loaded_s = time.perf_counter() - start
@@ -65,18 +71,16 @@ loaded = status()
 trace = encoder.encode(sentence, name=directory)
 assert np.isfinite(trace.hidden).all()
 encoded = status()
-cpu = os.times()
 print(json.dumps({"before": before, "loaded": loaded, "encoded": encoded, "load_s": loaded_s,
-                  "cpu_s": cpu.user + cpu.system, "vocab": int(enc.word.shape[0]),
-                  "word table": type(enc.word).__name__}))
+                  "vocab": int(enc.word.shape[0]), "mapped": type(enc.word).__name__}))
 """
 
 
-def measure(directory: Path, code: Path) -> dict:
-    """One fresh process: import ``code``'s core, load ``directory``, encode one sentence."""
+def measure(directory: Path, reading: str, code: Path) -> dict:
+    """One fresh process: import, load ``directory`` with ``reading``, encode one sentence."""
     env = dict(os.environ, PYTHONPATH=str(code), HF_HUB_OFFLINE="1", OPENBLAS_NUM_THREADS="1")
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(directory), SENTENCE],
+        [sys.executable, "-c", CHILD, reading, str(directory), SENTENCE],
         env=env,
         cwd=code,  # `python -c` puts the working directory first on sys.path: the measured checkout's core
         capture_output=True,
@@ -113,71 +117,47 @@ def synthetic_model(root: Path, vocab: int = 250_002, layers: int = 12) -> Path:
     return root
 
 
-def row(label: str, checkout: str, runs: list[dict]) -> list:
-    """Medians over ``runs`` of one model and one checkout."""
-
-    def median(get) -> float:
-        return statistics.median(get(run) for run in runs)
-
+def row(label: str, reading: str, found: dict) -> list:
+    e, b = found["encoded"], found["before"]
     return [
         label,
-        checkout,
-        median(lambda r: r["encoded"]["VmHWM"] / MIB),
-        median(lambda r: (r["encoded"]["VmHWM"] - r["before"]["VmRSS"]) / MIB),
-        median(lambda r: r["encoded"]["VmRSS"] / MIB),
-        median(lambda r: r["encoded"]["RssAnon"] / MIB),
-        median(lambda r: r["encoded"]["RssFile"] / MIB),
-        median(lambda r: r["load_s"]),
-        median(lambda r: r["cpu_s"]),
-        runs[0]["word table"],
+        reading,
+        e["VmHWM"] / MIB,
+        (e["VmHWM"] - b["VmRSS"]) / MIB,
+        e["VmRSS"] / MIB,
+        e["RssAnon"] / MIB,
+        e["RssFile"] / MIB,
+        found["load_s"],
+        found["mapped"],
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-synthetic", action="store_true", help="only the bundled model")
-    parser.add_argument("--reference", type=Path, help="another checkout, measured beside this one")
-    parser.add_argument("--repeats", type=int, default=3, help="fresh processes per model and checkout")
+    parser.add_argument("--reading", choices=("both", "mapped", "in-memory"), default="both")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose attention_core is measured")
     args = parser.parse_args()
-    checkouts = {
-        "this checkout": ROOT,
-        **({f"reference {args.reference.name}": args.reference} if args.reference else {}),
-    }
+    readings = ("mapped", "in-memory") if args.reading == "both" else (args.reading,)
 
-    from attention_core.model_files import WEIGHTS_FILE, bundled_path
+    from attention_core.model_files import bundled_path
 
-    def measured(label: str, model: Path) -> list[list]:
-        (model / WEIGHTS_FILE).read_bytes()  # in the page cache for every reading alike
-        runs: dict[str, list[dict]] = {name: [] for name in checkouts}
-        for _ in range(args.repeats):
-            for name, code in checkouts.items():  # in turns: drift of the machine's load hits both
-                runs[name].append(measure(model, code))
-        return [row(label, name, found) for name, found in runs.items()]
-
-    rows = measured("bundled (30 522 × 384)", bundled_path())
+    rows = []
+    for reading in readings:
+        rows.append(row("bundled (30 522 × 384)", reading, measure(bundled_path(), reading, args.code)))
     if not args.no_synthetic:
         with tempfile.TemporaryDirectory(prefix="attention-lab-250k-") as tmp:
             model = synthetic_model(Path(tmp) / "model")
-            size = (model / WEIGHTS_FILE).stat().st_size / MIB
-            rows += measured(f"synthetic (250 002 × 384, {size:.0f} MB)", model)
+            size = (model / "model.safetensors").stat().st_size / MIB
+            for reading in readings:
+                rows.append(
+                    row(f"synthetic (250 002 × 384, {size:.0f} MB)", reading, measure(model, reading, args.code))
+                )
     print(machine())
-    print(
-        f"one process per figure, medians of {args.repeats}: import attention_core, load the model, encode {SENTENCE!r}"
-    )
+    print(f"one process per figure: import attention_core, load the model, encode {SENTENCE!r}")
     print(
         table(
-            [
-                "model",
-                "core",
-                "peak MB",
-                "peak − import MB",
-                "RSS MB",
-                "anon MB",
-                "file MB",
-                "load s",
-                "CPU s",
-                "word table",
-            ],
+            ["model", "reading", "peak MB", "peak − import MB", "RSS MB", "anon MB", "file MB", "load s", "word table"],
             rows,
         )
     )
