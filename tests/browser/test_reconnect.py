@@ -117,7 +117,8 @@ def restarted(chromium):
                     _, _, param, want = CASES[name]
                     assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
             assert option(pages["sentence"], "stMain", "5: the").get_attribute("aria-checked") == "true"
-        time.sleep(1)  # the server is gone; the pages try to reconnect
+        for page in pages.values():  # the server is gone: every page knows it (and tries to reconnect)
+            page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
         with streamlit_server(port=port):
             yield pages
     finally:
@@ -198,7 +199,7 @@ def test_a_click_inside_a_part_during_the_first_run_after_a_restart_counts(tab):
     with streamlit_server(port=port) as before:
         a_part_before_a_restart(page, before.url)
         page.evaluate("() => { window.__autoReruns = 0; }")
-    time.sleep(1)
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # the page knows its server is gone
     with streamlit_server(port=port, env={SLOW_ENV: "3"}):
         # The reconnect's run has set the timer of run_app's first lines (the rescue is installed
         # by then), and sleeps in the sidebar, before the page draws Next's part:
