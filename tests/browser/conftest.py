@@ -63,6 +63,7 @@ class _Shared:
         self.srv = None
         self.browser = None
         self.free: dict[str, list] = {}  # pages given back, by their context's options (``take``)
+        self.deploy = None  # deploy/serve.sh for the tests that drive it (``deployment``)
 
     def _stack(self) -> contextlib.ExitStack:
         if self.stack is None:
@@ -82,6 +83,14 @@ class _Shared:
         if self.browser is None:
             self.browser = self._stack().enter_context(launch_browser())
         return self.browser
+
+    def deployment(self):
+        """The serve.sh deployment of tests/browser/deployment.py, made on first use."""
+        if self.deploy is None:
+            from tests.browser.deployment import Deployment
+
+            self.deploy = Deployment()
+        return self.deploy
 
     def take(self, viewport: dict = VIEWPORT, timeout: float = 60_000, **options):
         """A page for one test, in a browser context of its own made with ``options``
@@ -131,6 +140,9 @@ class _Shared:
 
     def close(self) -> None:
         self.free = {}
+        deploy, self.deploy = self.deploy, None
+        if deploy is not None:
+            deploy.close()
         stack, self.stack, self.srv, self.browser = self.stack, None, None, None
         if stack is not None:
             stack.close()
@@ -157,6 +169,14 @@ def server():
     """The shared server's base URL (``http://127.0.0.1:<port>/``): one server for the browser
     tests in a row, not one per module (``_Shared``)."""
     yield _shared.server_url()
+
+
+@pytest.fixture()
+def deployment():
+    """deploy/serve.sh with two app processes behind nginx, shared by the tests that drive it
+    (``tests/browser/deployment.py``): kept running from one test to the next, started again by
+    ``running()`` when a test stopped it."""
+    return _shared.deployment()
 
 
 # Our fixture names avoid pytest-playwright's ("browser", "page", ...): that plugin is

@@ -9,6 +9,9 @@ nothing. Then serve.sh is stopped with SIGTERM and no process it started may be 
 
 Every Python process it starts logs its socket calls (an audit hook, as in
 tests/test_deploy.py): none may reach an outside address, with real sessions running.
+
+The deployment is the one test_class_browser.py uses (``tests/browser/deployment.py``): one start
+of serve.sh less; this test reads only the access log's lines written since it began.
 Timeouts are generous: the machine has two cores and other tests may run beside this one.
 """
 
@@ -26,19 +29,11 @@ import pytest
 
 from attention_ui.internals import testid
 from harness import TOY, VIEWPORT, no_exception, wait_for_app
-from tests.test_deploy import (
-    AUDIT_HOOK,
-    ensure_nginx,
-    free_port_block,
-    outside_connections,
-    port_open,
-    serve,
-)
+from tests.browser.deployment import BASE_PATH, START_TIMEOUT
+from tests.test_deploy import outside_connections, port_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(1200)]
 
-BASE_PATH = "/attention-lab"
-START_TIMEOUT = 300  # s: two app processes and nginx on a loaded 2-core machine
 PAGE_TIMEOUT = 180_000  # ms: a page's first run loads the model in its process
 RECONNECT_TIMEOUT = 180_000  # ms: the killed process's learners are back on a live one
 
@@ -83,9 +78,17 @@ def streams(page) -> int:
     return page.evaluate("window.__streams")
 
 
-def upstream_of(run_dir: Path, route: str) -> set[str]:
-    """The app processes (host:port) that nginx's access log shows serving this route."""
-    log = (run_dir / "logs" / "access.log").read_text()
+def access_log_size(run_dir: Path) -> int:
+    log = run_dir / "logs" / "access.log"
+    return log.stat().st_size if log.exists() else 0
+
+
+def upstream_of(run_dir: Path, route: str, since: int = 0) -> set[str]:
+    """The app processes (host:port) that nginx's access log shows serving this route, in the
+    lines written from byte ``since`` on (this test's, on a deployment other tests used before)."""
+    with open(run_dir / "logs" / "access.log", "rb") as f:
+        f.seek(since)
+        log = f.read().decode(errors="replace")
     found = set()
     for line in log.splitlines():
         m = re.search(rf"route={route} upstream=(\S+)", line)
@@ -105,25 +108,10 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-@pytest.fixture()
-def deployment(tmp_path):
-    ensure_nginx()
-    hook_dir = tmp_path / "hook"
-    hook_dir.mkdir()
-    (hook_dir / "sitecustomize.py").write_text(AUDIT_HOOK)
-    env = {"PYTHONPATH": str(hook_dir), "CONNECT_LOG": str(tmp_path / "connections.log")}
-    port = free_port_block(3)
-    run_dir = tmp_path / "run"
-    with serve(
-        "--processes", "2", port=port, run_dir=run_dir, base_path=BASE_PATH, timeout=START_TIMEOUT, env=env
-    ) as srv:
-        srv.connect_log = tmp_path / "connections.log"
-        yield srv
-
-
 def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
-    srv = deployment
+    srv = deployment.running()  # shared (tests/browser/deployment.py): this test ends it
     run_dir = srv.run_dir
+    since = access_log_size(run_dir)  # the access log's lines of this test start here
     print(f"\n{srv.ready_line}\nserve.sh ready after {srv.started_s:.1f} s")
     assert srv.url.endswith(f":{srv.port}{BASE_PATH}/")
 
@@ -138,7 +126,7 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
             route = route_cookie(ctx)
             assert re.fullmatch(r"p[12]", route), ctx.cookies()
             assert ctx.request.get(srv.url + "_stcore/health").ok  # logged with its route
-            (process,) = upstream_of(run_dir, route)
+            (process,) = upstream_of(run_dir, route, since)
             by_process[process] = by_process.get(process, 0) + 1
             if len(contexts) < 2 or len({p for _, p in contexts} | {process}) == 2:
                 contexts.append((ctx, process))
@@ -166,7 +154,8 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
                 assert query(page.url).get(name) == values, f"{name} kept in {page.url}"
             assert urlparse(page.url).path == f"{BASE_PATH}/{view.split('?')[0]}"
             assert streams(page) == 1
-            assert upstream_of(run_dir, route_cookie(ctx)) == {process}, "every request of a learner on one process"
+            on = upstream_of(run_dir, route_cookie(ctx), since)
+            assert on == {process}, "every request of a learner on one process"
             pages.append((page, process, errors))
 
         # Memory per process with these sessions.
@@ -217,7 +206,7 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
         while srv.app_pids().get(victim_port) in (None, victim_pid):
             assert time.monotonic() < deadline, f"the killed process was not started again:\n{srv.logs()}"
             time.sleep(0.5)
-        assert "starting it again" in srv.output()
+        assert f"(pid {victim_pid}) exited" in srv.output() and "starting it again" in srv.output()
     finally:
         for ctx, _ in contexts:
             with contextlib.suppress(Exception):
@@ -229,13 +218,14 @@ def test_learners_land_reload_and_survive_a_process_dying(chromium, deployment):
     assert len(started) >= 4, f"two apps, a restarted one and nginx were seen: {started}"
     code = srv.stop(signal.SIGTERM, timeout=120)
     assert code == 143, srv.logs()
-    time.sleep(1)
-    left = srv.still_running()
+    grace = time.monotonic() + 1  # a second for what it stopped to be gone
+    while (left := srv.still_running()) and time.monotonic() < grace:
+        time.sleep(0.05)
     assert not left, f"left running after SIGTERM: {left}\n{srv.logs()}"
     assert not port_open(srv.port)
     for port in srv.app_pids() or (srv.port + 1, srv.port + 2):
         assert not port_open(port)
 
     # Nothing went out of this machine, from any of the app processes, with sessions running.
-    assert srv.connect_log.exists(), "the socket audit hook was loaded in the app processes"
-    assert outside_connections(srv.connect_log) == []
+    assert deployment.connect_log.exists(), "the socket audit hook was loaded in the app processes"
+    assert outside_connections(deployment.connect_log) == []

@@ -117,7 +117,8 @@ def restarted(chromium):
                     _, _, param, want = CASES[name]
                     assert query(page).get(param) != [want], f"{name}: the link already shows what the click should do"
             assert option(pages["sentence"], "stMain", "5: the").get_attribute("aria-checked") == "true"
-        time.sleep(1)  # the server is gone; the pages try to reconnect
+        for page in pages.values():  # the server is gone: every page knows it (and tries to reconnect)
+            page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)
         with streamlit_server(port=port):
             yield pages
     finally:
@@ -198,7 +199,7 @@ def test_a_click_inside_a_part_during_the_first_run_after_a_restart_counts(tab):
     with streamlit_server(port=port) as before:
         a_part_before_a_restart(page, before.url)
         page.evaluate("() => { window.__autoReruns = 0; }")
-    time.sleep(1)
+    page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # the page knows its server is gone
     with streamlit_server(port=port, env={SLOW_ENV: "3"}):
         # The reconnect's run has set the timer of run_app's first lines (the rescue is installed
         # by then), and sleeps in the sidebar, before the page draws Next's part:
@@ -253,15 +254,21 @@ NEW_SENTENCE = "a cat slept on my warm bed"
 class CutOff:
     """Two learners' actions cut off by a server that stops while their runs are under way (each
     run sleeps ``SLOW_S``): Next pressed on ``pages["click"]``, a new sentence applied with Enter
-    on ``pages["enter"]``. ``start`` and ``stop`` run the next server on the same port."""
+    on ``pages["enter"]``. ``start`` and ``stop`` run the next server on the same port; ``url``
+    is the running one's (started if a test stopped it)."""
 
     def __init__(self, chromium, port: int) -> None:
-        self.port, self.contexts, self.running = port, [], None
+        self.port, self.contexts, self.running, self.server = port, [], None, None
         self.pages = {name: page_in(chromium, self.contexts) for name in ("click", "enter")}
 
     def start(self) -> None:
         self.running = contextlib.ExitStack()
-        self.running.enter_context(streamlit_server(port=self.port))
+        self.server = self.running.enter_context(streamlit_server(port=self.port))
+
+    def url(self) -> str:
+        if self.running is None:
+            self.start()
+        return self.server.url
 
     def stop(self) -> None:
         if self.running is not None:
@@ -305,6 +312,7 @@ def test_an_enter_cut_off_by_a_dropped_connection_is_replayed(cut_off):
     fresh session would show the address bar's old sentence, and Enter again would send nothing
     (the box takes its text as applied), so the page loads itself with the new sentence.
     (Before the next test, which stops this fresh server.)"""
+    cut_off.url()  # running (the stuck page's test stops it)
     page = cut_off.pages["enter"]
     for _ in range(150):
         if query(page).get("sentence") == [NEW_SENTENCE]:
@@ -323,6 +331,7 @@ def test_a_click_cut_off_by_a_dropped_connection_is_asked_for_again(cut_off):
     fresh server at the old step, and a note in the learner's language asks for the click again,
     until the next click, which counts. A click whose run had ended before the server went away
     asks for nothing. (In Chinese here: ``CLICK_LANG``.)"""
+    cut_off.url()  # running (the stuck page's test stops it)
     page = cut_off.pages["click"]
     page.wait_for_function(f"() => document.documentElement.hasAttribute('{LOST_ATTR}')", timeout=60_000)
     wait_for_app(page)
@@ -370,31 +379,32 @@ def marker_gone(page, timeout_s: float) -> bool:
     return False
 
 
-def test_a_page_stuck_disconnected_from_a_live_server_is_reloaded_with_its_view(chromium):
+def test_a_page_stuck_disconnected_from_a_live_server_is_reloaded_with_its_view(chromium, cut_off):
     """Streamlit's websocket code gives up for good on an error it calls fatal (here: a text
     message where it expects binary), and the page never reconnects. The server answers, so the
     watchdog (``attention_ui.watchdog``) reloads the page: the same view comes back, connected.
-    A page whose server is really gone is not reloaded."""
+    A page whose server is really gone is not reloaded. (On the fresh server of ``cut_off``,
+    which this test stops: one server start less; the tests above start it again if needed.)"""
     context = chromium.new_context()
     context.add_init_script(COUNT_RUNS_JS)
     context.add_init_script(KEEP_SOCKETS_JS)
     page = context.new_page()
     view = f"step_by_step?sentence=the+dog+sat+on+it&token=3&step=3&{TOY}"
     try:
-        with streamlit_server() as server:
-            page.goto(server.url + view)
-            wait_for_app(page)
-            page.evaluate("() => { window.__marker = 1; }")
-            page.evaluate("() => window.__ws.at(-1).dispatchEvent(new MessageEvent('message', {data: 'text'}))")
-            page.wait_for_selector(CONNECTION_STATUS, timeout=10_000)
-            time.sleep(CHECK_S * 2)
-            assert page.evaluate("() => window.__marker") == 1, "not reloaded at once: Streamlit may recover"
-            assert marker_gone(page, STUCK_S + 30), "the page stuck disconnected was never reloaded"
-            wait_for_app(page)
-            page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=30_000)
-            assert query(page).get("step") == ["3"] and query(page).get("token") == ["3"], page.url
-            no_exception(page)
-            page.evaluate("() => { window.__marker = 2; }")
+        page.goto(cut_off.url() + view)
+        wait_for_app(page)
+        page.evaluate("() => { window.__marker = 1; }")
+        page.evaluate("() => window.__ws.at(-1).dispatchEvent(new MessageEvent('message', {data: 'text'}))")
+        page.wait_for_selector(CONNECTION_STATUS, timeout=10_000)
+        time.sleep(CHECK_S * 2)
+        assert page.evaluate("() => window.__marker") == 1, "not reloaded at once: Streamlit may recover"
+        assert marker_gone(page, STUCK_S + 30), "the page stuck disconnected was never reloaded"
+        wait_for_app(page)
+        page.wait_for_selector(CONNECTION_STATUS, state="detached", timeout=30_000)
+        assert query(page).get("step") == ["3"] and query(page).get("token") == ["3"], page.url
+        no_exception(page)
+        page.evaluate("() => { window.__marker = 2; }")
+        cut_off.stop()
         page.wait_for_selector(CONNECTION_STATUS, timeout=30_000)  # the server is gone for good
         assert not marker_gone(page, STUCK_S + 2 * CHECK_S + 3), "reloaded though the server does not answer"
     finally:
