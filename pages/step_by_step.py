@@ -160,7 +160,7 @@ def walk(lesson) -> None:
                             i=n,
                             j=shown(j),
                             token=word,
-                            key_word=escape_label(tokens[j]),
+                            key_word=escape_label(listed[j]),  # "[UNK] 他", as the picker names it
                         ),
                         highlight=j,
                         percent=False,
