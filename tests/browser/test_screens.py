@@ -35,6 +35,7 @@ import pytest
 
 from attention_core.lesson import STEPS
 from attention_ui import internals
+from attention_ui.i18n import translate
 from attention_ui.model_figures import grid_min_width
 from attention_ui.registry import PAGES
 from attention_ui.tables import MATRIX_CLASS
@@ -166,6 +167,26 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     chart = page.locator(main).first.bounding_box()
     assert chart is not None, "no chart"
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("model", ["trained", "toy"])
+def test_in_presentation_mode_multi_head_shows_its_heads_on_the_first_screen(views, server, lang, model):
+    """Multi-head at 1024 × 768 in presentation mode: the first screen was all text (the intro, the
+    measured heads' paragraph, the formula and the paragraph on the heads), the 12 heads began at
+    ~1,000 px. Now the intro is folded and the heads' formula and paragraph come under them: the
+    first chart (the trained layer's 12 heads, or the toy's seeded heads side by side) starts on the
+    first screen, with at least 300 px of it (or all of it) in sight."""
+    page = views("projector")
+    toy = "&toy=true" if model == "toy" else ""
+    page.goto(server + f"multi_head?present=true&lang={lang}{toy}&sentence={SENTENCE.replace(' ', '+')}")
+    wait_for_app(page, settle=200)
+    no_exception(page)
+    chart = page.locator(internals.PLOT).first.bounding_box()
+    assert chart is not None, "no chart"
+    assert chart["y"] + min(chart["height"], 300) <= 768, f"the first chart starts at {chart['y']:.0f} px of 768"
+    folded = page.locator(internals.testid("stExpander")).first.inner_text()
+    assert translate(lang, "multi_head.about_fold") in folded, folded  # "About this page", the intro folded
 
 
 TWO_LINE_TITLES = ["real_model", "after_attention", f"step_by_step?step={STEPS.index('softmax') + 1}"]
