@@ -104,6 +104,31 @@ def concat_heads(n_heads: int) -> str:
     return rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})"
 
 
+# --------------------------------------------------------------------------- Step by step
+
+
+def products_and_score(n: int, j: int, products, score: float) -> str:
+    r"""Step 4's line for query ``n`` and key ``j`` (both as shown, from 1): the products
+    q_n ⊙ k_j component by component, and their sum, the score α_nj.
+
+    Three pieces, each kept whole (braces): "q_n ⊙ k_j", "= [the products]" and "⇒ α_nj = Σ =
+    the score"; a line may break before the "=" and before the "⇒" only. KaTeX breaks after a
+    relation, so the score stood alone on a projector's second line ("= / 24.8028"), and the
+    products ran off a phone's screen (367 px in 358 px). ``{} =`` keeps the spaces of a relation
+    around an "=" that starts its piece.
+
+    >>> for piece in products_and_score(2, 1, [1.5, -2.0], -0.5).split(r"\allowbreak "):
+    ...     print(piece)
+    {q_{2} \odot k_{1}}
+    {{} = [1.500,\ -2.000]}
+    {{}\quad\Rightarrow\quad \alpha_{2,1} = \textstyle\sum = -0.5000}
+    """
+    return (
+        rf"{{q_{{{n}}} \odot k_{{{j}}}}}\allowbreak {{{{}} = {fmt_vec(products)}}}"
+        rf"\allowbreak {{{{}}\quad\Rightarrow\quad {alpha(n, j)} = \textstyle\sum = {score:.4f}}}"
+    )
+
+
 # --------------------------------------------------------------------------- Attention matrices, Code
 
 

@@ -99,6 +99,17 @@ BROKEN_TERMS = """() => {
 """Lines of a formula that end with =, ∈ … while the value stands alone at the start of the next
 (a list after a colon may start a line: "α_{2,j}/√32:" then the numbers)."""
 
+FORMULA_LINES = """() => [...document.querySelectorAll('.katex-display')].map(math => {
+  const lines = [];
+  for (const base of math.querySelectorAll('.katex-html > .base')) {
+    const top = base.getBoundingClientRect().top;
+    if (!lines.length || top > lines[lines.length - 1].top + 4) lines.push({top, text: ''});
+    lines[lines.length - 1].text += base.textContent;
+  }
+  return lines.map(line => line.text.trim());
+})"""
+"""Each displayed formula's lines of text, as laid out (a line: the bases that start at one height)."""
+
 GRID = js("""(key) => {
   const box = document.querySelector(`[class*="st-key-wide"]:has(.st-key-${key})`);
   const chart = box && box.querySelector('testid(stPlotlyChart)');
@@ -187,6 +198,43 @@ def test_in_presentation_mode_multi_head_shows_its_heads_on_the_first_screen(vie
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the first chart starts at {chart['y']:.0f} px of 768"
     folded = page.locator(internals.testid("stExpander")).first.inner_text()
     assert translate(lang, "multi_head.about_fold") in folded, folded  # "About this page", the intro folded
+
+
+STEP_4_SENTENCE = "老师说她很忙"
+STEP_4_VIEWS = [("phone", 390, 844), ("projector", 1024, 768), ("projector", 1400, 900)]
+"""Where Step 4's line "q₂ ⊙ k₁ = […] ⇒ α₂,₁ = Σ = 24.8028" is read: a phone, a projector, a laptop."""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_step_4s_formula_fits_and_breaks_only_between_its_pieces(views, server, lang):
+    """Step 4 with 老师说她很忙 on the trained head and on the toy embedder (its d_k = 8 products
+    printed whole), each at 390, 1024 and 1400 px, with and without presentation mode. On the old
+    line the products ran off a phone (367 px in a 358 px box) and a projector's second line began
+    with the score alone ("= / 24.8028"). Now no formula is wider than its box, no line ends
+    with a relation before its value, and every line holds whole vectors (its brackets balance)."""
+    problems, read = [], 0
+    for view, width, height in STEP_4_VIEWS:
+        page = views(view)
+        page.set_viewport_size({"width": width, "height": height})
+        for present in ("false", "true"):
+            for model in ("", "&toy=true&w=random&d_k=8"):
+                url = f"step_by_step?step=4&token=2&lang={lang}&present={present}{model}&sentence={STEP_4_SENTENCE}"
+                page.goto(server + url)
+                wait_for_app(page, settle=200)
+                no_exception(page)
+                where = f"{width} px, present={present}{model}"
+                lines = [line for math in page.evaluate(FORMULA_LINES) for line in math if "⊙" in "".join(math)]
+                assert any("⊙" in line for line in lines), f"{where}: no step 4 formula"
+                read += 1
+                problems += [f"{where}: {p}" for p in page.evaluate(SCREEN_CHECKS) if p.startswith("formula")]
+                problems += [f"{where}: broken after a relation: {b}" for b in page.evaluate(BROKEN_TERMS)]
+                problems += [
+                    f"{where}: a vector broken across lines: {line}"
+                    for line in lines
+                    if line.count("[") != line.count("]") or line.count("(") != line.count(")")
+                ]
+    assert read == 2 * 2 * len(STEP_4_VIEWS)
+    assert not problems, "\n".join(problems)
 
 
 TWO_LINE_TITLES = ["real_model", "after_attention", f"step_by_step?step={STEPS.index('softmax') + 1}"]
