@@ -39,14 +39,18 @@ def render() -> None:
     lesson, _ = page_start("multi_head")
     found = measured_census(model_name())
     jobs = jobs_fields(found) if found is not None else None
-    about = intro_box(t("multi_head.about_fold_measured" if jobs is not None else "multi_head.about_fold"))
-    about.markdown(t("multi_head.intro"))
-    if jobs is not None:
-        about.markdown(t("multi_head.intro_measured", **jobs))
+    presenting = is_presenting()
+    intro_place, banner_place = st.columns([1, 2]) if presenting else (st.container(), st.container())
+    with intro_place:
+        about = intro_box(t("multi_head.about_fold"))
+        about.markdown(t("multi_head.intro"))
+        if jobs is not None:
+            about.markdown(t("multi_head.intro_measured", **jobs))
     if lesson is None:
         st.stop()
     handout(lesson, "multi_head")  # the sentence and settings on top of a printed page
-    honesty_banner(lesson)
+    with banner_place:  # on a projector, two folds side by side: one line of the first screen
+        honesty_banner(lesson)
 
     tokens = lesson.tokens
     settings = lesson.settings
@@ -72,7 +76,7 @@ def render() -> None:
                 )
             )
 
-        per_row = HEADS_PER_ROW if is_presenting() else None  # a projector: two rows of six, each head twice as wide
+        per_row = HEADS_PER_ROW if presenting else None  # a projector: two rows of six, each head twice as wide
         with explained_around(explain_heads):  # under the heads when presenting: they are the first screen
             show_figure(  # narrower than it needs, it scrolls sideways
                 heads_grid(
@@ -140,6 +144,9 @@ def render() -> None:
             required=True,
             key="heads",
             bind="query-params",
+            # on a projector "H = 2" on each button, no label line: the heads start on the first screen
+            format_func=(lambda h: t("multi_head.n_heads_option", h=h)) if presenting else str,
+            label_visibility="collapsed" if presenting else "visible",
         )
         n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
         if lesson.projections.kind != "random":
