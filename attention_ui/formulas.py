@@ -107,6 +107,10 @@ def concat_heads(n_heads: int) -> str:
 # --------------------------------------------------------------------------- Step by step
 
 
+PRODUCTS_SHOWN = 5
+"""Step 4's products printed whole up to this many (d_k = 8 took 445 px of a phone's 358)."""
+
+
 def products_and_score(n: int, j: int, products, score: float) -> str:
     r"""Step 4's line for query ``n`` and key ``j`` (both as shown, from 1): the products
     q_n ⊙ k_j component by component, and their sum, the score α_nj.
@@ -114,8 +118,9 @@ def products_and_score(n: int, j: int, products, score: float) -> str:
     Three pieces, each kept whole (braces): "q_n ⊙ k_j", "= [the products]" and "⇒ α_nj = Σ =
     the score"; a line may break before the "=" and before the "⇒" only. KaTeX breaks after a
     relation, so the score stood alone on a projector's second line ("= / 24.8028"), and the
-    products ran off a phone's screen (367 px in 358 px). ``{} =`` keeps the spaces of a relation
-    around an "=" that starts its piece.
+    products ran off a phone's screen (d_k = 8: 445 px in 358 px); more than ``PRODUCTS_SHOWN``
+    products show their first three and last two (the chart under the line shows them all).
+    ``{} =`` keeps the spaces of a relation around an "=" that starts its piece.
 
     >>> for piece in products_and_score(2, 1, [1.5, -2.0], -0.5).split(r"\allowbreak "):
     ...     print(piece)
@@ -124,7 +129,7 @@ def products_and_score(n: int, j: int, products, score: float) -> str:
     {{}\quad\Rightarrow\quad \alpha_{2,1} = \textstyle\sum = -0.5000}
     """
     return (
-        rf"{{q_{{{n}}} \odot k_{{{j}}}}}\allowbreak {{{{}} = {fmt_vec(products)}}}"
+        rf"{{q_{{{n}}} \odot k_{{{j}}}}}\allowbreak {{{{}} = {fmt_vec(products, longest=PRODUCTS_SHOWN)}}}"
         rf"\allowbreak {{{{}}\quad\Rightarrow\quad {alpha(n, j)} = \textstyle\sum = {score:.4f}}}"
     )
 
