@@ -47,8 +47,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
 
     KaTeX breaks a displayed formula (the style sheet lets it wrap) after any relation or
     operator, so "1/√32 = 0.1768" could end a line with "=" and start the next with 0.1768. Each
-    term (the parts between ``,\quad``-like separators outside any braces, parentheses or
-    ``\left … \right``: a vector "(2,\ -1)" is one term)
+    term (the parts between ``,\quad``-like separators outside any braces, parentheses, brackets
+    or ``\left … \right``: a vector "(2,\ -1)" or "[0.5,\ 1.0]" is one term)
     of at most ``short`` characters goes in braces, which KaTeX never breaks, and the line may
     break after its separator (``\allowbreak``). A longer term still breaks at its = and +, and a
     term too wide for the screen scrolls (the style sheet). A formula with an environment
@@ -62,6 +62,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
     True
     >>> print(kept_terms(r"q = (1,\ 2),\quad k_2 = (2,\ -1)"))
     {q = (1,\ 2)},\quad\allowbreak {k_2 = (2,\ -1)}
+    >>> print(kept_terms(r"b_2 = [0.5,\ 1.0],\quad d_v = 2"))
+    {b_2 = [0.5,\ 1.0]},\quad\allowbreak {d_v = 2}
     >>> kept_terms(r"M = \begin{cases} 0 & j \le i \\ 1 \end{cases},\quad d = 2").endswith(r"\allowbreak {d = 2}")
     True
     """
@@ -77,9 +79,9 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
             k = word.end()
             k += tex[k : k + 1] in _DELIMITERS  # the delimiter of \left( or \right) counts once, with its word
             continue
-        if tex[k] in "{(":  # a vector (2, -1) is one term: its inner ",\ " is no separator
+        if tex[k] in "{([":  # a vector (2, -1) or [0.5, 1.0] is one term: its inner ",\ " is no separator
             depth += 1
-        elif tex[k] in "})":
+        elif tex[k] in "})]":
             depth -= 1
         elif depth == 0 and (m := _TERM_SEP.match(tex, k)):
             parts.append(tex[start:k])
