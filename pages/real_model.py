@@ -131,7 +131,7 @@ def render() -> None:
     named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
     c_tokens, c_formulas = st.columns([1, 2])
-    with c_tokens:
+    with c_tokens, screen_only("token_list"):  # on paper the matrix's rows and columns name the tokens
         number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
     with c_formulas:
         st.markdown(
@@ -160,7 +160,7 @@ def render() -> None:
                             filename=f"{symbol.upper()}_{named}",
                         )
 
-    st.caption(t("real_model.tabs_caption"))
+    screen_only("tabs_caption").caption(t("real_model.tabs_caption"))  # on paper the matrix says rows and columns
     tabs = url_tabs("model_matrix", MATRICES, lambda name: t(f"real_model.tab_{name}", d_k=d_k), "weights")
     corner = t("matrices.csv_corner")
     # name: (the matrix, how token_matrix colours it, its title)
@@ -209,8 +209,9 @@ def render() -> None:
     i = token_picker(t("real_model.query_picker"), listed, param="model_token", default=default_query(tokens))
     e = explain(trace, i)
     pick = head_looking_most(weights, tokens, i)
+    jump = screen_only("jump_head")  # a button, and what its head does: nothing to press on paper
     if pick is not None and (pick.layer, pick.head) != (layer, head):
-        st.button(
+        jump.button(
             t(
                 "real_model.jump",
                 i=shown(i),
@@ -225,7 +226,7 @@ def render() -> None:
             args=(pick.layer, pick.head),
         )
         if measured is not None:
-            st.caption(head_summary(measured, pick.layer, pick.head))
+            jump.caption(head_summary(measured, pick.layer, pick.head))
     elif pick is not None:
         st.caption(t("real_model.jump_here", i=shown(i), j=shown(pick.key), share=pick.weight))
     st.latex(kept_terms(scores_row(i, e.scores, digits=2)))
