@@ -55,6 +55,20 @@ def _cancel(key: str) -> None:
     st.session_state[f"_{key}_cancelled"] = True
 
 
+def checked(key: str, fingerprint):
+    """The result of the check ``key`` on ``fingerprint`` when it has run in this session, else None
+    (a page that prints the check only once it has a result asks first).
+
+    >>> checked("torch_check", b"ids") is None  # outside a Streamlit session: nothing kept
+    True
+    """
+    try:
+        done = st.session_state.get(f"_{key}_result")
+    except Exception:  # no session (bare import)
+        return None
+    return done[1] if done is not None and done[0] == fingerprint else None
+
+
 def pytorch_check(key: str, fingerprint, run, *, button: str, cost: str, running: str):
     """The check's result for ``fingerprint`` (what it checks, e.g. the word pieces' bytes)
     once it has run, else None; draws the button (widget key ``key``), or the running check and
@@ -65,9 +79,9 @@ def pytorch_check(key: str, fingerprint, run, *, button: str, cost: str, running
     kept, so the button comes back. The result is kept in session state as ``_<key>_result``.
     """
     state = st.session_state
-    done = state.get(f"_{key}_result")
-    if done is not None and done[0] == fingerprint:
-        return done[1]
+    done = checked(key, fingerprint)
+    if done is not None:
+        return done
     if not checks_enabled():
         st.caption(t("shell.checks_off"))
         return None

@@ -47,8 +47,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
 
     KaTeX breaks a displayed formula (the style sheet lets it wrap) after any relation or
     operator, so "1/√32 = 0.1768" could end a line with "=" and start the next with 0.1768. Each
-    term (the parts between ``,\quad``-like separators outside any braces, parentheses or
-    ``\left … \right``: a vector "(2,\ -1)" is one term)
+    term (the parts between ``,\quad``-like separators outside any braces, parentheses, brackets
+    or ``\left … \right``: a vector "(2,\ -1)" or "[0.5,\ 1.0]" is one term)
     of at most ``short`` characters goes in braces, which KaTeX never breaks, and the line may
     break after its separator (``\allowbreak``). A longer term still breaks at its = and +, and a
     term too wide for the screen scrolls (the style sheet). A formula with an environment
@@ -62,6 +62,8 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
     True
     >>> print(kept_terms(r"q = (1,\ 2),\quad k_2 = (2,\ -1)"))
     {q = (1,\ 2)},\quad\allowbreak {k_2 = (2,\ -1)}
+    >>> print(kept_terms(r"b_2 = [0.5,\ 1.0],\quad d_v = 2"))
+    {b_2 = [0.5,\ 1.0]},\quad\allowbreak {d_v = 2}
     >>> kept_terms(r"M = \begin{cases} 0 & j \le i \\ 1 \end{cases},\quad d = 2").endswith(r"\allowbreak {d = 2}")
     True
     """
@@ -77,9 +79,9 @@ def kept_terms(tex: str, short: int = SHORT_TERM) -> str:
             k = word.end()
             k += tex[k : k + 1] in _DELIMITERS  # the delimiter of \left( or \right) counts once, with its word
             continue
-        if tex[k] in "{(":  # a vector (2, -1) is one term: its inner ",\ " is no separator
+        if tex[k] in "{([":  # a vector (2, -1) or [0.5, 1.0] is one term: its inner ",\ " is no separator
             depth += 1
-        elif tex[k] in "})":
+        elif tex[k] in "})]":
             depth -= 1
         elif depth == 0 and (m := _TERM_SEP.match(tex, k)):
             parts.append(tex[start:k])
@@ -102,6 +104,36 @@ def concat_heads(n_heads: int) -> str:
     \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_{12})
     """
     return rf"\mathrm{{Concat}}(\mathrm{{head}}_1, \dots, \mathrm{{head}}_{{{n_heads}}})"
+
+
+# --------------------------------------------------------------------------- Step by step
+
+
+PRODUCTS_SHOWN = 5
+"""Step 4's products printed whole up to this many (d_k = 8 took 445 px of a phone's 358)."""
+
+
+def products_and_score(n: int, j: int, products, score: float) -> str:
+    r"""Step 4's line for query ``n`` and key ``j`` (both as shown, from 1): the products
+    q_n ⊙ k_j component by component, and their sum, the score α_nj.
+
+    Three pieces, each kept whole (braces): "q_n ⊙ k_j", "= [the products]" and "⇒ α_nj = Σ =
+    the score"; a line may break before the "=" and before the "⇒" only. KaTeX breaks after a
+    relation, so the score stood alone on a projector's second line ("= / 24.8028"), and the
+    products ran off a phone's screen (d_k = 8: 445 px in 358 px); more than ``PRODUCTS_SHOWN``
+    products show their first three and last two (the chart under the line shows them all).
+    ``{} =`` keeps the spaces of a relation around an "=" that starts its piece.
+
+    >>> for piece in products_and_score(2, 1, [1.5, -2.0], -0.5).split(r"\allowbreak "):
+    ...     print(piece)
+    {q_{2} \odot k_{1}}
+    {{} = [1.500,\ -2.000]}
+    {{}\quad\Rightarrow\quad \alpha_{2,1} = \textstyle\sum = -0.5000}
+    """
+    return (
+        rf"{{q_{{{n}}} \odot k_{{{j}}}}}\allowbreak {{{{}} = {fmt_vec(products, longest=PRODUCTS_SHOWN)}}}"
+        rf"\allowbreak {{{{}}\quad\Rightarrow\quad {alpha(n, j)} = \textstyle\sum = {score:.4f}}}"
+    )
 
 
 # --------------------------------------------------------------------------- Attention matrices, Code

@@ -220,15 +220,18 @@ def attention_formula(d_k="d_k") -> str:
     return rf"\mathrm{{Attention}}(Q, K, V) = {SOFTMAX}\!\left({scaled_qk(d_k=d_k)}\right)V"
 
 
-def fmt_vec(x, digits: int = 3) -> str:
-    """A vector as a LaTeX row, shortened in the middle when long; -inf prints as -∞.
+def fmt_vec(x, digits: int = 3, longest: int = MAX_PRINTED) -> str:
+    """A vector as a LaTeX row, shortened in the middle (its first three and last two) when it
+    has more than ``longest`` components; -inf prints as -∞.
 
     >>> fmt_vec([1, -np.inf])
     '[1.000,\\\\ -\\\\infty]'
+    >>> print(fmt_vec(range(6), digits=0, longest=5))
+    [0,\\ 1,\\ 2,\\ \\dots,\\ 4,\\ 5]
     """
     x = np.asarray(x, dtype=np.float64)
     cells = ["-\\infty" if np.isneginf(v) else f"{v:.{digits}f}" for v in x]
-    if len(cells) > MAX_PRINTED:
+    if len(cells) > longest:
         cells = cells[:3] + ["\\dots"] + cells[-2:]
     return "[" + ",\\ ".join(cells) + "]"
 

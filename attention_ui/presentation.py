@@ -30,7 +30,7 @@ import streamlit as st
 
 from attention_core.model_choice import model_label
 from attention_ui.i18n import t
-from attention_ui.internals import SCREEN_ONLY, TICK_FONT_PX, testid
+from attention_ui.internals import PHONE_PX, SCREEN_ONLY, TICK_FONT_PX, testid
 from attention_ui.notation import shown
 from attention_ui.url_state import url_value
 
@@ -61,6 +61,11 @@ html {{ font-size: {FONT_PX}px; }}
 .katex-display {{ margin: 0.3em 0; }}
 {_MAIN} {testid("stVerticalBlock")} {{ gap: 0.6rem; }}
 {testid("stButtonGroup")} button {{ font-size: 0.8rem; min-height: 1.75rem; padding: 0 0.5rem; }}
+/* on a phone: a projector's margins and formula type left 280 of 390 px, and a formula ran off it */
+@media (max-width: {PHONE_PX - 0.02}px) {{
+  {testid("stMainBlockContainer")} {{ padding-left: 1rem; padding-right: 1rem; }}
+  .katex-display > .katex.katex {{ font-size: 0.75em; }}
+}}
 </style>"""
 """The style sheet of presentation mode: a constant, never built from user input."""
 

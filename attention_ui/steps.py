@@ -14,6 +14,7 @@ from attention_core.lesson import STEPS, input_scales, mean_self_weight
 from attention_core.model_choice import is_bundled
 
 from .exports import show_figure
+from .formulas import kept_terms
 from .head_claims import measured_census, parking_fields
 from .heatmaps import STRIP_QUANTILE, VECTOR_TICKED_COLS, heatmap, strips
 from .i18n import t
@@ -100,11 +101,11 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
             text += " " + t("steps.qkv_model_history")
         st.markdown(text)
     elif step == 3:
-        st.latex(scores_row(i, e.scores))
+        st.latex(kept_terms(scores_row(i, e.scores)))  # a line breaks between terms, never after an =
         st.markdown(t("steps.scores_text"))
     elif step == 4:
         if lesson.settings.scaled:
-            st.latex(scaled_row(i, e.scaled, trace.d_k))
+            st.latex(kept_terms(scaled_row(i, e.scaled, trace.d_k)))
             st.markdown(t("steps.scale_text", sqrt_d_k=float(np.sqrt(trace.d_k))))
             if lesson.trained:  # the variance argument is about random weights: say what learned ones give
                 scores = np.asarray(trace.scores)  # (T, T), the head's raw scores
@@ -120,10 +121,10 @@ def show_step_formula(step: int, lesson: Lesson, e: TokenExplanation) -> None:
         else:
             st.markdown(t("steps.scale_off"))
     elif step == 5:
-        st.latex(softmax_row(i, e.weights, e.row_max, e.row_sum, scaled=lesson.settings.scaled))
+        st.latex(kept_terms(softmax_row(i, e.weights, e.row_max, e.row_sum, scaled=lesson.settings.scaled)))
         st.markdown(t("steps.softmax_text", i=n, share=float(e.weights.max()), top=shown(e.top_key)))
     elif step == 6:
-        st.latex(output_row(i, e.weights) + rf" = {fmt_vec(e.output)}")
+        st.latex(kept_terms(output_row(i, e.weights) + rf" = {fmt_vec(e.output)}"))
         st.markdown(t("steps.output_text", i=n))
 
 

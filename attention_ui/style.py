@@ -280,6 +280,11 @@ def print_css() -> str:
         f"{testid('stLayoutWrapper')}:has(> :is({key_prefix(SCREEN_ONLY)}, .{key_class(PATH_KEY)}))",
         f"{testid('stElementContainer')}:has(> {html_box}):not(:has(> {html_box} > :not(script, style)))",
         f"{key_prefix(TWIN_KEY.format(key=''))} {testid('stPlotlyChart')}",
+        # a closed expander is a line to click, with nothing under it on paper (and its box a gap)
+        f"{testid('stLayoutWrapper')}:has(> {testid('stExpander')} > details:not([open]))",
+        f"{testid('stExpander')}:has(> details:not([open]))",
+        # a column with nothing to print (all its parts screen-only): the columns beside it widen
+        f"{testid('stColumn')}:not(:has({testid('stElementContainer')}:not({key_prefix(SCREEN_ONLY)} *)))",
     ]
     shades = "\n".join(
         f"  .{MATRIX_CLASS} td.{side}{step} {{ background: color-mix(in srgb, {hue} "
@@ -324,6 +329,7 @@ def print_css() -> str:
   .{TABLE_CLASS}-wrap {{ overflow: visible; background: none; }}
   {key_prefix(WIDE_KEY.format(key=""))} {{ overflow: visible; animation: none; }}
   {key_prefix(WIDE_KEY.format(key=""))} {testid("stElementContainer")} {{ min-width: 0 !important; }}
+  {testid("stVerticalBlock")}{key_prefix(WIDE_KEY.format(key=""))} {{ width: 85% !important; margin: 0 auto; }}
   {SVG_BOX} {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg {{ width: 100% !important; height: auto !important; }}
   {SVG_BOX} > svg:first-child {{ position: relative !important; }}

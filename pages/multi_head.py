@@ -24,7 +24,7 @@ from attention_ui.model_access import model_name
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
-from attention_ui.presentation import HEADS_PER_ROW, handout, is_presenting
+from attention_ui.presentation import HEADS_PER_ROW, explained_around, handout, is_presenting
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import numbered_labels
 from attention_ui.sidebar import choose_head
@@ -37,15 +37,20 @@ DEFAULT_HEADS = 2
 
 def render() -> None:
     lesson, _ = page_start("multi_head")
-    st.markdown(t("multi_head.intro"))
     found = measured_census(model_name())
     jobs = jobs_fields(found) if found is not None else None
-    if jobs is not None:
-        st.markdown(t("multi_head.intro_measured", **jobs))
+    presenting = is_presenting()
+    intro_place, banner_place = st.columns([1, 2]) if presenting else (st.container(), st.container())
+    with intro_place:
+        about = intro_box(t("multi_head.about_fold"))
+        about.markdown(t("multi_head.intro"))
+        if jobs is not None:
+            about.markdown(t("multi_head.intro_measured", **jobs))
     if lesson is None:
         st.stop()
     handout(lesson, "multi_head")  # the sentence and settings on top of a printed page
-    honesty_banner(lesson)
+    with banner_place:  # on a projector, two folds side by side: one line of the first screen
+        honesty_banner(lesson)
 
     tokens = lesson.tokens
     settings = lesson.settings
@@ -58,22 +63,32 @@ def render() -> None:
         layer_trace = lesson.encoded.layer(settings.layer)
         heads = layer_trace.attention  # weights (H, T, T), outputs (H, T, d_v)
         n_heads, d_k = heads.weights.shape[0], heads.d_k
-        st.latex(kept_terms(trained_heads(n_heads, d_model, d_k)))
-        st.markdown(
-            t("multi_head.trained_heads_text", layer=shown(settings.layer), n_heads=n_heads, d_k=d_k, d_model=d_model)
-        )
-        per_row = HEADS_PER_ROW if is_presenting() else None  # a projector: two rows of six, each head twice as wide
-        show_figure(  # narrower than it needs, it scrolls sideways
-            heads_grid(
-                heads.weights[None],
-                first_layer=settings.layer,
-                per_row=per_row,
-                title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
-                tr=t,
-            ),
-            "fig_trained_heads",
-            on_click=lambda point: choose_head(*clicked_data(point)),
-        )
+
+        def explain_heads() -> None:
+            st.latex(kept_terms(trained_heads(n_heads, d_model, d_k)))
+            st.markdown(
+                t(
+                    "multi_head.trained_heads_text",
+                    layer=shown(settings.layer),
+                    n_heads=n_heads,
+                    d_k=d_k,
+                    d_model=d_model,
+                )
+            )
+
+        per_row = HEADS_PER_ROW if presenting else None  # a projector: two rows of six, each head twice as wide
+        with explained_around(explain_heads):  # under the heads when presenting: they are the first screen
+            show_figure(  # narrower than it needs, it scrolls sideways
+                heads_grid(
+                    heads.weights[None],
+                    first_layer=settings.layer,
+                    per_row=per_row,
+                    title=t("multi_head.trained_grid_title", layer=shown(settings.layer), n_heads=n_heads),
+                    tr=t,
+                ),
+                "fig_trained_heads",
+                on_click=lambda point: choose_head(*clicked_data(point)),
+            )
         show_selected_frame("fig_trained_heads", frame_index(settings.layer, settings.head, n_heads, settings.layer))
         st.subheader(t("multi_head.step2"))
         width = layer_trace.concat.shape[1]
@@ -129,6 +144,9 @@ def render() -> None:
             required=True,
             key="heads",
             bind="query-params",
+            # on a projector "H = 2" on each button, no label line: the heads start on the first screen
+            format_func=(lambda h: t("multi_head.n_heads_option", h=h)) if presenting else str,
+            label_visibility="collapsed" if presenting else "visible",
         )
         n_heads = n_heads if n_heads in HEAD_CHOICES else DEFAULT_HEADS
         if lesson.projections.kind != "random":
@@ -137,27 +155,31 @@ def render() -> None:
             lesson.inputs, n_heads, settings.d_k, seed=settings.seed, scale=None if settings.scaled else 1.0
         )
         d_k, d_v = result.heads.d_k, result.heads.v.shape[-1]
-        st.latex(kept_terms(seeded_heads(n_heads, d_model, d_k, scaled=settings.scaled)))
-        st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed, d_model=d_model))
+
+        def explain_heads() -> None:
+            st.latex(kept_terms(seeded_heads(n_heads, d_model, d_k, scaled=settings.scaled)))
+            st.markdown(t("multi_head.heads_text", d_k=d_k, seed=settings.seed, d_model=d_model))
+
         per_row = 2  # two heatmaps a row: three or more side by side are too small to read on a projector
-        for start in range(0, n_heads, per_row):
-            columns = st.columns(per_row)
-            for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
-                with column:
-                    show_figure(
-                        attention_map(
-                            result.heads.weights[h],
-                            tokens,
-                            tokens,
-                            tr=t,
-                            zmin=0.0,
-                            zmax=1.0,
-                            title=t("multi_head.head_title", h=shown(h), seed=settings.seed + h),
-                            y_title=query_axis,
-                            x_title=key_axis,
-                        ),
-                        f"fig_head_{h}",
-                    )
+        with explained_around(explain_heads):  # under the heads when presenting: they are the first screen
+            for start in range(0, n_heads, per_row):
+                columns = st.columns(per_row)
+                for column, h in zip(columns, range(start, min(start + per_row, n_heads))):
+                    with column:
+                        show_figure(
+                            attention_map(
+                                result.heads.weights[h],
+                                tokens,
+                                tokens,
+                                tr=t,
+                                zmin=0.0,
+                                zmax=1.0,
+                                title=t("multi_head.head_title", h=shown(h), seed=settings.seed + h),
+                                y_title=query_axis,
+                                x_title=key_axis,
+                            ),
+                            f"fig_head_{h}",
+                        )
 
         # ---------------------------------------------------------------- 2 · concatenation
         st.subheader(t("multi_head.step2"))
@@ -248,6 +270,15 @@ def render() -> None:
         filename="masked_scores_and_weights",
         corner=t("matrices.csv_corner"),
     )
+
+
+def intro_box(label: str):
+    """Where the page's intro goes: the page itself, or on a projector (presentation mode) a closed
+    expander, so that the heads side by side, what the page teaches, are on a 1024 × 768 screen
+    (the intro and the measured heads' paragraph took all of it)."""
+    if is_presenting():
+        return st.expander(label, icon=":material/info:")
+    return st.container()
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)

@@ -13,7 +13,7 @@ from attention_core.lesson import default_query, unknown_words
 from attention_core.model import ModelEmbedder, head_looking_most, head_projections, model_info
 from attention_core.model_files import ModelUnavailable
 from attention_ui.charts import tables_chosen
-from attention_ui.checks import pytorch_check
+from attention_ui.checks import checked, pytorch_check
 from attention_ui.exports import show_figure
 from attention_ui.formulas import attention_with_scale, biased_projections, head_shapes, kept_terms, output_vector
 from attention_ui.head_claims import head_summary, measured_census, parking_fields
@@ -24,6 +24,7 @@ from attention_ui.lesson_notes import listed_tokens, unknown_tokens_help
 from attention_ui.model_access import lesson_encoding, model_label_now, model_name
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.notation import component_labels, output_row, scaled_row, scores_row, shown, softmax_row
+from attention_ui.presentation import screen_only
 from attention_ui.problems import problem_text
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_label
@@ -85,16 +86,21 @@ def render() -> None:
         words = unknown_words(lesson.text, ModelEmbedder(model_name()))
         unknown_tokens_help(lesson.text, words, len(encoded.unknown), T - 2, offer_toy=False)
 
-    st.subheader(t("real_model.h_check"))
-    st.markdown(t("real_model.check_intro", model=model_label_now(), n_layers=info.n_layers, n_heads=info.n_heads, T=T))
-    found = pytorch_check(
-        "torch_check",
-        (encoded.model, encoded.ids.tobytes()),  # what was checked: this model on these word pieces
-        lambda while_waiting: run_check(encoded, while_waiting),
-        button=t("real_model.check_button"),
-        cost=t("real_model.check_cost"),
-        running=t("real_model.check_loading"),
-    )
+    checking = (encoded.model, encoded.ids.tobytes())  # what is checked: this model on these word pieces
+    # on paper only a check that has run: its heading and intro would describe a button alone
+    with st.container() if checked("torch_check", checking) is not None else screen_only("torch_check"):
+        st.subheader(t("real_model.h_check"))
+        st.markdown(
+            t("real_model.check_intro", model=model_label_now(), n_layers=info.n_layers, n_heads=info.n_heads, T=T)
+        )
+        found = pytorch_check(
+            "torch_check",
+            checking,
+            lambda while_waiting: run_check(encoded, while_waiting),
+            button=t("real_model.check_button"),
+            cost=t("real_model.check_cost"),
+            running=t("real_model.check_loading"),
+        )
     if found is not None:
         c_weights, c_hidden, c_embedding = st.columns(3)
         c_weights.metric(t("real_model.difference"), f"{found.weights:.1e}", help=t("real_model.difference_help"))
@@ -125,7 +131,7 @@ def render() -> None:
     named = f"layer{shown(layer)}_head{shown(head)}"  # in the download's file names
 
     c_tokens, c_formulas = st.columns([1, 2])
-    with c_tokens:
+    with c_tokens, screen_only("token_list"):  # on paper the matrix's rows and columns name the tokens
         number_table({"i": [shown(n) for n in range(T)], t("real_model.col_token"): tokens}, height=420)
     with c_formulas:
         st.markdown(
@@ -154,7 +160,7 @@ def render() -> None:
                             filename=f"{symbol.upper()}_{named}",
                         )
 
-    st.caption(t("real_model.tabs_caption"))
+    screen_only("tabs_caption").caption(t("real_model.tabs_caption"))  # on paper the matrix says rows and columns
     tabs = url_tabs("model_matrix", MATRICES, lambda name: t(f"real_model.tab_{name}", d_k=d_k), "weights")
     corner = t("matrices.csv_corner")
     # name: (the matrix, how token_matrix colours it, its title)
@@ -203,8 +209,9 @@ def render() -> None:
     i = token_picker(t("real_model.query_picker"), listed, param="model_token", default=default_query(tokens))
     e = explain(trace, i)
     pick = head_looking_most(weights, tokens, i)
+    jump = screen_only("jump_head")  # a button, and what its head does: nothing to press on paper
     if pick is not None and (pick.layer, pick.head) != (layer, head):
-        st.button(
+        jump.button(
             t(
                 "real_model.jump",
                 i=shown(i),
@@ -219,7 +226,7 @@ def render() -> None:
             args=(pick.layer, pick.head),
         )
         if measured is not None:
-            st.caption(head_summary(measured, pick.layer, pick.head))
+            jump.caption(head_summary(measured, pick.layer, pick.head))
     elif pick is not None:
         st.caption(t("real_model.jump_here", i=shown(i), j=shown(pick.key), share=pick.weight))
     st.latex(kept_terms(scores_row(i, e.scores, digits=2)))

@@ -7,11 +7,12 @@ from attention_core import explain
 from attention_core.lesson import STEPS, default_query
 from attention_ui.clicker import clicker
 from attention_ui.exports import show_figure
+from attention_ui.formulas import products_and_score
 from attention_ui.fragments import page_part
 from attention_ui.heatmaps import VECTOR_TICKED_COLS, heatmap, heatmap_row
 from attention_ui.i18n import t
 from attention_ui.lesson_notes import honesty_banner, listed_tokens
-from attention_ui.notation import alpha, component_labels, fmt_vec, shown
+from attention_ui.notation import component_labels, shown
 from attention_ui.presentation import explained_around, handout, is_presenting, screen_only
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import escape_label, numbered_labels
@@ -134,10 +135,7 @@ def walk(lesson) -> None:
                 j = st.selectbox(
                     t("step_by_step.key_picker"), list(range(T)), format_func=labels.__getitem__, key="key_j"
                 )
-                st.latex(
-                    rf"q_{{{n}}} \odot k_{{{shown(j)}}} = {fmt_vec(e.products[j])}"
-                    rf"\quad\Rightarrow\quad {alpha(n, shown(j))} = \textstyle\sum = {e.scores[j]:.4f}"
-                )
+                st.latex(products_and_score(n, shown(j), e.products[j], e.scores[j]))  # breaks before = and ⇒ only
                 show_figure(
                     heatmap(
                         e.products,
@@ -160,7 +158,7 @@ def walk(lesson) -> None:
                             i=n,
                             j=shown(j),
                             token=word,
-                            key_word=escape_label(tokens[j]),
+                            key_word=escape_label(listed[j]),  # "[UNK] 他", as the picker names it
                         ),
                         highlight=j,
                         percent=False,

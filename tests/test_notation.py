@@ -203,7 +203,7 @@ def test_formulas_and_labels_count_alike():
 
 # --------------------------------------------------------------------------- no LaTeX in the pages
 
-PAGES_OWNED_ELSEWHERE = {"intuition.py", "step_by_step.py"}
+PAGES_OWNED_ELSEWHERE = {"intuition.py"}
 """Pages whose formulas move to attention_ui with their own rework; every other page is checked."""
 LATEX = re.compile(r"\\|\$|[_^]\{")
 """What only LaTeX writes: a command (any backslash, once Python has read its escapes: "\\n" is a
@@ -261,3 +261,33 @@ def test_a_vector_never_breaks_inside(seed):
     vectors = [(e.q[0], e.q[1])] + [(x, y) for x, y in e.k]
     for x, y in vectors:
         assert any(rf"({int(x)},\ {int(y)})" in piece for piece in pieces), (x, y, tex)
+
+
+@pytest.mark.parametrize(("embedder", "query", "key"), [("model", 1, 0), ("model", 3, 5), ("toy", 2, 1)])
+def test_step_4s_line_breaks_only_between_whole_pieces(embedder, query, key):
+    """Step 4's line q_i ⊙ k_j = […] ⇒ α_ij = Σ = score, with 老师说她很忙: three pieces in braces,
+    a break allowed only before the "=" and the "⇒"; its products and score are q_i[c] · k_j[c]
+    and their sum as a loop over the model's (or the toy's) q and k gives them."""
+    from attention_core import LessonSettings, ToyEmbedder, build_lesson, explain
+    from attention_core.model import ModelEmbedder
+    from attention_ui.formulas import products_and_score
+
+    if embedder == "model":
+        lesson = build_lesson("老师说她很忙", ModelEmbedder(), LessonSettings(projection="trained"))
+    else:
+        lesson = build_lesson("老师说她很忙", ToyEmbedder(dim=8), LessonSettings(projection="random", d_k=8))
+    e = explain(lesson.trace, query)
+    tex = products_and_score(query + 1, key + 1, e.products[key], e.scores[key])
+    pieces = tex.split(r"\allowbreak ")
+    assert len(pieces) == 3, tex
+    for piece in pieces:  # each one group: its first brace closes at its end, so KaTeX keeps it whole
+        depth = [piece[: k + 1].count("{") - piece[: k + 1].count("}") for k in range(len(piece))]
+        assert piece.startswith("{") and depth[-1] == 0 and 0 not in depth[:-1], piece
+    assert pieces[0] == rf"{{q_{{{query + 1}}} \odot k_{{{key + 1}}}}}"
+    assert pieces[1].startswith("{{} = [") and pieces[2].startswith(r"{{}\quad\Rightarrow\quad")
+    q, k = lesson.trace.q[query], lesson.trace.k[key]  # (d_k,) each
+    products = [float(q[c]) * float(k[c]) for c in range(len(q))]
+    cells = re.findall(r"-?\d+\.\d{3}", pieces[1])
+    shown_cells = products if len(products) <= 5 else products[:3] + products[-2:]  # at most 5 fit a phone
+    assert cells == [f"{p:.3f}" for p in shown_cells], (cells, shown_cells)
+    assert pieces[2].endswith(f"= {sum(products):.4f}}}"), pieces[2]

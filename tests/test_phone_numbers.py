@@ -184,3 +184,16 @@ def test_the_exercise_on_the_lesson_names_an_unknown_query_token_by_its_characte
     unknown = [task for task in asked if "[UNK]" in task]
     assert unknown, "no seed drew an [UNK] as the query: the check proves nothing"
     assert all(any(f"[UNK] {c}**" in task for c in "他感谢老师") for task in unknown), unknown
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_the_scores_chart_names_an_unknown_key_token_by_its_character(lang):
+    """Step 4's scores chart names the key picked above as its picker does: key 5, "[UNK] 老",
+    not "[UNK]" alone (the query already read "[UNK] 他")."""
+    at = open_link("step_by_step", lang, sentence=ZH, toy=False, token="2", step="4")
+    at.selectbox(key="key_j").set_value(4).run()  # key 5: the fourth [UNK], 老
+    assert not at.exception
+    scores = [title for title in charts(at) if "α_2j = q_2·k_j" in title.replace("\\", "")]
+    assert len(scores) == 1, list(charts(at))
+    title = scores[0].replace("\\", "")
+    assert "[UNK] 他" in title and "[UNK] 老" in title, title

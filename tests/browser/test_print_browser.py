@@ -241,3 +241,21 @@ def test_a_dark_theme_prints_dark_ink_on_white_paper(tab, server, chosen):
     assert all(luminance(paper) > 0.95 for paper in printed["paper"]), printed["paper"]
     assert luminance(printed["ink"]) < 0.05, printed["ink"]
     assert min(luminance(bg) for bg, _, _ in printed["cells"]) >= LIGHTEST_PRINTED_FILL
+
+
+@SENTENCES
+def test_real_model_heads_prints_on_two_a4_sheets_at_most(tab, server, lang, sentence):
+    """Real model heads printed on 3 A4 sheets (2,100–2,390 px laid out for print, 1,032 px a
+    sheet). Now at most 2, the 72 heads and the chosen head's weights on them, and nothing to
+    click: no head pickers, views, token picker, the PyTorch check's button or download menus."""
+    url = server + f"real_model?lang={lang}&sentence={urllib.parse.quote_plus(sentence)}"
+    screen, printed, pdf = _on_screen_and_printed(tab, url, also=CONTENT_JS)
+    content = printed["also"]
+    assert {"stButton", "stButtonGroup", "stPopover"} <= set(_visible(screen["controls"]))
+    assert sheets(pdf) <= 2, content
+    assert content["bottom"] <= content["block"] <= 2 * PRINT_HEIGHT_PX, content
+    assert not _visible(printed["controls"]), _visible(printed["controls"])
+    assert not _visible(printed["chrome"]), _visible(printed["chrome"])
+    assert printed["width"] <= PRINT_WIDTH_PX
+    assert printed["table"] is not None, "the head's weights are not printed"
+    assert translate(lang, "real_model.h_grid", n=72) in printed["text"]

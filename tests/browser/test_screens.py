@@ -35,6 +35,7 @@ import pytest
 
 from attention_core.lesson import STEPS
 from attention_ui import internals
+from attention_ui.i18n import translate
 from attention_ui.model_figures import grid_min_width
 from attention_ui.registry import PAGES
 from attention_ui.tables import MATRIX_CLASS
@@ -97,6 +98,17 @@ BROKEN_TERMS = """() => {
 }"""
 """Lines of a formula that end with =, ∈ … while the value stands alone at the start of the next
 (a list after a colon may start a line: "α_{2,j}/√32:" then the numbers)."""
+
+FORMULA_LINES = """() => [...document.querySelectorAll('.katex-display')].map(math => {
+  const lines = [];
+  for (const base of math.querySelectorAll('.katex-html > .base')) {
+    const top = base.getBoundingClientRect().top;
+    if (!lines.length || top > lines[lines.length - 1].top + 4) lines.push({top, text: ''});
+    lines[lines.length - 1].text += base.textContent;
+  }
+  return lines.map(line => line.text.trim());
+})"""
+"""Each displayed formula's lines of text, as laid out (a line: the bases that start at one height)."""
 
 GRID = js("""(key) => {
   const box = document.querySelector(`[class*="st-key-wide"]:has(.st-key-${key})`);
@@ -166,6 +178,63 @@ def test_presentation_mode_shows_the_main_chart_on_the_first_screen(views, serve
     chart = page.locator(main).first.bounding_box()
     assert chart is not None, "no chart"
     assert chart["y"] + min(chart["height"], 300) <= 768, f"the chart starts at {chart['y']:.0f} px of a 768 px screen"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("model", ["trained", "toy"])
+def test_in_presentation_mode_multi_head_shows_its_heads_on_the_first_screen(views, server, lang, model):
+    """Multi-head at 1024 × 768 in presentation mode: the first screen was all text (the intro, the
+    measured heads' paragraph, the formula and the paragraph on the heads), the 12 heads began at
+    ~1,000 px. Now the intro is folded and the heads' formula and paragraph come under them: the
+    first chart (the trained layer's 12 heads, or the toy's seeded heads side by side) starts on the
+    first screen, with at least 300 px of it (or all of it) in sight."""
+    page = views("projector")
+    toy = "&toy=true" if model == "toy" else ""
+    page.goto(server + f"multi_head?present=true&lang={lang}{toy}&sentence={SENTENCE.replace(' ', '+')}")
+    wait_for_app(page, settle=200)
+    no_exception(page)
+    chart = page.locator(internals.PLOT).first.bounding_box()
+    assert chart is not None, "no chart"
+    assert chart["y"] + min(chart["height"], 300) <= 768, f"the first chart starts at {chart['y']:.0f} px of 768"
+    about = translate(lang, "multi_head.about_fold")  # "About this page": the intro, folded
+    assert page.locator(f"{internals.testid('stExpander')} details:not([open])", has_text=about).count() == 1
+
+
+STEP_4_SENTENCE = "老师说她很忙"
+STEP_4_VIEWS = [("phone", 390, 844), ("projector", 1024, 768), ("projector", 1400, 900)]
+"""Where Step 4's line "q₂ ⊙ k₁ = […] ⇒ α₂,₁ = Σ = 24.8028" is read: a phone, a projector, a laptop."""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_step_4s_formula_fits_and_breaks_only_between_its_pieces(views, server, lang):
+    """Step 4 with 老师说她很忙 on the trained head and on the toy embedder (its d_k = 8 products
+    printed whole), each at 390, 1024 and 1400 px, with and without presentation mode. On the old
+    line the products ran off a phone (367 px in a 358 px box) and a projector's second line began
+    with the score alone ("= / 24.8028"). Now no formula is wider than its box, no line ends
+    with a relation before its value, and every line holds whole vectors (its brackets balance)."""
+    problems, read = [], 0
+    for view, width, height in STEP_4_VIEWS:
+        page = views(view)
+        page.set_viewport_size({"width": width, "height": height})
+        for present in ("false", "true"):
+            for model in ("", "&toy=true&w=random&d_k=8"):
+                url = f"step_by_step?step=4&token=2&lang={lang}&present={present}{model}&sentence={STEP_4_SENTENCE}"
+                page.goto(server + url)
+                wait_for_app(page, settle=200)
+                no_exception(page)
+                where = f"{width} px, present={present}{model}"
+                lines = [line for math in page.evaluate(FORMULA_LINES) for line in math if "⊙" in "".join(math)]
+                assert any("⊙" in line for line in lines), f"{where}: no step 4 formula"
+                read += 1
+                problems += [f"{where}: {p}" for p in page.evaluate(SCREEN_CHECKS) if p.startswith("formula")]
+                problems += [f"{where}: broken after a relation: {b}" for b in page.evaluate(BROKEN_TERMS)]
+                problems += [
+                    f"{where}: a vector broken across lines: {line}"
+                    for line in lines
+                    if line.count("[") != line.count("]") or line.count("(") != line.count(")")
+                ]
+    assert read == 2 * 2 * len(STEP_4_VIEWS)
+    assert not problems, "\n".join(problems)
 
 
 TWO_LINE_TITLES = ["real_model", "after_attention", f"step_by_step?step={STEPS.index('softmax') + 1}"]
