@@ -232,6 +232,17 @@ def screen_only(name: str):
     return st.container(key=SCREEN_ONLY + name)
 
 
+def about_box(label: str, presenting: bool):
+    """Where a page's introduction goes: the page itself, or on a projector (presentation mode) a
+    closed expander labelled ``label``, so that what the page teaches (the heads side by side,
+    the Train button beside its curves) is on a 1024 × 768 screen, where the intro took all of it.
+
+    >>> callable(about_box)
+    True
+    """
+    return st.expander(label, icon=":material/info:") if presenting else st.container()
+
+
 def handout(lesson, page: str) -> None:
     """The sentence and the settings on top of a printed page (``handout_html``); nothing on screen."""
     st.html(handout_html(lesson, page))

@@ -49,7 +49,6 @@ from harness import (  # noqa: F401
     VIEWPORT,
     free_port,
     process_group,
-    stop_group,
 )
 
 ROOT = Path(__file__).resolve().parents[1]

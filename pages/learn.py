@@ -13,7 +13,7 @@ from attention_ui.charts import draw
 from attention_ui.i18n import t
 from attention_ui.learn_sections import learned_section, qk_section, row_section, snapshots_section, write_section
 from attention_ui.learn_training import RUNS, View, controls, curves_figure, show_result, train_here
-from attention_ui.presentation import is_presenting, parse_flag
+from attention_ui.presentation import about_box, is_presenting, parse_flag
 from attention_ui.route import page_start, run_app
 from attention_ui.style import BESIDE_KEY
 from attention_ui.url_state import keep_in_url, url_value
@@ -58,12 +58,10 @@ def first_screen(presenting: bool):
     controls sit beside the curves, so that the Train button and the curves that move while it
     trains are both on a 1024 × 768 screen; otherwise they follow one another, the intro first.
     """
+    about = about_box(t("learn.about_fold"), presenting)
+    about.markdown(t("learn.intro"))
     if presenting:
-        fold = st.expander(t("learn.about_fold"), icon=":material/info:")
-        fold.markdown(t("learn.intro"))
-        return fold, st.container(key=BESIDE_KEY).columns([2, 3], gap="medium")
-    st.markdown(t("learn.intro"))
-    about = st.container()
+        return about, st.container(key=BESIDE_KEY).columns([2, 3], gap="medium")
     return about, (about, st.container())
 
 

@@ -24,7 +24,7 @@ from attention_ui.model_access import model_name
 from attention_ui.model_figures import frame_index, heads_grid
 from attention_ui.multihead_figures import attention_map, concatenated_heads, mask_map
 from attention_ui.notation import component_labels, shown
-from attention_ui.presentation import HEADS_PER_ROW, explained_around, handout, is_presenting
+from attention_ui.presentation import HEADS_PER_ROW, about_box, explained_around, handout, is_presenting
 from attention_ui.route import page_start, run_app
 from attention_ui.safe import numbered_labels
 from attention_ui.sidebar import choose_head
@@ -42,7 +42,7 @@ def render() -> None:
     presenting = is_presenting()
     intro_place, banner_place = st.columns([1, 2]) if presenting else (st.container(), st.container())
     with intro_place:
-        about = intro_box(t("multi_head.about_fold"))
+        about = about_box(t("multi_head.about_fold"), presenting)
         about.markdown(t("multi_head.intro"))
         if jobs is not None:
             about.markdown(t("multi_head.intro_measured", **jobs))
@@ -270,15 +270,6 @@ def render() -> None:
         filename="masked_scores_and_weights",
         corner=t("matrices.csv_corner"),
     )
-
-
-def intro_box(label: str):
-    """Where the page's intro goes: the page itself, or on a projector (presentation mode) a closed
-    expander, so that the heads side by side, what the page teaches, are on a 1024 × 768 screen
-    (the intro and the measured heads' paragraph took all of it)."""
-    if is_presenting():
-        return st.expander(label, icon=":material/info:")
-    return st.container()
 
 
 if __name__ == "__main__":  # Streamlit ran this file by itself: the app's whole route (attention_ui.registry)
